@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The project's error convention (see docs/errors.md).
+ *
+ * A function that can fail returns an int: 0 (or a non-negative count) on
+ * success, a negative errno value on failure.  When it fails it also fills an
+ * error object through its last parameter, `gv_error_t **err`, with a message
+ * and a reason class.  Each caller on the way up may prefix context with
+ * gv_error_prefix() ("driver: load NVML: <path>: cannot open ...").  Only the
+ * CLI prints an error and turns it into an exit code.  Out-parameters stay
+ * untouched on failure.
+ */
+#ifndef GV_BASE_ERROR_H
+#define GV_BASE_ERROR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+/*
+ * Named failure classes.  Their names (gv_reason_name()) appear in logs,
+ * `status`, metrics and Kubernetes events, so they never change once
+ * released.
+ */
+typedef enum gv_reason {
+        GV_REASON_NONE = 0,
+        GV_REASON_INTERNAL,              /* a bug or an out-of-memory */
+        GV_REASON_IO,                    /* a file or folder operation failed */
+        GV_REASON_CONFIG,                /* bad option, environment value or input file */
+        GV_REASON_TIMEOUT,               /* a bounded wait ran out */
+        GV_REASON_INTERRUPTED,           /* SIGTERM/SIGINT while validating */
+        GV_REASON_LIBRARY_NOT_FOUND,     /* libnvidia-ml.so.1 / nvidia-smi not under the driver root */
+        GV_REASON_DRIVER_NOT_LOADED,     /* NVML_ERROR_DRIVER_NOT_LOADED, no /sys/module/nvidia */
+        GV_REASON_PERMISSION_DENIED,     /* NVML_ERROR_NO_PERMISSION, EACCES on device nodes */
+        GV_REASON_DRIVER_MISMATCH,       /* NVML_ERROR_LIB_RM_VERSION_MISMATCH, nvidia-smi exit 18 */
+        GV_REASON_GPU_LOST,              /* NVML_ERROR_GPU_IS_LOST */
+        GV_REASON_NO_GPU,                /* NVML sees zero devices */
+        GV_REASON_DEVICE_NODE_MISSING,   /* /dev/nvidia* absent after the bounded wait */
+        GV_REASON_MIG_NO_INSTANCES,      /* MIG enabled but no GPU instance */
+        GV_REASON_NVML,                  /* any other NVML error */
+        GV_REASON_NVIDIA_SMI,            /* nvidia-smi failed in another way */
+        GV_REASON_DEPENDENCY,            /* an upstream marker is missing or invalid */
+        GV_REASON_TOOLKIT,               /* no CDI spec / runtime configuration for NVIDIA */
+        GV_REASON_KUBERNETES,            /* API server unreachable or refused */
+        GV_REASON_WORKLOAD,              /* validation pod failed */
+        GV_REASON_NOT_IMPLEMENTED,
+        GV_REASON__MAX
+} gv_reason_t;
+
+/* The error object.  Owned by whoever holds the pointer; free with gv_error_free(). */
+typedef struct gv_error {
+        int errnum;          /* positive errno value (EIO when none fits) */
+        gv_reason_t reason;  /* failure class */
+        char *msg;           /* heap string, never NULL once set */
+} gv_error_t;
+
+/*
+ * gv_error_set - fill *err (if err is not NULL) with a formatted message.
+ * @err: where to store the new error; an error already there is replaced.
+ * @errnum: positive or negative errno value; 0 becomes EIO.
+ * @reason: the failure class.
+ * Returns -abs(errnum) so that callers can write `return gv_error_set(...)`.
+ * If memory runs out, *err points to a static out-of-memory error.
+ */
+int gv_error_set(gv_error_t **err, int errnum, gv_reason_t reason, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* As gv_error_set() with a va_list. */
+int gv_error_setv(gv_error_t **err, int errnum, gv_reason_t reason, const char *fmt, va_list ap);
+
+/*
+ * gv_error_prefix - prepend "<formatted context>: " to the message of *err.
+ * Does nothing when err or *err is NULL.  Returns -(*err)->errnum, or -EIO.
+ */
+int gv_error_prefix(gv_error_t **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* gv_error_free - free *err and set it to NULL; accepts NULL and an empty slot. */
+void gv_error_free(gv_error_t **err);
+
+/* gv_reason_name - the stable kebab-case name of a reason ("library-not-found"). Static string. */
+const char *gv_reason_name(gv_reason_t reason);
+
+/*
+ * gv_reason_hint - a sentence telling a person what to do next about this
+ * failure class, or NULL when there is nothing general to say.  Static string.
+ */
+const char *gv_reason_hint(gv_reason_t reason);
+
+/* gv_reason_retryable - whether waiting and trying again can make this failure go away. */
+bool gv_reason_retryable(gv_reason_t reason);
+
+#endif

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Components: one interface (name, marker, validate) and one file per
+ * component (driver.c, toolkit.c, ...).  The runner (runner.c) wraps a
+ * component's validate() in the marker protocol: invalidate downstream,
+ * validate, publish upstream-first or fail, with bounded retries.
+ * Data flows CLI -> component -> marker store / NVML loader; nothing here
+ * prints to the user (events go through gv_config_t.log) or exits.
+ */
+#ifndef GV_COMPONENTS_COMPONENT_H
+#define GV_COMPONENTS_COMPONENT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "markers/markers.h"
+
+/* Log levels for the event callback. */
+typedef enum gv_log_level { GV_LOG_DEBUG, GV_LOG_INFO, GV_LOG_WARN, GV_LOG_ERROR } gv_log_level_t;
+
+/*
+ * Event sink supplied by the CLI: one call per event, with the component
+ * name ("driver"), the reason name (gv_reason_name(), or "" for progress)
+ * and a message.  Only the CLI decides how it is printed (text or JSON).
+ */
+typedef void (*gv_log_fn)(void *userdata, gv_log_level_t level, const char *component, const char *reason,
+                          const char *msg);
+
+/*
+ * Everything a component needs, filled by the CLI from flags and the
+ * upstream environment variables (names in comments; see
+ * shared/reference/upstream-compat.md).  Strings are borrowed; lists are
+ * NULL-terminated arrays of borrowed strings.  Times in seconds.
+ */
+typedef struct gv_config {
+        const char *output_dir;                  /* OUTPUT_DIR, /run/nvidia/validations */
+        const char *boot_id_path;                /* --boot-id-file (tests), /proc/sys/kernel/random/boot_id */
+        const char *host_root;                   /* HOST_ROOT, "/" */
+        const char *driver_install_dir;          /* DRIVER_INSTALL_DIR, /run/nvidia/driver (host path) */
+        const char *driver_install_dir_ctr_path; /* DRIVER_INSTALL_DIR_CTR_PATH, /run/nvidia/driver (as mounted here) */
+        const char *dev_char_dir;                /* where /dev/char symlinks go; "/dev/char" */
+        bool disable_dev_char_symlinks;          /* DISABLE_DEV_CHAR_SYMLINK_CREATION */
+        bool skip_gpu_init;                      /* DRIVER_VALIDATION_SKIP_GPU_INIT */
+        bool with_wait;                          /* WITH_WAIT: retry until success or max_wait_s */
+        bool with_workload;                      /* WITH_WORKLOAD */
+        unsigned sleep_interval_s;               /* SLEEP_INTERVAL_SECONDS: first backoff step, 5 */
+        unsigned max_backoff_s;                  /* cap of the exponential backoff, 60 */
+        unsigned max_wait_s;                     /* --max-wait / MAX_WAIT_SECONDS; 0 = no bound (upstream) */
+        unsigned dev_node_wait_s;                /* how long to wait for late /dev/nvidia* nodes (FR03), 30 */
+        bool strict;                             /* nvidia-smi exit 14 is a failure (FR13) */
+        bool run_nvidia_smi;                     /* also run nvidia-smi in the driver check, true */
+        const char *const *lib_search;           /* folders under a root searched for libnvidia-ml.so.1 */
+        const char *const *bin_search;           /* folders under a root searched for nvidia-smi */
+        const char *const *cdi_dirs;             /* CDI spec folders, /etc/cdi /var/run/cdi */
+        const char *const *runtime_configs;      /* containerd/CRI-O/Docker config files to look for nvidia runtime */
+        const char *node_name;                   /* NODE_NAME */
+        const char *namespace;                   /* OPERATOR_NAMESPACE */
+        bool mock;                               /* validating a mock driver root (no kernel module) */
+        const volatile sig_atomic_t *stop;       /* set by SIGTERM/SIGINT; components give up promptly */
+        gv_log_fn log;                           /* may be NULL */
+        void *log_userdata;
+} gv_config_t;
+
+/* What a successful validation learned; published into the marker. */
+typedef struct gv_result {
+        gv_kvlist_t facts;  /* extra marker keys (driver-ready's upstream keys, versions, GPU_COUNT) */
+        bool host_driver;   /* driver only: also write host-driver-ready */
+        bool skipped;       /* nothing to validate here (FR08): exit 0, no marker */
+        char *summary;      /* one line for the run report (heap), may be NULL */
+        char *warning;      /* non-fatal problem (nvidia-smi exit 14), heap, may be NULL */
+} gv_result_t;
+
+void gv_result_clear(gv_result_t *r);
+
+typedef struct gv_component {
+        const char *name;      /* "driver" */
+        gv_marker_id_t marker; /* GV_MARKER_DRIVER */
+        /*
+         * validate - check this node once.  Fills @result on success (0).
+         * On failure returns a negative errno with *err set; the reason class
+         * decides whether the runner retries.  Never touches markers.
+         */
+        int (*validate)(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err);
+} gv_component_t;
+
+/* The component called @name, or NULL.  Static table. */
+const gv_component_t *gv_component_find(const char *name);
+
+/* All components in chain order, NULL-terminated.  Static table. */
+const gv_component_t *const *gv_components_all(void);
+
+/* Outcome of gv_component_run(). */
+typedef struct gv_run_report {
+        const gv_component_t *component;
+        int status;           /* 0, or the negative errno of the last attempt */
+        gv_reason_t reason;   /* failure class when status < 0 */
+        char *message;        /* heap: last error message, or the summary on success */
+        char *warning;        /* heap or NULL */
+        bool skipped;
+        unsigned attempts;
+        double duration_s;    /* wall time of the whole run, seconds */
+        char generation[GV_GENERATION_HEX_LEN + 1];
+} gv_run_report_t;
+
+void gv_run_report_clear(gv_run_report_t *r);
+
+/*
+ * gv_component_run - the marker protocol around one component:
+ * gv_store_invalidate(), validate(), then gv_store_publish() or
+ * gv_store_fail().  With cfg->with_wait, failures whose reason is
+ * retryable are retried after a capped exponential backoff (first step
+ * sleep_interval_s, doubling, capped at max_backoff_s, with jitter) until
+ * cfg->max_wait_s passes (0 = no bound); a stop request ends the wait and
+ * leaves the marker removed.  Returns 0 on success or skip, else a
+ * negative errno; @report is always filled (caller clears it).
+ */
+int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store, gv_run_report_t *report);
+
+#endif

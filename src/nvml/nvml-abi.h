@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The subset of the NVML ABI that gpu-validator uses and that its mock
+ * library implements.  Our own declarations, written from the facts in
+ * shared/reference/nvml-abi.md (NVML API version 13, x86-64 sizes) and
+ * NVIDIA's public nvml.h; no NVIDIA header is included or copied.
+ *
+ * One list, GV_NVML_FUNCTIONS, names every entry point with its parameter
+ * list.  The NVML loader (src/nvml/nvml.h) turns it into a typed dlopen
+ * symbol table; the mock library (mock/nvml) turns it into prototypes that
+ * its definitions must match, so the two can never drift apart.
+ */
+#ifndef GV_NVML_ABI_H
+#define GV_NVML_ABI_H
+
+#include <assert.h>
+#include <stddef.h>
+
+/* ---- return codes (nvml-abi.md "nvmlReturn_t") ---- */
+typedef enum nvmlReturn_enum {
+        NVML_SUCCESS = 0,
+        NVML_ERROR_UNINITIALIZED = 1,
+        NVML_ERROR_INVALID_ARGUMENT = 2,
+        NVML_ERROR_NOT_SUPPORTED = 3,
+        NVML_ERROR_NO_PERMISSION = 4,
+        NVML_ERROR_ALREADY_INITIALIZED = 5,
+        NVML_ERROR_NOT_FOUND = 6,
+        NVML_ERROR_INSUFFICIENT_SIZE = 7,
+        NVML_ERROR_INSUFFICIENT_POWER = 8,
+        NVML_ERROR_DRIVER_NOT_LOADED = 9,
+        NVML_ERROR_TIMEOUT = 10,
+        NVML_ERROR_IRQ_ISSUE = 11,
+        NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+        NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+        NVML_ERROR_CORRUPTED_INFOROM = 14,
+        NVML_ERROR_GPU_IS_LOST = 15,
+        NVML_ERROR_RESET_REQUIRED = 16,
+        NVML_ERROR_OPERATING_SYSTEM = 17,
+        NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+        NVML_ERROR_IN_USE = 19,
+        NVML_ERROR_MEMORY = 20,
+        NVML_ERROR_NO_DATA = 21,
+        NVML_ERROR_VGPU_ECC_NOT_SUPPORTED = 22,
+        NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
+        NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
+        NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+        NVML_ERROR_DEPRECATED = 26,
+        NVML_ERROR_NOT_READY = 27,
+        NVML_ERROR_GPU_NOT_FOUND = 28,
+        NVML_ERROR_INVALID_STATE = 29,
+        NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
+        NVML_ERROR_UNKNOWN = 999
+} nvmlReturn_t;
+
+/* ---- opaque handles ---- */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+
+/* ---- buffer sizes (nvml-abi.md "Buffer sizes") ---- */
+#define NVML_DEVICE_UUID_BUFFER_SIZE 80
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_NAME_BUFFER_SIZE 64
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+#define NVML_DEVICE_SERIAL_BUFFER_SIZE 30
+#define NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE 16
+#define NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE 32
+#define NVML_DEVICE_PART_NUMBER_BUFFER_SIZE 80
+#define NVML_GPU_FABRIC_UUID_LEN 16
+#define NVML_NVLINK_MAX_LINKS 18
+
+/* ---- enumerations (nvml-abi.md "Enumerations", nvml.h) ---- */
+typedef enum nvmlEnableState_enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
+
+#define NVML_DEVICE_MIG_DISABLE 0
+#define NVML_DEVICE_MIG_ENABLE 1
+#define NVML_INIT_FLAG_NO_GPUS 1
+#define NVML_INIT_FLAG_NO_ATTACH 2
+
+typedef unsigned int nvmlDeviceArchitecture_t;
+#define NVML_DEVICE_ARCH_KEPLER 2
+#define NVML_DEVICE_ARCH_MAXWELL 3
+#define NVML_DEVICE_ARCH_PASCAL 4
+#define NVML_DEVICE_ARCH_VOLTA 5
+#define NVML_DEVICE_ARCH_TURING 6
+#define NVML_DEVICE_ARCH_AMPERE 7
+#define NVML_DEVICE_ARCH_ADA 8
+#define NVML_DEVICE_ARCH_HOPPER 9
+#define NVML_DEVICE_ARCH_BLACKWELL 10
+#define NVML_DEVICE_ARCH_RUBIN 13
+#define NVML_DEVICE_ARCH_UNKNOWN 0xffffffffu
+
+typedef enum nvmlBrandType_enum {
+        NVML_BRAND_UNKNOWN = 0,
+        NVML_BRAND_QUADRO = 1,
+        NVML_BRAND_TESLA = 2,
+        NVML_BRAND_NVS = 3,
+        NVML_BRAND_GRID = 4,
+        NVML_BRAND_GEFORCE = 5,
+        NVML_BRAND_TITAN = 6,
+        NVML_BRAND_NVIDIA_VAPPS = 7,
+        NVML_BRAND_NVIDIA_VPC = 8,
+        NVML_BRAND_NVIDIA_VCS = 9,
+        NVML_BRAND_NVIDIA_VWS = 10,
+        NVML_BRAND_NVIDIA_CLOUD_GAMING = 11,
+        NVML_BRAND_QUADRO_RTX = 12,
+        NVML_BRAND_NVIDIA_RTX = 13,
+        NVML_BRAND_NVIDIA = 14,
+        NVML_BRAND_GEFORCE_RTX = 15,
+        NVML_BRAND_TITAN_RTX = 16
+} nvmlBrandType_t;
+
+typedef enum nvmlTemperatureSensors_enum { NVML_TEMPERATURE_GPU = 0 } nvmlTemperatureSensors_t;
+
+typedef enum nvmlClockType_enum {
+        NVML_CLOCK_GRAPHICS = 0,
+        NVML_CLOCK_SM = 1,
+        NVML_CLOCK_MEM = 2,
+        NVML_CLOCK_VIDEO = 3
+} nvmlClockType_t;
+
+typedef enum nvmlComputeMode_enum {
+        NVML_COMPUTEMODE_DEFAULT = 0,
+        NVML_COMPUTEMODE_EXCLUSIVE_THREAD = 1,
+        NVML_COMPUTEMODE_PROHIBITED = 2,
+        NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
+} nvmlComputeMode_t;
+
+/* Performance state P0..P15; 32 is unknown. */
+typedef enum nvmlPStates_enum { NVML_PSTATE_0 = 0, NVML_PSTATE_15 = 15, NVML_PSTATE_UNKNOWN = 32 } nvmlPstates_t;
+
+typedef enum nvmlGpuTopologyLevel_enum {
+        NVML_TOPOLOGY_INTERNAL = 0,
+        NVML_TOPOLOGY_SINGLE = 10,
+        NVML_TOPOLOGY_MULTIPLE = 20,
+        NVML_TOPOLOGY_HOSTBRIDGE = 30,
+        NVML_TOPOLOGY_NODE = 40,
+        NVML_TOPOLOGY_SYSTEM = 50
+} nvmlGpuTopologyLevel_t;
+
+/* Fabric state is an unsigned char in nvml.h. */
+typedef unsigned char nvmlGpuFabricState_t;
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
+
+/* Event types (bit mask). eventData carries the Xid for XidCriticalError. */
+#define nvmlEventTypeSingleBitEccError 0x0000000000000001ULL
+#define nvmlEventTypeDoubleBitEccError 0x0000000000000002ULL
+#define nvmlEventTypePState 0x0000000000000004ULL
+#define nvmlEventTypeXidCriticalError 0x0000000000000008ULL
+#define nvmlEventTypeClock 0x0000000000000010ULL
+#define nvmlEventTypePowerSourceChange 0x0000000000000080ULL
+#define nvmlEventMigConfigChange 0x0000000000000100ULL
+#define nvmlEventTypeNone 0x0000000000000000ULL
+
+/* GPU instance profiles (nvml.h NVML_GPU_INSTANCE_PROFILE_*). */
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE 0x0
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE 0x1
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE 0x2
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE 0x3
+#define NVML_GPU_INSTANCE_PROFILE_7_SLICE 0x4
+#define NVML_GPU_INSTANCE_PROFILE_8_SLICE 0x5
+#define NVML_GPU_INSTANCE_PROFILE_6_SLICE 0x6
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 0x7
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 0x8
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0xA
+
+/* ---- structures (nvml-abi.md "Structures", x86-64) ---- */
+typedef struct nvmlPciInfo_st {
+        char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE]; /* "%04X:%02X:%02X.0" */
+        unsigned int domain;
+        unsigned int bus;
+        unsigned int device;
+        unsigned int pciDeviceId;    /* device id << 16 | vendor 0x10DE */
+        unsigned int pciSubSystemId;
+        char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];          /* "%08X:%02X:%02X.0" */
+} nvmlPciInfo_t;
+
+typedef struct nvmlMemory_st {
+        unsigned long long total; /* bytes */
+        unsigned long long free;
+        unsigned long long used;
+} nvmlMemory_t;
+
+typedef struct nvmlMemory_v2_st {
+        unsigned int version; /* nvmlMemory_v2 */
+        unsigned long long total;
+        unsigned long long reserved;
+        unsigned long long free;
+        unsigned long long used;
+} nvmlMemory_v2_t;
+#define nvmlMemory_v2 0x02000028u
+
+typedef struct nvmlUtilization_st {
+        unsigned int gpu;    /* percent */
+        unsigned int memory; /* percent */
+} nvmlUtilization_t;
+
+typedef struct nvmlProcessInfo_st {
+        unsigned int pid;
+        unsigned long long usedGpuMemory; /* bytes */
+        unsigned int gpuInstanceId;
+        unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
+
+typedef struct nvmlEventData_st {
+        nvmlDevice_t device;
+        unsigned long long eventType;
+        unsigned long long eventData;
+        unsigned int gpuInstanceId;
+        unsigned int computeInstanceId;
+} nvmlEventData_t;
+
+typedef struct nvmlDeviceAttributes_st {
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+        unsigned int gpuInstanceSliceCount;
+        unsigned int computeInstanceSliceCount;
+        unsigned long long memorySizeMB; /* MiB */
+} nvmlDeviceAttributes_t;
+
+typedef struct nvmlGpuInstancePlacement_st {
+        unsigned int start;
+        unsigned int size;
+} nvmlGpuInstancePlacement_t;
+
+typedef struct nvmlGpuInstanceProfileInfo_st {
+        unsigned int id;
+        unsigned int isP2pSupported;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int copyEngineCount;
+        unsigned int decoderCount;
+        unsigned int encoderCount;
+        unsigned int jpegCount;
+        unsigned int ofaCount;
+        unsigned long long memorySizeMB; /* MiB */
+} nvmlGpuInstanceProfileInfo_t;
+
+typedef struct nvmlGpuInstanceInfo_st {
+        nvmlDevice_t device;
+        unsigned int id;
+        unsigned int profileId;
+        nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+
+typedef struct nvmlComputeInstancePlacement_st {
+        unsigned int start;
+        unsigned int size;
+} nvmlComputeInstancePlacement_t;
+
+typedef struct nvmlComputeInstanceInfo_st {
+        nvmlDevice_t device;
+        nvmlGpuInstance_t gpuInstance;
+        unsigned int id;
+        unsigned int profileId;
+        nvmlComputeInstancePlacement_t placement;
+} nvmlComputeInstanceInfo_t;
+
+typedef struct nvmlGpuFabricInfo_st {
+        unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        nvmlGpuFabricState_t state;
+} nvmlGpuFabricInfo_t;
+
+/* Versioned fabric info; nvmlGpuFabricInfoV_t callers set .version to one of these. */
+typedef struct nvmlGpuFabricInfo_v2_st {
+        unsigned int version;
+        unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        nvmlGpuFabricState_t state;
+        unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+
+typedef struct nvmlGpuFabricInfo_v3_st {
+        unsigned int version;
+        unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+        nvmlReturn_t status;
+        unsigned int cliqueId;
+        nvmlGpuFabricState_t state;
+        unsigned int healthMask;
+        unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
+
+/* NVML_STRUCT_VERSION(name, ver) = sizeof(struct) | ver << 24 (nvml.h). */
+#define GV_NVML_STRUCT_VERSION(type, ver) ((unsigned int) (sizeof(type) | ((unsigned int) (ver) << 24U)))
+#define nvmlGpuFabricInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v2_t, 2)
+#define nvmlGpuFabricInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v3_t, 3)
+
+/* Sizes from nvml-abi.md, checked at compile time on LP64. */
+#if defined(__x86_64__) || defined(__aarch64__)
+static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t v3 is 68 bytes");
+static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t is 24 bytes");
+static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t is 40 bytes");
+static_assert(sizeof(nvmlUtilization_t) == 8, "nvmlUtilization_t is 8 bytes");
+static_assert(sizeof(nvmlProcessInfo_t) == 24, "nvmlProcessInfo_t v2 is 24 bytes");
+static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t is 32 bytes");
+static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t is 40 bytes");
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t is 48 bytes");
+static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t is 24 bytes");
+static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t is 32 bytes");
+static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 bytes");
+static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36, "nvmlGpuFabricInfo_v2_t is 36 bytes");
+static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
+#endif
+
+/*
+ * Every entry point: X(name, parameter list).  All return nvmlReturn_t;
+ * nvmlErrorString is declared on its own below.  Versioned names are the
+ * canonical ones; GV_NVML_ALIASES lists the plain names that the mock
+ * exports as the same function (nvml-abi.md "Library").
+ */
+#define GV_NVML_FUNCTIONS(X)                                                                              \
+        X(nvmlInit_v2, (void))                                                                            \
+        X(nvmlInitWithFlags, (unsigned int flags))                                                        \
+        X(nvmlShutdown, (void))                                                                           \
+        X(nvmlSystemGetDriverVersion, (char *version, unsigned int length))                               \
+        X(nvmlSystemGetNVMLVersion, (char *version, unsigned int length))                                 \
+        X(nvmlSystemGetCudaDriverVersion, (int *cudaDriverVersion))                                       \
+        X(nvmlSystemGetCudaDriverVersion_v2, (int *cudaDriverVersion))                                    \
+        X(nvmlDeviceGetCount_v2, (unsigned int *deviceCount))                                             \
+        X(nvmlDeviceGetHandleByIndex_v2, (unsigned int index, nvmlDevice_t *device))                      \
+        X(nvmlDeviceGetHandleByUUID, (const char *uuid, nvmlDevice_t *device))                            \
+        X(nvmlDeviceGetHandleByPciBusId_v2, (const char *pciBusId, nvmlDevice_t *device))                 \
+        X(nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length))                      \
+        X(nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length))                      \
+        X(nvmlDeviceGetIndex, (nvmlDevice_t device, unsigned int *index))                                 \
+        X(nvmlDeviceGetMinorNumber, (nvmlDevice_t device, unsigned int *minorNumber))                     \
+        X(nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t *pci))                             \
+        X(nvmlDeviceGetMemoryInfo, (nvmlDevice_t device, nvmlMemory_t *memory))                           \
+        X(nvmlDeviceGetMemoryInfo_v2, (nvmlDevice_t device, nvmlMemory_v2_t *memory))                     \
+        X(nvmlDeviceGetCudaComputeCapability, (nvmlDevice_t device, int *major, int *minor))              \
+        X(nvmlDeviceGetArchitecture, (nvmlDevice_t device, nvmlDeviceArchitecture_t *arch))               \
+        X(nvmlDeviceGetBrand, (nvmlDevice_t device, nvmlBrandType_t *type))                               \
+        X(nvmlDeviceGetSerial, (nvmlDevice_t device, char *serial, unsigned int length))                  \
+        X(nvmlDeviceGetVbiosVersion, (nvmlDevice_t device, char *version, unsigned int length))           \
+        X(nvmlDeviceGetBoardPartNumber, (nvmlDevice_t device, char *partNumber, unsigned int length))     \
+        X(nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)) \
+        X(nvmlDeviceGetMaxMigDeviceCount, (nvmlDevice_t device, unsigned int *count))                     \
+        X(nvmlDeviceGetMigDeviceHandleByIndex, (nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)) \
+        X(nvmlDeviceIsMigDeviceHandle, (nvmlDevice_t device, unsigned int *isMigDevice))                  \
+        X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, (nvmlDevice_t migDevice, nvmlDevice_t *device))   \
+        X(nvmlDeviceGetGpuInstanceId, (nvmlDevice_t device, unsigned int *id))                            \
+        X(nvmlDeviceGetComputeInstanceId, (nvmlDevice_t device, unsigned int *id))                        \
+        X(nvmlDeviceGetAttributes_v2, (nvmlDevice_t device, nvmlDeviceAttributes_t *attributes))          \
+        X(nvmlDeviceGetGpuInstanceProfileInfo, (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)) \
+        X(nvmlDeviceGetGpuInstanceById, (nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)) \
+        X(nvmlGpuInstanceGetInfo, (nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info))         \
+        X(nvmlGpuInstanceGetComputeInstanceById, (nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)) \
+        X(nvmlComputeInstanceGetInfo_v2, (nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)) \
+        X(nvmlDeviceGetGpuFabricInfo, (nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo))          \
+        X(nvmlDeviceGetGpuFabricInfoV, (nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo))        \
+        X(nvmlDeviceGetTopologyCommonAncestor, (nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t *pathInfo)) \
+        X(nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)) \
+        X(nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)) \
+        X(nvmlEventSetCreate, (nvmlEventSet_t *set))                                                      \
+        X(nvmlDeviceGetSupportedEventTypes, (nvmlDevice_t device, unsigned long long *eventTypes))        \
+        X(nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)) \
+        X(nvmlEventSetWait_v2, (nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms))       \
+        X(nvmlEventSetFree, (nvmlEventSet_t set))                                                         \
+        X(nvmlDeviceGetTemperature, (nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)) \
+        X(nvmlDeviceGetPowerUsage, (nvmlDevice_t device, unsigned int *power))                            \
+        X(nvmlDeviceGetPowerManagementLimit, (nvmlDevice_t device, unsigned int *limit))                  \
+        X(nvmlDeviceGetPowerManagementDefaultLimit, (nvmlDevice_t device, unsigned int *defaultLimit))    \
+        X(nvmlDeviceGetEnforcedPowerLimit, (nvmlDevice_t device, unsigned int *limit))                    \
+        X(nvmlDeviceGetPowerManagementLimitConstraints, (nvmlDevice_t device, unsigned int *minLimit, unsigned int *maxLimit)) \
+        X(nvmlDeviceGetClockInfo, (nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock))       \
+        X(nvmlDeviceGetMaxClockInfo, (nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock))    \
+        X(nvmlDeviceGetUtilizationRates, (nvmlDevice_t device, nvmlUtilization_t *utilization))          \
+        X(nvmlDeviceGetFanSpeed, (nvmlDevice_t device, unsigned int *speed))                              \
+        X(nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, nvmlEnableState_t *mode))                   \
+        X(nvmlDeviceGetComputeMode, (nvmlDevice_t device, nvmlComputeMode_t *mode))                       \
+        X(nvmlDeviceGetEccMode, (nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)) \
+        X(nvmlDeviceGetPerformanceState, (nvmlDevice_t device, nvmlPstates_t *pState))                    \
+        X(nvmlDeviceGetDisplayMode, (nvmlDevice_t device, nvmlEnableState_t *display))                    \
+        X(nvmlDeviceGetDisplayActive, (nvmlDevice_t device, nvmlEnableState_t *isActive))                 \
+        X(nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos))
+
+/*
+ * Plain (unversioned) names exported by the mock as the same function as the
+ * versioned one: X(plain, versioned).  nvml-abi.md "Library".
+ */
+#define GV_NVML_ALIASES(X)                                                       \
+        X(nvmlInit, nvmlInit_v2)                                                 \
+        X(nvmlDeviceGetCount, nvmlDeviceGetCount_v2)                             \
+        X(nvmlDeviceGetHandleByIndex, nvmlDeviceGetHandleByIndex_v2)             \
+        X(nvmlDeviceGetPciInfo, nvmlDeviceGetPciInfo_v3)                         \
+        X(nvmlDeviceGetPciInfo_v2, nvmlDeviceGetPciInfo_v3)                      \
+        X(nvmlEventSetWait, nvmlEventSetWait_v2)                                 \
+        X(nvmlDeviceGetAttributes, nvmlDeviceGetAttributes_v2)                   \
+        X(nvmlDeviceGetComputeRunningProcesses, nvmlDeviceGetComputeRunningProcesses_v3) \
+        X(nvmlComputeInstanceGetInfo, nvmlComputeInstanceGetInfo_v2)             \
+        X(nvmlDeviceGetHandleByPciBusId, nvmlDeviceGetHandleByPciBusId_v2)       \
+        X(nvmlDeviceGetNvLinkRemotePciInfo, nvmlDeviceGetNvLinkRemotePciInfo_v2)
+
+/* Function-pointer types: nvmlInit_v2_fn and so on. */
+#define GV_NVML_DECLARE_FN_TYPE(name, params) typedef nvmlReturn_t (*name##_fn) params;
+GV_NVML_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)
+#undef GV_NVML_DECLARE_FN_TYPE
+typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
+
+#endif
