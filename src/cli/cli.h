@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The CLI concern: option and environment parsing, logging, turning errors
+ * into exit codes.  One file per subcommand (cmd_<name>.c), each exporting
+ * gv_cmd_<name>() which returns the process exit code.  This is the only
+ * layer that prints to the user.
+ */
+#ifndef GV_CLI_CLI_H
+#define GV_CLI_CLI_H
+
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "components/component.h"
+
+/* Exit codes, documented in --help and docs/errors.md. */
+enum {
+        GV_EXIT_OK = 0,          /* success, or skipped on purpose */
+        GV_EXIT_FAILED = 1,      /* validation failed */
+        GV_EXIT_USAGE = 2,       /* usage or configuration error */
+        GV_EXIT_TIMEOUT = 3,     /* a bounded wait ran out */
+        GV_EXIT_INTERRUPTED = 4, /* SIGTERM / SIGINT */
+};
+
+typedef enum gv_log_format { GV_LOG_FORMAT_TEXT, GV_LOG_FORMAT_JSON } gv_log_format_t;
+
+/* Process-wide CLI state, created in main() and passed down; no globals. */
+typedef struct gv_cli {
+        const char *prog;           /* "gpu-validator" */
+        char *exe_dir;              /* folder holding the running binary (heap), from /proc/self/exe */
+        gv_log_format_t log_format; /* --log-format / LOG_FORMAT */
+        gv_log_level_t min_level;   /* --verbose lowers it to debug */
+        const volatile sig_atomic_t *stop; /* set by the SIGTERM/SIGINT handler in main.c */
+} gv_cli_t;
+
+/* gv_cli_exit_code - the exit code for an error: 2 for config, 3 for timeout, 4 interrupted, else 1. */
+int gv_cli_exit_code(const gv_error_t *err);
+
+/*
+ * gv_cli_log - a gv_log_fn (userdata = gv_cli_t *): one line on stderr with
+ * time (RFC 3339 UTC), level, component, reason and message; as one JSON
+ * object per line with --log-format=json.
+ */
+void gv_cli_log(void *cli, gv_log_level_t level, const char *component, const char *reason, const char *msg);
+
+/* printf-style convenience around gv_cli_log(). */
+void gv_cli_logf(gv_cli_t *cli, gv_log_level_t level, const char *component, const char *reason, const char *fmt,
+                 ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * gv_cli_fail - log @err (message, reason and the reason's hint) for
+ * @component (may be NULL) and return its exit code.  Frees *err.
+ */
+int gv_cli_fail(gv_cli_t *cli, const char *component, gv_error_t **err);
+
+/*
+ * gv_cli_usage_error - print "gpu-validator CMD: MESSAGE" and a pointer to
+ * --help on stderr; returns GV_EXIT_USAGE.
+ */
+int gv_cli_usage_error(gv_cli_t *cli, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- values from flags and the upstream environment variables ---- */
+
+/* The value of environment variable @name, or NULL when unset or empty. */
+const char *gv_env(const char *name);
+
+/* Parse "true/false/1/0/yes/no/on/off" (any case).  0 or -EINVAL. */
+int gv_parse_bool(const char *s, bool *out);
+
+/* Parse a non-negative decimal integer that fits unsigned.  0 or -EINVAL / -ERANGE. */
+int gv_parse_uint(const char *s, unsigned *out);
+
+/*
+ * gv_env_bool / gv_env_uint - if @name is set, parse it into *out; unset
+ * leaves *out alone.  Errors: -EINVAL with GV_REASON_CONFIG naming the variable.
+ */
+int gv_env_bool(const char *name, bool *out, gv_error_t **err);
+int gv_env_uint(const char *name, unsigned *out, gv_error_t **err);
+
+/* ---- subcommands ---- */
+int gv_cmd_run(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_status(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_env(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_mock(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_render(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_cuda_check(gv_cli_t *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "cli.h"
+
+int gv_cmd_mock(gv_cli_t *cli, int argc, char **argv)
+{
+        (void) argc;
+        (void) argv;
+        return gv_cli_usage_error(cli, "mock" , "not implemented yet");
+}
