@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what gpu-validator needs to build and test on Debian 12 (bookworm) or later.
+# Run as root (or with sudo). Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+packages=(
+  # build
+  gcc meson ninja-build pkg-config
+  # libraries (Debian packages made for the job)
+  libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
+  # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
+  python3 clang openssl prometheus nodejs npm
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# nodejs/npm may come from elsewhere (nvm, NodeSource): a working npm is enough.
+if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+  missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}")
+fi
+read -r -a missing <<<"${missing[*]:-}"
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Test-only npm tools (exact versions from the lock files).
+for d in tests/e2e/js deploy/tools; do
+  if [ -f "$d/package.json" ]; then
+    if [ -f "$d/package-lock.json" ]; then
+      npm ci --prefix "$d" --no-audit --no-fund --loglevel=error >/dev/null
+    else
+      npm install --prefix "$d" --no-audit --no-fund --loglevel=error >/dev/null
+    fi
+  fi
+done
+echo "setup: ok"
