@@ -50,6 +50,9 @@ const char *gv_marker_state_name(gv_marker_state_t state);
 /* The marker file of a component name ("driver" -> GV_MARKER_DRIVER); GV_MARKER_INVALID if unknown. */
 gv_marker_id_t gv_marker_by_component(const char *component);
 
+/* Whether @key is a valid marker key: [A-Z_][A-Z0-9_]*. */
+bool gv_marker_key_valid(const char *key);
+
 /* The marker id of a file name ("toolkit-ready"); GV_MARKER_INVALID if unknown. */
 gv_marker_id_t gv_marker_by_file(const char *file);
 
@@ -114,17 +117,37 @@ typedef struct gv_store_options {
         const char *dir;          /* OUTPUT_DIR; NULL means GV_DEFAULT_OUTPUT_DIR */
         const char *boot_id_path; /* NULL means GV_DEFAULT_BOOT_ID_PATH */
         bool create;              /* create the folder (and parents) if missing */
-        const char *validator_version; /* VALIDATOR_VERSION written into markers */
+        const char *validator_version; /* VALIDATOR_VERSION written into markers; NULL means GV_VERSION */
+        /*
+         * Readers only (status, wait): a folder that does not exist yet is not
+         * an error.  gv_store_open() succeeds, gv_store_inspect() says MISSING,
+         * gv_store_wait() watches the nearest existing parent until the folder
+         * appears, and the store attaches to it then.  Ignored with @create.
+         */
+        bool allow_missing;
+        /*
+         * Readers that must not write at all (metrics, status, wait): no lock
+         * file is created and no stray temporary file is removed at open.
+         * The writer functions must not be called on such a store.
+         */
+        bool read_only;
 } gv_store_options_t;
 
 /*
  * gv_store_open - open the status folder (O_DIRECTORY, symlink at the last
  * component refused) and read the boot id.  Stray temporary files of a
- * crashed writer (".<marker>.tmp-*") are removed when the folder is writable.
- * @out: heap object owned by the caller (gv_store_close()).
- * Errors: -ENOENT / -ENOTDIR / -EACCES with GV_REASON_IO naming the folder.
+ * crashed writer (".<marker>.tmp-*") are removed when the folder is writable
+ * and no writer holds the lock at that moment.  With opts->create the folder
+ * and its parents are made (0755); with opts->allow_missing a missing folder
+ * is not an error (see gv_store_options_t).  @opts may be NULL (defaults).
+ * @out: heap object owned by the caller (gv_store_close()).  A store is used
+ * by one thread at a time; use one store per thread.
+ * Errors: -ENOENT / -ENOTDIR / -EACCES with GV_REASON_IO naming the folder
+ * (-ELOOP when it is a symlink); the boot id file's errors prefixed
+ * "read boot id" (-EINVAL, GV_REASON_CONFIG, when it is empty).
  */
 int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t **err);
+/* Close and free *store (folder fd, inotify fd) and set it to NULL; accepts NULL and an empty slot. */
 void gv_store_close(gv_store_t **store);
 
 /* The folder path and boot id of an open store; owned by the store. */
@@ -156,9 +179,15 @@ int gv_store_fail(gv_store_t *store, gv_marker_id_t id, gv_error_t **err);
  * parent's generation under gv_marker_generation_key(parent), after
  * checking that the parent is READY and (when @expect_parent_generation is
  * not NULL) still has that generation.  @facts are written after those
- * keys (e.g. the five upstream driver-ready keys).
+ * keys (e.g. the five upstream driver-ready keys); a fact may not use one of
+ * those reserved keys (-EINVAL).  Markers downstream of @id that are still
+ * present (the caller skipped gv_store_invalidate()) are removed, most
+ * downstream first, before @id is replaced, so they never record a
+ * generation that is gone.
  * For GV_MARKER_DRIVER with host_driver true, host-driver-ready is written
  * first with the same content; with host_driver false it is removed first.
+ * @host_driver is ignored for other markers; GV_MARKER_HOST_DRIVER itself
+ * cannot be published (-EINVAL).
  * @generation_out (may be NULL) receives the new generation, 33 bytes.
  * Errors: -ESTALE with GV_REASON_DEPENDENCY when the parent is not ready or
  * changed generation (nothing written); -ENOSPC and other IO errors with
@@ -177,24 +206,35 @@ typedef struct gv_marker_info {
         gv_kvlist_t content; /* parsed content (empty unless it parsed) */
 } gv_marker_info_t;
 
+/* Free @info's detail and content (not @info itself); state becomes MISSING, mtime 0. Accepts NULL. */
 void gv_marker_info_clear(gv_marker_info_t *info);
 
 /*
  * gv_store_inspect - the state of one marker, judged with its whole upstream
  * chain (a marker is READY only when every ancestor is READY and each
  * recorded generation matches).  Never fails for a missing or foreign file;
- * errors are for the folder itself (negative errno).  @info is filled and
- * owned by the caller (gv_marker_info_clear()).
+ * errors are for the folder itself (negative errno).  @info is overwritten
+ * (not freed first) and owned by the caller (gv_marker_info_clear()).
+ * Takes no lock: the marker is read before its ancestors, so a READY
+ * verdict means the chain was complete when the marker was read.
  */
 int gv_store_inspect(gv_store_t *store, gv_marker_id_t id, gv_marker_info_t *info, gv_error_t **err);
 
 /*
  * gv_store_wait - block until @id is READY (0), or @timeout_ms passes
- * (-ETIMEDOUT, GV_REASON_TIMEOUT, message says what is missing or
- * inconsistent).  Event-driven with inotify on the folder (create, moved-to,
- * delete, close-write), re-checking the whole chain after each event
- * batch; no polling.  timeout_ms < 0 waits forever.  On success @info (may
- * be NULL) is filled with the marker's content.
+ * (-ETIMEDOUT, GV_REASON_TIMEOUT, message lists each marker of the chain,
+ * root first, with its state and why: "driver-ready: ready; toolkit-ready:
+ * missing (not present)").  Event-driven with inotify on the folder
+ * (create, moved-to, delete, moved-from, close-write, attrib), re-checking
+ * the whole chain after each event batch; ppoll() with the time left; no
+ * polling.  While the folder does not exist (a store opened with
+ * allow_missing) its nearest existing parent is watched until it appears,
+ * within the same timeout; a folder removed and re-created during the wait
+ * is followed.  timeout_ms < 0 waits forever.  A signal whose handler runs
+ * ends the wait: -EINTR, GV_REASON_INTERRUPTED.  On success @info (may be
+ * NULL) is filled with the marker's content (caller clears it); on failure
+ * it is untouched.  The inotify instance is kept in the store for the next
+ * wait (closing one costs milliseconds) and closed by gv_store_close().
  */
 int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_marker_info_t *info,
                   gv_error_t **err);

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gv_store_wait(): event-driven wait for a marker's whole chain.  inotify
+ * on the folder (or, while it does not exist, on its nearest existing
+ * parent), the chain re-judged after each batch of events, ppoll() with
+ * the remaining time.  No polling loop.
+ */
+#include "markers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "markers-internal.h"
+
+#define FOLDER_MASK                                                                                       \
+        (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | \
+         IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+#define ANCESTOR_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The parent folder of @path as a heap string ("." for a bare name, "/" for "/x"); NULL when out of memory. */
+static char *parent_of(const char *path)
+{
+        size_t n = strlen(path);
+        while (n > 1 && path[n - 1] == '/')
+                n--;
+        while (n > 0 && path[n - 1] != '/')
+                n--;
+        if (n == 0)
+                return strdup(".");
+        while (n > 1 && path[n - 1] == '/')
+                n--;
+        return strndup(path, n);
+}
+
+/* Replace the store's watch by @wd (the same wd comes back when the inode is already watched). */
+static void set_watch(gv_store_t *s, int wd, bool on_folder)
+{
+        if (s->wd >= 0 && s->wd != wd)
+                inotify_rm_watch(s->ifd, s->wd); /* EINVAL after IN_IGNORED is fine */
+        s->wd = wd;
+        s->on_folder = wd >= 0 && on_folder;
+}
+
+/*
+ * Watch the store's folder, attaching the store to it; when it does not
+ * exist, watch the nearest existing ancestor for it to appear.  Cheap when
+ * the right watch is already in place.
+ */
+static int watch(gv_store_t *s, gv_error_t **err)
+{
+        for (int attempt = 0; attempt < 16; attempt++) {
+                int r = gv_store_attach(s, err);
+                if (r < 0)
+                        return r;
+                if (r == 1) {
+                        int wd = inotify_add_watch(s->ifd, s->dir, FOLDER_MASK);
+                        if (wd < 0 && errno != ENOENT)
+                                return gv_error_set(err, errno, GV_REASON_IO, "%s: inotify: %s", s->dir,
+                                                    strerror(errno));
+                        /* The watch and the open folder must be the same inode. */
+                        struct stat a, b;
+                        if (wd >= 0 && fstat(s->dirfd, &a) == 0 && lstat(s->dir, &b) == 0 &&
+                            a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+                                set_watch(s, wd, true);
+                                return 0;
+                        }
+                        set_watch(s, wd, false);
+                        set_watch(s, -1, false);
+                        close(s->dirfd);
+                        s->dirfd = -1;
+                        continue;
+                }
+                /* No folder yet: watch the nearest ancestor that exists. */
+                _cleanup_free_ char *p = parent_of(s->dir);
+                int wd;
+                for (;;) {
+                        if (!p)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        wd = inotify_add_watch(s->ifd, p, ANCESTOR_MASK);
+                        if (wd >= 0)
+                                break;
+                        if (errno != ENOENT || strcmp(p, "/") == 0 || strcmp(p, ".") == 0)
+                                return gv_error_set(err, errno, GV_REASON_IO, "%s: inotify: %s", p,
+                                                    strerror(errno));
+                        char *up = parent_of(p);
+                        free(p);
+                        p = up;
+                }
+                set_watch(s, wd, false);
+                /* It may have appeared between the attach and the watch. */
+                struct stat st;
+                if (lstat(s->dir, &st) < 0)
+                        return 0;
+        }
+        return gv_error_set(err, EAGAIN, GV_REASON_IO, "%s: folder keeps changing; cannot watch it", s->dir);
+}
+
+/* "driver-ready: ready; toolkit-ready: missing (not present)" for the chain root first. */
+static char *chain_report(gv_store_t *s, gv_marker_id_t id)
+{
+        gv_marker_id_t chain[GV_MARKER__MAX];
+        size_t n = 0;
+        for (gv_marker_id_t p = id; p != GV_MARKER_INVALID && n < GV_ARRAY_SIZE(chain); p = gv_marker_parent(p))
+                chain[n++] = p;
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        for (size_t i = n; i-- > 0;) {
+                gv_marker_info_t mi = { 0 };
+                if (gv_store_inspect(s, chain[i], &mi, NULL) < 0)
+                        fprintf(f, "%s: cannot inspect", gv_marker_file(chain[i]));
+                else
+                        fprintf(f, "%s: %s%s%s%s", gv_marker_file(chain[i]), gv_marker_state_name(mi.state),
+                                mi.detail ? " (" : "", mi.detail ? mi.detail : "", mi.detail ? ")" : "");
+                if (i > 0)
+                        fputs("; ", f);
+                gv_marker_info_clear(&mi);
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_marker_info_t *info,
+                  gv_error_t **err)
+{
+        if (!store || !gv_marker_id_valid(id))
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "wait: bad store or marker id");
+        const char *file = gv_marker_file(id);
+        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : INT64_MAX;
+
+        if (store->ifd < 0) {
+                store->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+                if (store->ifd < 0)
+                        return gv_error_set(err, errno, GV_REASON_IO, "inotify: %s", strerror(errno));
+                store->wd = -1;
+                store->on_folder = false;
+        }
+        int ifd = store->ifd;
+        bool rewatch = true; /* cheap when the watch from an earlier wait still fits */
+
+        for (;;) {
+                int r;
+                if (rewatch) {
+                        r = watch(store, err);
+                        if (r < 0)
+                                return gv_error_prefix(err, "wait for %s", file);
+                        rewatch = false;
+                }
+                /* The watch is in place before we look: no event can fall between. */
+                gv_marker_info_t cur = { 0 };
+                r = gv_store_inspect(store, id, &cur, err);
+                if (r < 0)
+                        return gv_error_prefix(err, "wait for %s", file);
+                if (cur.state == GV_MARKER_READY) {
+                        if (info)
+                                *info = cur;
+                        else
+                                gv_marker_info_clear(&cur);
+                        return 0;
+                }
+                gv_marker_info_clear(&cur);
+
+                int64_t left = deadline == INT64_MAX ? -1 : deadline - now_ms();
+                if (deadline != INT64_MAX && left <= 0) {
+                        _cleanup_free_ char *report = chain_report(store, id);
+                        return gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT, "%s not ready after %lld ms: %s",
+                                            file, (long long) timeout_ms, report ? report : "(out of memory)");
+                }
+                struct timespec ts = { 0 };
+                if (left >= 0) {
+                        ts.tv_sec = (time_t) (left / 1000);
+                        ts.tv_nsec = (long) (left % 1000) * 1000000L;
+                }
+                struct pollfd pfd = { .fd = ifd, .events = POLLIN };
+                r = ppoll(&pfd, 1, left >= 0 ? &ts : NULL, NULL);
+                if (r < 0) {
+                        if (errno == EINTR)
+                                return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED,
+                                                    "wait for %s: interrupted by a signal", file);
+                        return gv_error_set(err, errno, GV_REASON_IO, "wait for %s: ppoll: %s", file,
+                                            strerror(errno));
+                }
+                if (r == 0)
+                        continue; /* timed out: the loop re-checks once more and reports */
+
+                /* Drain the whole batch, then re-judge the chain once. */
+                char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+                for (;;) {
+                        ssize_t n = read(ifd, buf, sizeof(buf));
+                        if (n < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                if (errno == EAGAIN)
+                                        break;
+                                return gv_error_set(err, errno, GV_REASON_IO, "wait for %s: inotify read: %s",
+                                                    file, strerror(errno));
+                        }
+                        for (char *p = buf; p < buf + n;) {
+                                const struct inotify_event *ev = (const struct inotify_event *) (void *) p;
+                                if (ev->wd == store->wd &&
+                                    (!store->on_folder || (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF |
+                                                                  IN_UNMOUNT))))
+                                        rewatch = true; /* folder gone or appeared: watch again */
+                                if (ev->mask & IN_Q_OVERFLOW)
+                                        rewatch = true;
+                                p += sizeof(struct inotify_event) + ev->len;
+                        }
+                }
+        }
+}
