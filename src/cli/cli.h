@@ -9,6 +9,7 @@
 #define GV_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "base/error.h"
 #include "components/component.h"
@@ -76,6 +77,14 @@ int gv_parse_uint(const char *s, unsigned *out);
  */
 int gv_env_bool(const char *name, bool *out, gv_error_t **err);
 int gv_env_uint(const char *name, unsigned *out, gv_error_t **err);
+
+/*
+ * gv_cli_print_status - the status table (one row per marker: state, age,
+ * key facts, detail) or, with @json, a JSON document, on @f.  Used by
+ * `status` and at the end of `run`.  Returns 0 when every marker that is
+ * present is ready, 1 otherwise, or a negative errno for the folder itself.
+ */
+int gv_cli_print_status(gv_store_t *store, FILE *f, bool json, gv_error_t **err);
 
 /* ---- subcommands ---- */
 int gv_cmd_run(gv_cli_t *cli, int argc, char **argv);

@@ -1,9 +1,51 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "cli.h"
+/* gpu-validator cleanup: remove every marker, downstream first (preStop). */
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/cleanup.h"
+#include "common.h"
+
+static void help(FILE *f)
+{
+        fprintf(f, "Usage: gpu-validator cleanup [OPTIONS]\n"
+                   "\n"
+                   "Removes every readiness marker in OUTPUT_DIR, the most downstream first\n"
+                   "(plugin, cuda, toolkit, ..., driver), plus temporary files of crashed writers.\n"
+                   "Files owned by others (.driver-ctr-ready, workload-type) stay. Meant for the\n"
+                   "validator pod's preStop hook; a missing folder is not an error.\n"
+                   "\nOptions:\n");
+        gv_options_help_store(f);
+        fprintf(f, "\nExit codes: 0 done, 1 a marker could not be removed, 2 usage error.\n");
+}
 
 int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv)
 {
-        (void) argc;
-        (void) argv;
-        return gv_cli_usage_error(cli, "cleanup" , "not implemented yet");
+        gv_options_t o;
+        int code = GV_EXIT_OK;
+        if (gv_cli_parse_store_command(cli, "cleanup", argc, argv, NULL, 0, NULL, NULL, help, &o, &code) < 0) {
+                gv_options_free(&o);
+                return code;
+        }
+        if (optind < argc) {
+                gv_options_free(&o);
+                return gv_cli_usage_error(cli, "cleanup", "unexpected argument '%s'", argv[optind]);
+        }
+        _cleanup_error_ gv_error_t *err = NULL;
+        gv_store_t *store = NULL;
+        int r = gv_options_open_store(&o, GV_STORE_WRITER, &store, &err);
+        if (r == -ENOENT) {
+                gv_cli_logf(cli, GV_LOG_INFO, "cleanup", "", "%s does not exist; nothing to remove", o.cfg.output_dir);
+                gv_options_free(&o);
+                return GV_EXIT_OK;
+        }
+        if (r >= 0)
+                r = gv_store_cleanup(store, &err);
+        if (r < 0)
+                code = gv_cli_fail(cli, "cleanup", &err);
+        else
+                gv_cli_logf(cli, GV_LOG_INFO, "cleanup", "", "removed every marker in %s", o.cfg.output_dir);
+        gv_store_close(&store);
+        gv_options_free(&o);
+        return code;
 }

@@ -1,9 +1,192 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* gpu-validator status: one row per marker. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "base/cleanup.h"
 #include "cli.h"
+#include "options.h"
+
+/* Keys worth a glance, per marker; the rest is in --json. */
+static const char *const driver_keys[] = { "IS_HOST_DRIVER", "NVIDIA_DRIVER_ROOT", "DRIVER_VERSION",
+                                           "CUDA_DRIVER_VERSION", "GPU_COUNT", NULL };
+
+static char *format_age(time_t mtime, time_t now)
+{
+        char *s = NULL;
+        if (mtime == 0)
+                return strdup("-");
+        long d = (long) (now - mtime);
+        if (d < 0)
+                d = 0;
+        int r;
+        if (d < 120)
+                r = asprintf(&s, "%lds", d);
+        else if (d < 7200)
+                r = asprintf(&s, "%ldm", d / 60);
+        else if (d < 172800)
+                r = asprintf(&s, "%ldh", d / 3600);
+        else
+                r = asprintf(&s, "%ldd", d / 86400);
+        return r < 0 ? NULL : s;
+}
+
+static char *format_facts(const gv_marker_info_t *info)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        if (info->id == GV_MARKER_DRIVER || info->id == GV_MARKER_HOST_DRIVER) {
+                for (const char *const *k = driver_keys; *k; k++) {
+                        const char *v = gv_kvlist_get(&info->content, *k);
+                        if (v)
+                                fprintf(f, "%s%s=%s", ftell(f) ? " " : "", *k, v);
+                }
+        }
+        const char *gen = gv_kvlist_get(&info->content, "GENERATION");
+        if (gen)
+                fprintf(f, "%sgeneration=%.8s", ftell(f) ? " " : "", gen);
+        if (info->detail)
+                fprintf(f, "%s(%s)", ftell(f) ? " " : "", info->detail);
+        fclose(f);
+        return buf;
+}
+
+int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **err)
+{
+        time_t now = time(NULL);
+        int not_ready = 0;
+        json_object *arr = json ? json_object_new_array() : NULL;
+        if (!json)
+                fprintf(out, "%-22s %-13s %-6s %s\n", "MARKER", "STATE", "AGE", "FACTS");
+        for (int id = 0; id < GV_MARKER__MAX; id++) {
+                gv_marker_info_t info = { 0 };
+                int r = gv_store_inspect(store, (gv_marker_id_t) id, &info, err);
+                if (r < 0) {
+                        json_object_put(arr);
+                        return r;
+                }
+                if (info.state != GV_MARKER_READY && info.state != GV_MARKER_MISSING)
+                        not_ready = 1;
+                if (json) {
+                        json_object *o = json_object_new_object();
+                        json_object_object_add(o, "marker", json_object_new_string(gv_marker_file(info.id)));
+                        json_object_object_add(o, "component",
+                                               json_object_new_string(gv_marker_component(info.id)));
+                        json_object_object_add(o, "state", json_object_new_string(gv_marker_state_name(info.state)));
+                        if (info.mtime) {
+                                json_object_object_add(o, "age_seconds", json_object_new_int64(now - info.mtime));
+                                json_object_object_add(o, "mtime", json_object_new_int64(info.mtime));
+                        }
+                        if (info.detail)
+                                json_object_object_add(o, "detail", json_object_new_string(info.detail));
+                        json_object *content = json_object_new_object();
+                        for (size_t i = 0; i < info.content.n; i++)
+                                json_object_object_add(content, info.content.items[i].key,
+                                                       json_object_new_string(info.content.items[i].value));
+                        json_object_object_add(o, "content", content);
+                        json_object_array_add(arr, o);
+                } else {
+                        _cleanup_free_ char *age = format_age(info.mtime, now);
+                        _cleanup_free_ char *facts = format_facts(&info);
+                        fprintf(out, "%-22s %-13s %-6s %s\n", gv_marker_file(info.id),
+                                gv_marker_state_name(info.state), age ? age : "?", facts ? facts : "");
+                }
+                gv_marker_info_clear(&info);
+        }
+        if (json) {
+                json_object *doc = json_object_new_object();
+                json_object_object_add(doc, "output_dir", json_object_new_string(gv_store_dir(store)));
+                json_object_object_add(doc, "boot_id", json_object_new_string(gv_store_boot_id(store)));
+                json_object_object_add(doc, "markers", arr);
+                fprintf(out, "%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
+                json_object_put(doc);
+        }
+        fflush(out);
+        return not_ready;
+}
+
+static void help(FILE *f)
+{
+        fprintf(f,
+                "Usage: gpu-validator status [--json] [OPTIONS]\n"
+                "\n"
+                "One row per readiness marker in OUTPUT_DIR:\n"
+                "  ready         valid content, this boot, its whole upstream chain consistent\n"
+                "  missing       no file\n"
+                "  stale         written during another boot\n"
+                "  inconsistent  an upstream marker is missing, not ready, or has another generation\n"
+                "  foreign       present without valid content (for example created by touch)\n"
+                "\nOptions:\n"
+                "  --json                   print a JSON document instead of the table\n");
+        gv_options_help_store(f);
+        fprintf(f, "\nExit codes: 0 every present marker is ready, 1 some marker is stale, inconsistent\n"
+                   "or foreign, 2 usage error or the folder cannot be read.\n");
+}
 
 int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
 {
-        (void) argc;
-        (void) argv;
-        return gv_cli_usage_error(cli, "status" , "not implemented yet");
+        static const struct option opts[] = {
+                GV_STORE_LONG_OPTIONS,
+                { "json", no_argument, NULL, GV_OPT_JSON },
+                { "help", no_argument, NULL, 'h' },
+                {},
+        };
+        _cleanup_error_ gv_error_t *err = NULL;
+        gv_options_t o;
+        if (gv_options_init(&o, cli, &err) < 0) {
+                gv_options_free(&o);
+                return gv_cli_fail(cli, "status", &err);
+        }
+        bool json = false;
+        int c, code = GV_EXIT_OK;
+        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+                if (c == 'h') {
+                        help(stdout);
+                        gv_options_free(&o);
+                        return GV_EXIT_OK;
+                }
+                if (c == GV_OPT_JSON) {
+                        json = true;
+                        continue;
+                }
+                int r = gv_options_handle(&o, c, optarg, &err);
+                if (r < 0) {
+                        gv_options_free(&o);
+                        return gv_cli_fail(cli, "status", &err);
+                }
+                if (r == 0) {
+                        gv_options_free(&o);
+                        return gv_cli_usage_error(cli, "status", "unknown option");
+                }
+        }
+        if (optind < argc) {
+                gv_options_free(&o);
+                return gv_cli_usage_error(cli, "status", "unexpected argument '%s'", argv[optind]);
+        }
+        gv_options_finish(&o);
+
+        gv_store_t *store = NULL;
+        if (gv_options_open_store(&o, GV_STORE_READER, &store, &err) < 0) {
+                gv_options_free(&o);
+                gv_error_prefix(&err, "status");
+                code = gv_cli_fail(cli, "status", &err);
+                return code == GV_EXIT_FAILED ? GV_EXIT_USAGE : code;
+        }
+        int r = gv_cli_print_status(store, stdout, json, &err);
+        if (r < 0)
+                code = gv_cli_fail(cli, "status", &err);
+        else
+                code = r ? GV_EXIT_FAILED : GV_EXIT_OK;
+        gv_store_close(&store);
+        gv_options_free(&o);
+        return code;
 }

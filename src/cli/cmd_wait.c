@@ -1,9 +1,103 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "cli.h"
+/* gpu-validator wait COMPONENT: event-driven wait for a consistent chain. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "common.h"
+
+typedef struct wait_args {
+        int64_t timeout_ms;
+        bool print_env;
+} wait_args_t;
+
+static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
+{
+        wait_args_t *w = userdata;
+        unsigned s;
+        switch (opt) {
+        case GV_OPT_TIMEOUT:
+                if (gv_parse_uint(arg, &s) < 0)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--timeout %s: expected whole seconds", arg);
+                w->timeout_ms = (int64_t) s * 1000;
+                return 0;
+        case GV_OPT_PRINT_ENV:
+                w->print_env = true;
+                return 0;
+        default:
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
+        }
+}
+
+static void help(FILE *f)
+{
+        fprintf(f, "Usage: gpu-validator wait COMPONENT [--timeout SECONDS] [--print-env] [OPTIONS]\n"
+                   "\n"
+                   "Exits 0 as soon as COMPONENT's marker (driver, toolkit, cuda, plugin, nvidia-fs, gdrcopy,\n"
+                   "nvidia-peermem, or a marker file name such as toolkit-ready) and its whole upstream chain\n"
+                   "are present, written during this boot, and carry matching generations. Event-driven\n"
+                   "(inotify), no polling. A marker created by hand (touch) never counts.\n"
+                   "\nOptions:\n"
+                   "  --timeout SECONDS        give up after this long (default: wait forever)\n"
+                   "  --print-env              on success print driver-ready's variables as\n"
+                   "                           `export KEY=value` lines for eval\n");
+        gv_options_help_store(f);
+        fprintf(f, "\nExit codes: 0 ready, 2 usage error, 3 timed out (what is missing or inconsistent is\n"
+                   "logged), 4 interrupted.\n");
+}
 
 int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
 {
-        (void) argc;
-        (void) argv;
-        return gv_cli_usage_error(cli, "wait" , "not implemented yet");
+        static const struct option extra[] = {
+                { "timeout", required_argument, NULL, GV_OPT_TIMEOUT },
+                { "print-env", no_argument, NULL, GV_OPT_PRINT_ENV },
+        };
+        wait_args_t w = { .timeout_ms = -1 };
+        gv_options_t o;
+        int code = GV_EXIT_OK;
+        if (gv_cli_parse_store_command(cli, "wait", argc, argv, extra, GV_ARRAY_SIZE(extra), on_extra, &w, help, &o,
+                                       &code) < 0) {
+                gv_options_free(&o);
+                return code;
+        }
+        if (optind + 1 != argc) {
+                gv_options_free(&o);
+                return gv_cli_usage_error(cli, "wait", optind >= argc ? "which component? (driver, toolkit, cuda, plugin)"
+                                                                      : "one component only");
+        }
+        const char *what = argv[optind];
+        gv_marker_id_t id = gv_marker_by_component(what);
+        if (id == GV_MARKER_INVALID)
+                id = gv_marker_by_file(what);
+        if (id == GV_MARKER_INVALID) {
+                gv_options_free(&o);
+                return gv_cli_usage_error(cli, "wait", "unknown component '%s'", what);
+        }
+
+        _cleanup_error_ gv_error_t *err = NULL;
+        gv_store_t *store = NULL;
+        gv_marker_info_t info = { 0 }, drv = { 0 };
+        /* The folder may not exist yet: gv_store_wait watches its parent then. */
+        int r = gv_options_open_store(&o, GV_STORE_READER, &store, &err);
+        if (r >= 0)
+                r = gv_store_wait(store, id, w.timeout_ms, &info, &err);
+        if (r >= 0 && w.print_env) {
+                r = gv_store_inspect(store, GV_MARKER_DRIVER, &drv, &err);
+                if (r >= 0)
+                        r = gv_cli_print_env(&drv, stdout, &err);
+        }
+        if (r < 0) {
+                if (cli->stop && *cli->stop && err && err->reason != GV_REASON_TIMEOUT)
+                        err->reason = GV_REASON_INTERRUPTED;
+                code = gv_cli_fail(cli, "wait", &err);
+        } else {
+                gv_cli_logf(cli, GV_LOG_DEBUG, gv_marker_component(id), "", "%s is ready", gv_marker_file(id));
+        }
+        gv_marker_info_clear(&info);
+        gv_marker_info_clear(&drv);
+        gv_store_close(&store);
+        gv_options_free(&o);
+        return code;
 }

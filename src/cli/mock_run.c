@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "mock_run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/fileio.h"
+#include "mockroot/mockroot.h"
+
+void gv_mock_run_clear(gv_mock_run_t *m)
+{
+        free(m->work_dir);
+        free(m->root);
+        free(m->host_root);
+        free(m->status_dir);
+        free(m->cdi_dir);
+        free(m->dev_char);
+        free(m->profile);
+        free(m->device_nodes);
+        gv_strv_freep(&m->cdi_list);
+        gv_strv_freep(&m->empty_list);
+        memset(m, 0, sizeof(*m));
+}
+
+static char *default_work_dir(void)
+{
+        char *s = NULL;
+        const char *base = gv_env("XDG_RUNTIME_DIR");
+        if (!base || access(base, W_OK) < 0)
+                base = "/tmp";
+        if (asprintf(&s, "%s/gpu-validator-mock-%u", base, (unsigned) getuid()) < 0)
+                return NULL;
+        return s;
+}
+
+static int make_dir(const char *path, gv_error_t **err)
+{
+        return gv_mkdir_p(path, 0755, err);
+}
+
+int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_error_t **err)
+{
+        memset(m, 0, sizeof(*m));
+        m->work_dir = o->mock_dir ? strdup(o->mock_dir) : default_work_dir();
+        if (!m->work_dir)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        m->root = gv_path_join(m->work_dir, "driver-root");
+        m->host_root = gv_path_join(m->work_dir, "host");
+        m->status_dir = o->output_dir_set ? strdup(o->cfg.output_dir) : gv_path_join(m->work_dir, "validations");
+        m->cdi_dir = gv_path_join(m->work_dir, "cdi");
+        m->dev_char = gv_path_join(m->work_dir, "dev-char");
+        m->cdi_list = calloc(2, sizeof(char *));
+        m->empty_list = calloc(1, sizeof(char *));
+        if (!m->root || !m->host_root || !m->status_dir || !m->cdi_dir || !m->dev_char || !m->cdi_list ||
+            !m->empty_list || !(m->cdi_list[0] = strdup(m->cdi_dir)))
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+
+        int r;
+        if ((r = make_dir(m->work_dir, err)) < 0 || (r = make_dir(m->host_root, err)) < 0 ||
+            (r = make_dir(m->cdi_dir, err)) < 0 || (r = make_dir(m->dev_char, err)) < 0)
+                return gv_error_prefix(err, "mock work folder");
+
+        _cleanup_(gv_mock_artifacts_clear) gv_mock_artifacts_t art = { 0 };
+        r = gv_mock_locate_artifacts(cli->exe_dir, gv_env("GPU_VALIDATOR_MOCK_DIR"), &art, err);
+        if (r < 0)
+                return r;
+
+        gv_mock_install_opts_t io = {
+                .root = m->root,
+                .profile = o->mock_profile,
+                .gpus = o->mock_gpus,
+                .node_name = o->cfg.node_name,
+                .cdi_dir = m->cdi_dir,
+                .device_nodes = GV_MOCK_NODES_DEFAULT,
+                .nvml_lib = art.nvml_lib,
+                .nvidia_smi = art.nvidia_smi,
+        };
+        _cleanup_(gv_mock_install_result_clear) gv_mock_install_result_t res = { 0 };
+        r = gv_mock_install(&io, &res, err);
+        if (r < 0)
+                return gv_error_prefix(err, "mock install %s", m->root);
+        if (res.device_nodes_fallback)
+                gv_cli_logf(cli, GV_LOG_WARN, "mock", "", "mknod refused (%s): device nodes are plain files",
+                            res.fallback_reason ? res.fallback_reason : "?");
+        m->profile = strdup(res.profile_name ? res.profile_name : o->mock_profile);
+        m->device_nodes = strdup(gv_mock_nodes_name(res.device_nodes));
+        m->gpus = res.gpu_count;
+        if (!m->profile || !m->device_nodes)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+
+        /* Point the ordinary chain at the mock root: an empty host root (so a real
+         * driver on this machine never takes part), the mock root as the
+         * containerised driver root, folders of our own for markers, CDI, /dev/char. */
+        gv_config_t *c = &o->cfg;
+        c->host_root = m->host_root;
+        c->driver_install_dir = m->root;
+        c->driver_install_dir_ctr_path = m->root;
+        c->output_dir = m->status_dir;
+        c->dev_char_dir = m->dev_char;
+        c->cdi_dirs = (const char *const *) m->cdi_list;
+        c->runtime_configs = (const char *const *) m->empty_list;
+        c->mock = true;
+        return 0;
+}
+
+void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f)
+{
+        fprintf(f,
+                "mock driver root  %s\n"
+                "  profile         %s, %u GPUs, device nodes: %s\n"
+                "  status folder   %s\n"
+                "  CDI spec folder %s\n"
+                "  remove with     gpu-validator mock remove --root %s\n\n",
+                m->root, m->profile, m->gpus, m->device_nodes, o->cfg.output_dir, m->cdi_dir, m->root);
+}

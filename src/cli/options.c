@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "gv-version.h"
+
+static const char *own(gv_options_t *o, const char *s)
+{
+        char *copy = strdup(s);
+        if (!copy)
+                return NULL;
+        char **n = realloc(o->owned, (o->n_owned + 1) * sizeof(*n));
+        if (!n) {
+                free(copy);
+                return NULL;
+        }
+        o->owned = n;
+        o->owned[o->n_owned++] = copy;
+        return copy;
+}
+
+static void strv_free(char **v)
+{
+        gv_strv_freep(&v);
+}
+
+char **gv_split_list(const char *s, const char *seps)
+{
+        size_t n = 0, cap = 4;
+        char **v = calloc(cap, sizeof(*v));
+        if (!v)
+                return NULL;
+        while (s && *s) {
+                size_t len = strcspn(s, seps);
+                if (len > 0) {
+                        if (n + 2 > cap) {
+                                char **nv = realloc(v, (cap *= 2) * sizeof(*v));
+                                if (!nv) {
+                                        strv_free(v);
+                                        return NULL;
+                                }
+                                v = nv;
+                        }
+                        v[n] = strndup(s, len);
+                        if (!v[n]) {
+                                strv_free(v);
+                                return NULL;
+                        }
+                        v[++n] = NULL;
+                }
+                s += len;
+                if (*s)
+                        s++;
+        }
+        return v;
+}
+
+/* Append the items of @s (colon or comma separated) to the list *v. */
+static int list_append(char ***v, const char *s, gv_error_t **err)
+{
+        _cleanup_strv_free_ char **add = gv_split_list(s, ":,");
+        if (!add)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        size_t have = 0, more = 0;
+        while (*v && (*v)[have])
+                have++;
+        while (add[more])
+                more++;
+        char **n = realloc(*v, (have + more + 1) * sizeof(*n));
+        if (!n)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        for (size_t i = 0; i < more; i++) {
+                n[have + i] = add[i];
+                add[i] = NULL;
+        }
+        n[have + more] = NULL;
+        *v = n;
+        return 0;
+}
+
+static int set_list(char ***v, const char *s, gv_error_t **err)
+{
+        strv_free(*v);
+        *v = NULL;
+        return list_append(v, s, err);
+}
+
+static int parse_uint_opt(const char *name, const char *arg, unsigned *out, gv_error_t **err)
+{
+        if (gv_parse_uint(arg, out) < 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s %s: expected a whole number of seconds",
+                                    name, arg);
+        return 0;
+}
+
+int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
+{
+        memset(o, 0, sizeof(*o));
+        gv_config_t *c = &o->cfg;
+        c->output_dir = GV_DEFAULT_OUTPUT_DIR;
+        c->boot_id_path = GV_DEFAULT_BOOT_ID_PATH;
+        c->host_root = "/";
+        c->driver_install_dir = "/run/nvidia/driver";
+        c->driver_install_dir_ctr_path = "/run/nvidia/driver";
+        c->dev_char_dir = "/dev/char";
+        c->with_workload = true;
+        c->sleep_interval_s = 5;
+        c->max_backoff_s = 60;
+        c->max_wait_s = 0;
+        c->dev_node_wait_s = 30;
+        c->run_nvidia_smi = true;
+        c->stop = cli->stop;
+        c->log = gv_cli_log;
+        c->log_userdata = cli;
+
+        static const struct {
+                const char *var;
+                size_t offset;
+        } strings[] = {
+                { "OUTPUT_DIR", offsetof(gv_config_t, output_dir) },
+                { "HOST_ROOT", offsetof(gv_config_t, host_root) },
+                { "DRIVER_INSTALL_DIR", offsetof(gv_config_t, driver_install_dir) },
+                { "DRIVER_INSTALL_DIR_CTR_PATH", offsetof(gv_config_t, driver_install_dir_ctr_path) },
+                { "DEV_CHAR_DIR", offsetof(gv_config_t, dev_char_dir) },
+                { "NODE_NAME", offsetof(gv_config_t, node_name) },
+                { "OPERATOR_NAMESPACE", offsetof(gv_config_t, namespace) },
+        };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(strings); i++) {
+                const char *v = gv_env(strings[i].var);
+                if (v)
+                        *(const char **) ((char *) c + strings[i].offset) = v;
+        }
+        o->output_dir_set = gv_env("OUTPUT_DIR") != NULL;
+
+        int r;
+        if ((r = gv_env_bool("DISABLE_DEV_CHAR_SYMLINK_CREATION", &c->disable_dev_char_symlinks, err)) < 0 ||
+            (r = gv_env_bool("DRIVER_VALIDATION_SKIP_GPU_INIT", &c->skip_gpu_init, err)) < 0 ||
+            (r = gv_env_bool("WITH_WAIT", &c->with_wait, err)) < 0 ||
+            (r = gv_env_bool("WITH_WORKLOAD", &c->with_workload, err)) < 0 ||
+            (r = gv_env_bool("STRICT", &c->strict, err)) < 0 ||
+            (r = gv_env_uint("SLEEP_INTERVAL_SECONDS", &c->sleep_interval_s, err)) < 0 ||
+            (r = gv_env_uint("MAX_WAIT_SECONDS", &c->max_wait_s, err)) < 0 ||
+            (r = gv_env_uint("MAX_BACKOFF_SECONDS", &c->max_backoff_s, err)) < 0 ||
+            (r = gv_env_uint("DEV_NODE_WAIT_SECONDS", &c->dev_node_wait_s, err)) < 0)
+                return r;
+        bool no_smi = false;
+        if ((r = gv_env_bool("NO_NVIDIA_SMI", &no_smi, err)) < 0)
+                return r;
+        c->run_nvidia_smi = !no_smi;
+
+        static const struct {
+                const char *var;
+                size_t offset;
+        } lists[] = {
+                { "LIB_SEARCH", offsetof(gv_options_t, lib_search) },
+                { "BIN_SEARCH", offsetof(gv_options_t, bin_search) },
+                { "CDI_DIRS", offsetof(gv_options_t, cdi_dirs) },
+                { "RUNTIME_CONFIGS", offsetof(gv_options_t, runtime_configs) },
+                { "COMPONENT", offsetof(gv_options_t, components) },
+        };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(lists); i++) {
+                const char *v = gv_env(lists[i].var);
+                if (v && (r = set_list((char ***) ((char *) o + lists[i].offset), v, err)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **err)
+{
+        gv_config_t *c = &o->cfg;
+        const char **target = NULL;
+        int r;
+        switch (opt) {
+        case GV_OPT_OUTPUT_DIR:
+                target = &c->output_dir;
+                o->output_dir_set = true;
+                break;
+        case GV_OPT_BOOT_ID_FILE:
+                target = &c->boot_id_path;
+                break;
+        case GV_OPT_HOST_ROOT:
+                target = &c->host_root;
+                break;
+        case GV_OPT_DRIVER_INSTALL_DIR:
+                target = &c->driver_install_dir;
+                break;
+        case GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH:
+                target = &c->driver_install_dir_ctr_path;
+                break;
+        case GV_OPT_DEV_CHAR_DIR:
+                target = &c->dev_char_dir;
+                break;
+        case GV_OPT_NODE_NAME:
+                target = &c->node_name;
+                break;
+        case GV_OPT_NAMESPACE:
+                target = &c->namespace;
+                break;
+        case GV_OPT_NO_DEV_CHAR_SYMLINKS:
+                c->disable_dev_char_symlinks = true;
+                return 1;
+        case GV_OPT_SKIP_GPU_INIT:
+                c->skip_gpu_init = true;
+                return 1;
+        case GV_OPT_WAIT:
+                c->with_wait = true;
+                return 1;
+        case GV_OPT_NO_WAIT:
+                c->with_wait = false;
+                return 1;
+        case GV_OPT_WITH_WORKLOAD:
+                if (gv_parse_bool(arg, &c->with_workload) < 0)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--with-workload %s: expected true or false",
+                                            arg);
+                return 1;
+        case GV_OPT_STRICT:
+                c->strict = true;
+                return 1;
+        case GV_OPT_NO_NVIDIA_SMI:
+                c->run_nvidia_smi = false;
+                return 1;
+        case GV_OPT_SLEEP_INTERVAL:
+                return (r = parse_uint_opt("--sleep-interval", arg, &c->sleep_interval_s, err)) < 0 ? r : 1;
+        case GV_OPT_MAX_WAIT:
+                return (r = parse_uint_opt("--max-wait", arg, &c->max_wait_s, err)) < 0 ? r : 1;
+        case GV_OPT_MAX_BACKOFF:
+                return (r = parse_uint_opt("--max-backoff", arg, &c->max_backoff_s, err)) < 0 ? r : 1;
+        case GV_OPT_DEV_NODE_WAIT:
+                return (r = parse_uint_opt("--dev-node-wait", arg, &c->dev_node_wait_s, err)) < 0 ? r : 1;
+        case GV_OPT_LIB_SEARCH:
+                return (r = set_list(&o->lib_search, arg, err)) < 0 ? r : 1;
+        case GV_OPT_BIN_SEARCH:
+                return (r = set_list(&o->bin_search, arg, err)) < 0 ? r : 1;
+        case GV_OPT_CDI_DIR:
+                return (r = list_append(&o->cdi_dirs, arg, err)) < 0 ? r : 1;
+        case GV_OPT_RUNTIME_CONFIG:
+                return (r = list_append(&o->runtime_configs, arg, err)) < 0 ? r : 1;
+        case GV_OPT_COMPONENTS:
+                return (r = set_list(&o->components, arg, err)) < 0 ? r : 1;
+        default:
+                return 0;
+        }
+        if (!arg || !*arg)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "empty value for an option that needs a path or name");
+        const char *v = own(o, arg);
+        if (!v)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        *target = v;
+        return 1;
+}
+
+void gv_options_finish(gv_options_t *o)
+{
+        o->cfg.lib_search = (const char *const *) o->lib_search;
+        o->cfg.bin_search = (const char *const *) o->bin_search;
+        o->cfg.cdi_dirs = (const char *const *) o->cdi_dirs;
+        o->cfg.runtime_configs = (const char *const *) o->runtime_configs;
+}
+
+void gv_options_free(gv_options_t *o)
+{
+        for (size_t i = 0; i < o->n_owned; i++)
+                free(o->owned[i]);
+        free(o->owned);
+        strv_free(o->lib_search);
+        strv_free(o->bin_search);
+        strv_free(o->cdi_dirs);
+        strv_free(o->runtime_configs);
+        strv_free(o->components);
+        free(o->mock_profile);
+        free(o->mock_dir);
+        memset(o, 0, sizeof(*o));
+}
+
+void gv_options_help_store(FILE *f)
+{
+        fprintf(f,
+                "  --output-dir DIR         marker folder (OUTPUT_DIR, default " GV_DEFAULT_OUTPUT_DIR ")\n"
+                "  --boot-id-file FILE      where the boot id is read (default " GV_DEFAULT_BOOT_ID_PATH ")\n");
+}
+
+void gv_options_help_validation(FILE *f)
+{
+        gv_options_help_store(f);
+        fprintf(f,
+                "  --host-root DIR          host filesystem (HOST_ROOT, default /)\n"
+                "  --driver-install-dir DIR containerised driver root, host path (DRIVER_INSTALL_DIR,\n"
+                "                           default /run/nvidia/driver)\n"
+                "  --driver-install-dir-ctr-path DIR\n"
+                "                           the same as mounted here (DRIVER_INSTALL_DIR_CTR_PATH)\n"
+                "  --lib-search LIST        folders under a driver root searched for libnvidia-ml.so.1,\n"
+                "                           colon-separated; replaces the defaults (LIB_SEARCH)\n"
+                "  --bin-search LIST        folders searched for nvidia-smi (BIN_SEARCH)\n"
+                "  --cdi-dir DIR            CDI spec folder, repeatable (CDI_DIRS, default /etc/cdi:/var/run/cdi)\n"
+                "  --runtime-config FILE    container runtime configuration to inspect, repeatable\n"
+                "                           (RUNTIME_CONFIGS)\n"
+                "  --dev-char-dir DIR       where /dev/char/MAJ:MIN links go (DEV_CHAR_DIR, default /dev/char)\n"
+                "  --disable-dev-char-symlinks\n"
+                "                           (DISABLE_DEV_CHAR_SYMLINK_CREATION)\n"
+                "  --skip-gpu-init          check the driver without initialising GPUs\n"
+                "                           (DRIVER_VALIDATION_SKIP_GPU_INIT)\n"
+                "  --no-nvidia-smi          do not run nvidia-smi, NVML only (NO_NVIDIA_SMI)\n"
+                "  --strict                 nvidia-smi's infoROM warning (exit 14) fails the check (STRICT)\n"
+                "  --wait / --no-wait       retry failures that can go away (WITH_WAIT)\n"
+                "  --max-wait SECONDS       give up retrying after this long; 0 = no bound\n"
+                "                           (MAX_WAIT_SECONDS, default 0)\n"
+                "  --sleep-interval SECONDS first retry delay, doubling after each try\n"
+                "                           (SLEEP_INTERVAL_SECONDS, default 5)\n"
+                "  --max-backoff SECONDS    longest delay between tries (MAX_BACKOFF_SECONDS, default 60)\n"
+                "  --dev-node-wait SECONDS  how long to wait for late /dev/nvidia* nodes\n"
+                "                           (DEV_NODE_WAIT_SECONDS, default 30)\n"
+                "  --with-workload BOOL     run the cuda/plugin validation pods (WITH_WORKLOAD, default true)\n"
+                "  --node-name NAME         this node (NODE_NAME)\n"
+                "  --namespace NS           namespace for workload pods (OPERATOR_NAMESPACE)\n");
+}
+
+int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err)
+{
+        gv_store_options_t so = {
+                .dir = o->cfg.output_dir,
+                .boot_id_path = o->cfg.boot_id_path,
+                .create = use == GV_STORE_CREATOR,
+                .validator_version = GV_VERSION,
+                .allow_missing = use == GV_STORE_READER,
+                .read_only = use == GV_STORE_READER,
+        };
+        return gv_store_open(&so, out, err);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Validation options shared by `run`, `wait`, `status`, `env` and `cleanup`:
+ * each flag and the environment variable of the same meaning (upstream's
+ * names where upstream has one).  Flags win over the environment.
+ */
+#ifndef GV_CLI_OPTIONS_H
+#define GV_CLI_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+/*
+ * Owns every string it hands to gv_config_t (heap copies), so the config
+ * stays valid as long as this object does.
+ */
+typedef struct gv_options {
+        gv_config_t cfg;
+        char **owned;          /* heap strings to free */
+        size_t n_owned;
+        char **lib_search;     /* NULL-terminated heap lists, or NULL for the defaults */
+        char **bin_search;
+        char **cdi_dirs;
+        char **runtime_configs;
+        char **components;     /* --components / COMPONENT, NULL means all */
+        char *mock_profile;    /* --mock[=PROFILE]; NULL when not mock */
+        unsigned mock_gpus;    /* --gpus for --mock, 0 = profile's count */
+        char *mock_dir;        /* --mock-dir */
+        bool output_dir_set;   /* --output-dir or OUTPUT_DIR given explicitly */
+} gv_options_t;
+
+/* Option ids above the ASCII range, for getopt_long tables. */
+enum {
+        GV_OPT_OUTPUT_DIR = 0x100,
+        GV_OPT_BOOT_ID_FILE,
+        GV_OPT_HOST_ROOT,
+        GV_OPT_DRIVER_INSTALL_DIR,
+        GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH,
+        GV_OPT_DEV_CHAR_DIR,
+        GV_OPT_NO_DEV_CHAR_SYMLINKS,
+        GV_OPT_SKIP_GPU_INIT,
+        GV_OPT_WAIT,
+        GV_OPT_NO_WAIT,
+        GV_OPT_WITH_WORKLOAD,
+        GV_OPT_SLEEP_INTERVAL,
+        GV_OPT_MAX_WAIT,
+        GV_OPT_MAX_BACKOFF,
+        GV_OPT_DEV_NODE_WAIT,
+        GV_OPT_STRICT,
+        GV_OPT_NO_NVIDIA_SMI,
+        GV_OPT_LIB_SEARCH,
+        GV_OPT_BIN_SEARCH,
+        GV_OPT_CDI_DIR,
+        GV_OPT_RUNTIME_CONFIG,
+        GV_OPT_NODE_NAME,
+        GV_OPT_NAMESPACE,
+        GV_OPT_COMPONENTS,
+        GV_OPT_MOCK,
+        GV_OPT_GPUS,
+        GV_OPT_MOCK_DIR,
+        GV_OPT_JSON,
+        GV_OPT_TIMEOUT,
+        GV_OPT_PRINT_ENV,
+};
+
+/* getopt_long entries for the store-only options (--output-dir, --boot-id-file). */
+#define GV_STORE_LONG_OPTIONS                                                        \
+        { "output-dir", required_argument, NULL, GV_OPT_OUTPUT_DIR },                \
+        { "boot-id-file", required_argument, NULL, GV_OPT_BOOT_ID_FILE }
+
+/* getopt_long entries for every validation option (run). */
+#define GV_VALIDATION_LONG_OPTIONS                                                              \
+        GV_STORE_LONG_OPTIONS,                                                                  \
+        { "host-root", required_argument, NULL, GV_OPT_HOST_ROOT },                             \
+        { "driver-install-dir", required_argument, NULL, GV_OPT_DRIVER_INSTALL_DIR },           \
+        { "driver-install-dir-ctr-path", required_argument, NULL, GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH }, \
+        { "dev-char-dir", required_argument, NULL, GV_OPT_DEV_CHAR_DIR },                       \
+        { "disable-dev-char-symlinks", no_argument, NULL, GV_OPT_NO_DEV_CHAR_SYMLINKS },        \
+        { "skip-gpu-init", no_argument, NULL, GV_OPT_SKIP_GPU_INIT },                           \
+        { "wait", no_argument, NULL, GV_OPT_WAIT },                                             \
+        { "no-wait", no_argument, NULL, GV_OPT_NO_WAIT },                                       \
+        { "with-workload", required_argument, NULL, GV_OPT_WITH_WORKLOAD },                     \
+        { "sleep-interval", required_argument, NULL, GV_OPT_SLEEP_INTERVAL },                   \
+        { "max-wait", required_argument, NULL, GV_OPT_MAX_WAIT },                               \
+        { "max-backoff", required_argument, NULL, GV_OPT_MAX_BACKOFF },                         \
+        { "dev-node-wait", required_argument, NULL, GV_OPT_DEV_NODE_WAIT },                     \
+        { "strict", no_argument, NULL, GV_OPT_STRICT },                                         \
+        { "no-nvidia-smi", no_argument, NULL, GV_OPT_NO_NVIDIA_SMI },                           \
+        { "lib-search", required_argument, NULL, GV_OPT_LIB_SEARCH },                           \
+        { "bin-search", required_argument, NULL, GV_OPT_BIN_SEARCH },                           \
+        { "cdi-dir", required_argument, NULL, GV_OPT_CDI_DIR },                                 \
+        { "runtime-config", required_argument, NULL, GV_OPT_RUNTIME_CONFIG },                   \
+        { "node-name", required_argument, NULL, GV_OPT_NODE_NAME },                             \
+        { "namespace", required_argument, NULL, GV_OPT_NAMESPACE }
+
+/*
+ * gv_options_init - defaults, then the environment variables.
+ * Errors: GV_REASON_CONFIG naming the variable.
+ */
+int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err);
+
+/*
+ * gv_options_handle - apply one getopt_long result @opt with @arg.
+ * Returns 1 when handled, 0 when @opt is not a shared option, or a
+ * negative errno with GV_REASON_CONFIG.
+ */
+int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **err);
+
+/* gv_options_finish - point cfg's lists at the parsed ones (call after parsing). */
+void gv_options_finish(gv_options_t *o);
+
+/* Free everything the options own. */
+void gv_options_free(gv_options_t *o);
+
+/* Help text for the shared options, with their environment variables. */
+void gv_options_help_store(FILE *f);
+void gv_options_help_validation(FILE *f);
+
+/* How a command uses the status folder. */
+typedef enum gv_store_use {
+        GV_STORE_READER,  /* status, wait, env: never writes; a missing folder reads as all missing */
+        GV_STORE_WRITER,  /* cleanup: writes, folder must exist */
+        GV_STORE_CREATOR, /* run: writes, creates the folder */
+} gv_store_use_t;
+
+/* gv_options_open_store - open the store at cfg.output_dir for @use. Errors as gv_store_open(). */
+int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err);
+
+/* gv_split_list - split @s at any of @seps into a NULL-terminated heap list (empty items dropped). */
+char **gv_split_list(const char *s, const char *seps);
+
+#endif

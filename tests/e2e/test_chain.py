@@ -1,0 +1,297 @@
+"""End-to-end tests of the validation chain: the real gpu-validator binary on
+temporary folders with a mock driver root.  Field reports FR01-FR06, FR12,
+FR13, FR17 (shared/cases/field-reports.md)."""
+import os
+import re
+import shutil
+import stat
+import subprocess
+import threading
+import time
+
+import chain
+import gvtest
+
+GENERATION_RE = re.compile(r"^[0-9a-f]{32}$")
+
+
+class ChainTestCase(gvtest.TempDirTestCase):
+    def setUp(self):
+        super().setUp()
+        self.node = chain.Node(self.tmp)
+
+
+class TestPublish(ChainTestCase):
+    def test_container_driver_chain_publishes_upstream_keys(self):
+        self.node.install_mock("driver", gpus=2)
+        p = self.node.run("driver,toolkit", check=0)
+        self.assertIn("driver", p.stdout)
+        self.assertEqual(self.node.present(), ["driver-ready", "toolkit-ready"])
+        d = self.node.read("driver-ready")
+        self.assertEqual(d["IS_HOST_DRIVER"], "false")
+        self.assertEqual(d["NVIDIA_DRIVER_ROOT"], self.node.driver)
+        self.assertEqual(d["DRIVER_ROOT_CTR_PATH"], "/driver-root")
+        self.assertEqual(d["NVIDIA_DEV_ROOT"], self.node.driver)  # the mock root has dev/
+        self.assertEqual(d["DEV_ROOT_CTR_PATH"], "/driver-root")
+        self.assertEqual(d["GPU_COUNT"], "2")
+        self.assertEqual(d["BOOT_ID"], self.node.boot)
+        self.assertRegex(d["GENERATION"], GENERATION_RE)
+        self.assertRegex(d["VALIDATED_AT"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+        self.assertTrue(d["DRIVER_VERSION"])
+        t = self.node.read("toolkit-ready")
+        self.assertEqual(t["DRIVER_GENERATION"], d["GENERATION"])
+        self.assertFalse(self.node.exists("host-driver-ready"))
+        for name in ("driver-ready", "toolkit-ready"):
+            st = os.lstat(self.node.marker(name))
+            self.assertTrue(stat.S_ISREG(st.st_mode))
+            self.assertEqual(stat.S_IMODE(st.st_mode), 0o644)
+
+    def test_each_validation_gets_a_new_generation(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver", check=0)
+        g1 = self.node.read("driver-ready")["GENERATION"]
+        self.node.run("driver", check=0)
+        g2 = self.node.read("driver-ready")["GENERATION"]
+        self.assertNotEqual(g1, g2)
+
+    def test_status_json_and_env(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver", check=0)
+        p = gvtest.run(["status", "--json", *self.node.store_args()], check=0)
+        import json
+        doc = json.loads(p.stdout)
+        states = {m["marker"]: m["state"] for m in doc["markers"]}
+        self.assertEqual(states["driver-ready"], "ready")
+        self.assertEqual(states["toolkit-ready"], "missing")
+        p = gvtest.run(["env", *self.node.store_args()], check=0)
+        out = chain.sh(p.stdout + '\nprintf "%s|%s" "$NVIDIA_DRIVER_ROOT" "$IS_HOST_DRIVER"')
+        self.assertEqual(out.stdout, f"{self.node.driver}|false")
+
+    def test_env_fails_without_valid_driver_marker(self):
+        open(self.node.marker("driver-ready"), "w").close()
+        p = gvtest.run(["env", *self.node.store_args()], check=1)
+        self.assertEqual(p.stdout, "")
+        self.assertIn("foreign", p.stderr)
+
+    def test_cleanup_removes_markers_keeps_driver_ctr_ready(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver,toolkit", check=0)
+        open(self.node.marker(".driver-ctr-ready"), "w").close()
+        gvtest.run(["cleanup", *self.node.store_args()], check=0)
+        self.assertEqual(self.node.present(), [])
+        self.assertTrue(self.node.exists(".driver-ctr-ready"))
+
+    def test_cleanup_of_missing_folder_succeeds(self):
+        gvtest.run(["cleanup", "--output-dir", self.path("nope")], check=0)
+
+    def test_unknown_component_is_a_usage_error(self):
+        p = self.node.run("driver,frobnicate", check=2)
+        self.assertIn("frobnicate", p.stderr)
+
+    def test_bad_environment_value_is_a_usage_error(self):
+        env = gvtest.clean_env(WITH_WAIT="perhaps")
+        p = self.node.run("driver", env=env, check=2)
+        self.assertIn("WITH_WAIT", p.stderr)
+
+    def test_upstream_drop_in_mode_with_COMPONENT(self):
+        self.node.install_mock("driver", gpus=1)
+        env = gvtest.clean_env(COMPONENT="driver", OUTPUT_DIR=self.node.status, HOST_ROOT=self.node.host,
+                               DRIVER_INSTALL_DIR=self.node.driver, DRIVER_INSTALL_DIR_CTR_PATH=self.node.driver,
+                               DEV_CHAR_DIR=self.node.devchar, DEV_NODE_WAIT_SECONDS="1")
+        p = subprocess.run([gvtest.GV], env=env,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(self.node.exists("driver-ready"))
+        self.assertFalse(self.node.exists("toolkit-ready"))
+
+    def test_symlink_planted_at_marker_name_is_replaced_not_followed(self):
+        self.node.install_mock("driver", gpus=1)
+        victim = self.path("victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        os.symlink(victim, self.node.marker("driver-ready"))
+        self.node.run("driver", check=0)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious\n")
+        self.assertFalse(os.path.islink(self.node.marker("driver-ready")))
+        self.assertEqual(self.node.read("driver-ready")["IS_HOST_DRIVER"], "false")
+
+
+class TestFieldReports(ChainTestCase):
+    def test_fr01_stale_toolkit_ready_without_driver_marker(self):
+        self.node.install_mock("host", gpus=1)
+        # A toolkit-ready left behind, no driver-ready / host-driver-ready.
+        with open(self.node.marker("toolkit-ready"), "w") as f:
+            f.write("DRIVER_GENERATION=0123456789abcdef0123456789abcdef\n")
+        p = gvtest.run(["wait", "toolkit", "--timeout", "1", *self.node.store_args()], check=3)
+        self.assertIn("toolkit-ready", p.stderr)
+        # The driver component removes toolkit-ready before it touches its own marker,
+        # then publishes driver-ready and host-driver-ready (host driver).
+        watcher = subprocess.Popen(["sh", "-c", 'while [ -e "$1" ]; do :; done; ls "$2"', "sh",
+                                    self.node.marker("toolkit-ready"), self.node.status],
+                                   stdout=subprocess.PIPE, text=True)
+        self.node.run("driver", check=0)
+        seen, _ = watcher.communicate(timeout=30)
+        self.assertNotIn("driver-ready", seen.split(), "toolkit-ready outlived the new driver-ready")
+        self.assertEqual(self.node.present(), ["driver-ready", "host-driver-ready"])
+        d = self.node.read("driver-ready")
+        self.assertEqual(d["IS_HOST_DRIVER"], "true")
+        self.assertEqual(d["NVIDIA_DRIVER_ROOT"], self.node.host)
+        self.assertEqual(d["DRIVER_ROOT_CTR_PATH"], "/host")
+
+    def test_fr02_markers_outlive_the_driver(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver,toolkit", check=0)
+        # Driver reinstalled: the library is gone from the driver root.
+        lib = os.path.join(self.node.driver, "usr", "lib64")
+        for f in os.listdir(lib):
+            if f.startswith("libnvidia-ml"):
+                os.unlink(os.path.join(lib, f))
+        p = self.node.run("driver", check=1)
+        self.assertIn("library-not-found", p.stdout + p.stderr)
+        self.assertEqual(self.node.present(), [])
+        for comp in ("driver", "toolkit"):
+            gvtest.run(["wait", comp, "--timeout", "1", *self.node.store_args()], check=3)
+
+    def test_fr03_device_node_missing_is_named(self):
+        self.node.install_mock("driver", gpus=2)
+        os.unlink(os.path.join(self.node.driver, "dev", "nvidia-uvm-tools"))
+        t0 = time.monotonic()
+        p = self.node.run("driver", "--dev-node-wait", "2", check=1)
+        self.assertGreaterEqual(time.monotonic() - t0, 1.5, "did not wait for the late node")
+        out = p.stdout + p.stderr
+        self.assertIn("device-node-missing", out)
+        self.assertIn("nvidia-uvm-tools", out)
+        self.assertFalse(self.node.exists("driver-ready"))
+
+    def test_fr03_late_device_node_is_waited_for(self):
+        self.node.install_mock("driver", gpus=2)
+        uvm = os.path.join(self.node.driver, "dev", "nvidia-uvm")
+        os.unlink(uvm)
+
+        def create_late():
+            time.sleep(1.0)
+            open(uvm, "w").close()
+
+        t = threading.Thread(target=create_late)
+        t.start()
+        self.node.run("driver", "--dev-node-wait", "10", check=0)
+        t.join()
+        self.assertTrue(self.node.exists("driver-ready"))
+
+    def test_fr04_touched_marker_is_foreign(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver", check=0)
+        open(self.node.marker("toolkit-ready"), "w").close()
+        p = gvtest.run(["status", *self.node.store_args()], check=1)
+        row = [l for l in p.stdout.splitlines() if l.startswith("toolkit-ready")][0]
+        self.assertIn("foreign", row)
+        gvtest.run(["wait", "toolkit", "--timeout", "1", *self.node.store_args()], check=3)
+
+    def test_fr05_empty_driver_dir_keeps_host_driver(self):
+        self.node.install_mock("host", gpus=1)
+        # self.node.driver is an empty leftover /run/nvidia/driver.
+        self.node.run("driver", check=0)
+        d = self.node.read("driver-ready")
+        self.assertEqual(d["IS_HOST_DRIVER"], "true")
+        self.assertEqual(d["NVIDIA_DRIVER_ROOT"], self.node.host)
+        self.assertTrue(self.node.exists("host-driver-ready"))
+
+    def test_fr06_driver_under_opt_nvidia_layout(self):
+        self.node.install_mock("driver", gpus=1)
+        # Move usr/lib64 -> lib64 and usr/bin -> bin, as under /opt/nvidia.
+        root = self.node.driver
+        shutil.move(os.path.join(root, "usr", "lib64"), os.path.join(root, "lib64"))
+        shutil.move(os.path.join(root, "usr", "bin"), os.path.join(root, "bin"))
+        p = self.node.run("driver", check=0)
+        self.assertTrue(self.node.exists("driver-ready"), p.stdout + p.stderr)
+
+    def test_fr06_not_found_lists_every_path_and_the_setting(self):
+        t0 = time.monotonic()
+        p = self.node.run("driver", "--wait", "--max-wait", "30", check=1)
+        self.assertLess(time.monotonic() - t0, 10, "library-not-found must not be retried endlessly")
+        out = p.stdout + p.stderr
+        self.assertIn("library-not-found", out)
+        for folder in ("usr/lib64", "lib64", "lib"):
+            self.assertIn(os.path.join(self.node.driver, folder), out)
+        self.assertIn("DRIVER_INSTALL_DIR", out)
+        self.assertEqual(self.node.present(), [])
+
+    def test_fr12_permission_denied(self):
+        self.node.install_mock("driver", gpus=1)
+        env = gvtest.clean_env(**{gvtest.MOCK_FAULT_INIT_VAR: "NO_PERMISSION"})
+        p = self.node.run("driver", env=env, check=1)
+        out = p.stdout + p.stderr
+        self.assertIn("permission-denied", out)
+        self.assertIn("check device node modes, SELinux, cgroup device rules", out)
+        self.assertNotIn("driver-not-loaded", out)
+        self.assertNotIn("library-not-found", out)
+        self.assertEqual(self.node.present(), [])
+
+    def _smi_stub(self, code):
+        smi = os.path.join(self.node.driver, "usr", "bin", "nvidia-smi")
+        os.unlink(smi)
+        with open(smi, "w") as f:
+            f.write("#!/bin/sh\n"
+                    "echo '+-----------------------------------------------------------------------------+'\n"
+                    "echo '| NVIDIA-SMI 550.163.01   Driver Version: 550.163.01   CUDA Version: 12.4     |'\n"
+                    f"exit {code}\n")
+        os.chmod(smi, 0o755)
+
+    def test_fr13_infoROM_warning_ready_by_default_failure_when_strict(self):
+        self.node.install_mock("driver", gpus=1)
+        self._smi_stub(14)
+        p = self.node.run("driver", check=0)
+        self.assertIn("warning", (p.stdout + p.stderr).lower())
+        self.assertTrue(self.node.exists("driver-ready"))
+        self.node.run("driver", "--strict", check=1)
+        self.assertFalse(self.node.exists("driver-ready"))
+
+    def test_fr13_exit_12_is_not_retried(self):
+        self.node.install_mock("driver", gpus=1)
+        self._smi_stub(12)
+        t0 = time.monotonic()
+        p = self.node.run("driver", "--wait", "--max-wait", "30", "--sleep-interval", "1", check=1)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertIn("library-not-found", p.stdout + p.stderr)
+
+    def test_fr13_exit_18_is_a_mismatch(self):
+        self.node.install_mock("driver", gpus=1)
+        self._smi_stub(18)
+        p = self.node.run("driver", check=1)
+        self.assertIn("driver-library-mismatch", p.stdout + p.stderr)
+
+    def test_fr13_exit_9_is_retried(self):
+        self.node.install_mock("driver", gpus=1)
+        self._smi_stub(9)
+        p = self.node.run("driver", "--wait", "--max-wait", "3", "--sleep-interval", "1", check=3)
+        out = p.stdout + p.stderr
+        self.assertIn("driver-not-loaded", out)
+        self.assertGreaterEqual(out.count("driver-not-loaded"), 2, "expected more than one attempt")
+
+    def test_fr17_bounded_wait_with_backoff(self):
+        self.node.install_mock("driver", gpus=1)
+        env = gvtest.clean_env(SLEEP_INTERVAL_SECONDS="1", **{gvtest.MOCK_FAULT_INIT_VAR: "DRIVER_NOT_LOADED"})
+        t0 = time.monotonic()
+        p = self.node.run("driver", "--wait", "--max-wait", "6", "--max-backoff", "2", env=env, check=3)
+        elapsed = time.monotonic() - t0
+        self.assertGreater(elapsed, 5)
+        self.assertLess(elapsed, 12)
+        out = p.stdout + p.stderr
+        self.assertIn("timeout", out)
+        self.assertIn("driver-not-loaded", out)
+        self.assertEqual(self.node.present(), [])
+
+
+class TestInterrupt(ChainTestCase):
+    def test_sigterm_while_waiting_leaves_marker_removed(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver", check=0)
+        env = gvtest.clean_env(SLEEP_INTERVAL_SECONDS="1", **{gvtest.MOCK_FAULT_INIT_VAR: "DRIVER_NOT_LOADED"})
+        proc = subprocess.Popen([gvtest.GV, "run", "--components", "driver", "--wait", *self.node.args()],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        proc.terminate()
+        out, errs = proc.communicate(timeout=10)
+        self.assertEqual(proc.returncode, 4, out + errs)
+        self.assertEqual(self.node.present(), [])
