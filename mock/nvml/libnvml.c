@@ -1,0 +1,1550 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The mock libnvidia-ml.so.1: every entry point of GV_NVML_FUNCTIONS
+ * (src/nvml/nvml-abi.h) answered from a GPU profile (profile.h).
+ *
+ * Semantics follow shared/reference/nvml-abi.md: reference-counted init,
+ * UNINITIALIZED before init, INVALID_ARGUMENT for NULL out-pointers and bad
+ * handles, INSUFFICIENT_SIZE for small buffers, NOT_FOUND for empty MIG slots.
+ * Profile selection, faults and the Xid control file: docs/mock-nvml.md.
+ *
+ * All state lives in one struct guarded by one mutex, like real NVML's.
+ * Handles point into fixed arrays of that struct, so a stale or foreign
+ * handle is recognised by address and never dereferenced.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "nvml/nvml-abi.h"
+#include "profile.h"
+
+#define GV_EXPORT __attribute__((visibility("default")))
+
+/* Prototypes generated from the ABI list: a definition that differs fails to compile. */
+#define GV_MOCK_PROTO(name, params) GV_EXPORT nvmlReturn_t name params;
+GV_NVML_FUNCTIONS(GV_MOCK_PROTO)
+#undef GV_MOCK_PROTO
+GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
+
+/* The plain names are the same functions as the versioned ones. */
+#define GV_MOCK_ALIAS(plain, versioned) \
+        extern __typeof__(versioned) plain __attribute__((alias(#versioned), visibility("default")));
+GV_NVML_ALIASES(GV_MOCK_ALIAS)
+#undef GV_MOCK_ALIAS
+
+#define MAXG GV_MOCK_MAX_GPUS
+#define MAXM GV_MOCK_MAX_MIG_DEVICES
+#define MAX_XIDS 1024
+#define PROFILE_BESIDE_LIBRARY "nvml-mock.yaml"
+#define NO_ID 0xFFFFFFFFu
+#define MIB (1024ULL * 1024ULL)
+
+/* Handles are addresses in the arrays below; 8 bytes each so that a pointer into the middle is refused. */
+struct nvmlDevice_st {
+        uint64_t unused;
+};
+struct nvmlGpuInstance_st {
+        uint64_t unused;
+};
+struct nvmlComputeInstance_st {
+        uint64_t unused;
+};
+struct nvmlEventSet_st {
+        struct nvmlEventSet_st *next;
+        unsigned long long mask[MAXG];     /* registered event types per GPU */
+        uint64_t delivered[MAX_XIDS / 64]; /* scheduled Xids already delivered to this set */
+        off_t ctl_offset;                  /* bytes of the control file already consumed */
+};
+
+static struct mock_state {
+        pthread_mutex_t lock;
+        unsigned refcount;
+        gv_mock_profile_t *profile;
+        struct timespec init_time;
+        uint64_t lost;               /* profile faults + MOCK_NVML_LOST_GPUS */
+        int fabric_override;         /* -1 none, else NVML_GPU_FABRIC_STATE_* */
+        char *xid_file;              /* MOCK_NVML_XID_FILE or faults.xid_control_file */
+        struct nvmlEventSet_st *sets;
+        struct nvmlDevice_st gpus[MAXG];
+        struct nvmlDevice_st migs[MAXG][MAXM];
+        struct nvmlGpuInstance_st gis[MAXG][MAXM];
+        struct nvmlComputeInstance_st cis[MAXG][MAXM];
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .fabric_override = -1 };
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+
+static nvmlReturn_t leave(nvmlReturn_t r)
+{
+        pthread_mutex_unlock(&S.lock);
+        return r;
+}
+
+#define BEGIN()                                                  \
+        do {                                                     \
+                pthread_mutex_lock(&S.lock);                     \
+                if (!S.refcount)                                 \
+                        return leave(NVML_ERROR_UNINITIALIZED);  \
+        } while (0)
+
+static bool debug_on(void)
+{
+        const char *d = getenv("MOCK_NVML_DEBUG");
+        return d && *d && strcmp(d, "0") != 0;
+}
+
+__attribute__((format(printf, 1, 2))) static void debug(const char *fmt, ...)
+{
+        if (!debug_on())
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("mock-nvml: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+}
+
+/* Index of @p in the array @base of @n elements, or -1. */
+static long slot_of(const void *p, const void *base, size_t n, size_t size)
+{
+        uintptr_t a = (uintptr_t) p, b = (uintptr_t) base;
+        if (a < b || a >= b + n * size || (a - b) % size)
+                return -1;
+        return (long) ((a - b) / size);
+}
+
+static gv_mock_device_t *gpu_at(unsigned i)
+{
+        return i < S.profile->device_count ? &S.profile->devices[i] : NULL;
+}
+
+static bool mig_on(const gv_mock_device_t *d)
+{
+        return d->mig_capable && d->mig_mode_current == NVML_DEVICE_MIG_ENABLE;
+}
+
+/*
+ * Resolves a device handle: *gpu is the physical GPU index, *mig the MIG slot
+ * or -1.  Bad handle: INVALID_ARGUMENT; lost GPU: GPU_IS_LOST.
+ */
+static nvmlReturn_t resolve(nvmlDevice_t h, unsigned *gpu, int *mig)
+{
+        long s = slot_of(h, S.gpus, MAXG, sizeof(S.gpus[0]));
+        if (s >= 0) {
+                *gpu = (unsigned) s;
+                *mig = -1;
+        } else {
+                s = slot_of(h, S.migs, (size_t) MAXG * MAXM, sizeof(S.migs[0][0]));
+                if (s < 0)
+                        return NVML_ERROR_INVALID_ARGUMENT;
+                *gpu = (unsigned) (s / MAXM);
+                *mig = (int) (s % MAXM);
+        }
+        gv_mock_device_t *d = gpu_at(*gpu);
+        if (!d)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (*mig >= 0 && (!mig_on(d) || (size_t) *mig >= d->n_mig_devices))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (S.lost & (1ULL << *gpu))
+                return NVML_ERROR_GPU_IS_LOST;
+        return NVML_SUCCESS;
+}
+
+/* For queries that a MIG handle answers with its parent's value. */
+static nvmlReturn_t resolve_gpu(nvmlDevice_t h, gv_mock_device_t **d)
+{
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(h, &g, &m);
+        if (r != NVML_SUCCESS)
+                return r;
+        *d = gpu_at(g);
+        return NVML_SUCCESS;
+}
+
+/* For queries only a physical GPU handle answers. */
+static nvmlReturn_t resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu)
+{
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(h, &g, &m);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (m >= 0)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        *d = gpu_at(g);
+        if (gpu)
+                *gpu = g;
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t copy_str(char *buf, unsigned length, const char *s)
+{
+        if (!buf)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        size_t n = strlen(s) + 1;
+        if (n > length)
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        memcpy(buf, s, n);
+        return NVML_SUCCESS;
+}
+
+static bool unsup(const gv_mock_device_t *d, uint32_t bit)
+{
+        return (d->unsupported & bit) != 0;
+}
+
+static const gv_mock_mig_profile_t *mig_profile_of(const gv_mock_device_t *d, const gv_mock_mig_device_t *m)
+{
+        for (size_t i = 0; i < d->n_mig_profiles; i++)
+                if (strcmp(d->mig_profiles[i].name, m->profile) == 0)
+                        return &d->mig_profiles[i];
+        return NULL;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (long) (now.tv_sec - t0->tv_sec) * 1000L + (now.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
+/* ------------------------------------------------------------------ */
+/* init / shutdown                                                     */
+
+static void anchor(void)
+{
+}
+
+/* "<folder of this library>/nvml-mock.yaml" when that file exists, else NULL. */
+static char *profile_beside_library(void)
+{
+        Dl_info info;
+        if (!dladdr((void *) (uintptr_t) &anchor, &info) || !info.dli_fname)
+                return NULL;
+        const char *slash = strrchr(info.dli_fname, '/');
+        char *path = NULL;
+        if (slash) {
+                if (asprintf(&path, "%.*s/%s", (int) (slash - info.dli_fname), info.dli_fname,
+                             PROFILE_BESIDE_LIBRARY) < 0)
+                        return NULL;
+        } else if (!(path = strdup(PROFILE_BESIDE_LIBRARY))) {
+                return NULL;
+        }
+        if (access(path, F_OK) != 0) {
+                free(path);
+                return NULL;
+        }
+        return path;
+}
+
+static int parse_uint_list(const char *s, uint64_t *mask)
+{
+        uint64_t m = 0;
+        while (s && *s) {
+                char *end;
+                errno = 0;
+                unsigned long v = strtoul(s, &end, 10);
+                if (errno || end == s || v >= MAXG)
+                        return -EINVAL;
+                m |= 1ULL << v;
+                s = end;
+                while (*s == ',' || *s == ' ')
+                        s++;
+        }
+        *mask = m;
+        return 0;
+}
+
+/* MOCK_NVML_XIDS="gpu:xid[:after_ms],..." appended to the profile's schedule. */
+static int parse_env_xids(gv_mock_faults_t *f, const char *s)
+{
+        while (s && *s) {
+                unsigned g, a = 0;
+                unsigned long long x;
+                int n = 0;
+                if (sscanf(s, "%u:%llu%n", &g, &x, &n) != 2 || g >= MAXG)
+                        return -EINVAL;
+                s += n;
+                if (*s == ':') {
+                        if (sscanf(s, ":%u%n", &a, &n) != 1)
+                                return -EINVAL;
+                        s += n;
+                }
+                if (*s && *s != ',' && *s != ';')
+                        return -EINVAL;
+                if (*s)
+                        s++;
+                if (f->n_xids >= MAX_XIDS)
+                        return -E2BIG;
+                gv_mock_xid_t *nx = realloc(f->xids, (f->n_xids + 1) * sizeof(*nx));
+                if (!nx)
+                        return -ENOMEM;
+                f->xids = nx;
+                f->xids[f->n_xids++] = (gv_mock_xid_t) { .gpu = g, .xid = x, .after_ms = a };
+        }
+        return 0;
+}
+
+/* Loads and finalizes the profile the environment selects; NVML_SUCCESS or the init error. */
+static nvmlReturn_t load_profile(void)
+{
+        _cleanup_error_ gv_error_t *err = NULL;
+        gv_mock_profile_t *p = NULL;
+        const char *cfg = getenv("MOCK_NVML_CONFIG");
+        _cleanup_free_ char *beside = NULL;
+        int r;
+        if (cfg && *cfg) {
+                r = gv_mock_profile_load_file(cfg, &p, &err);
+        } else if ((beside = profile_beside_library())) {
+                r = gv_mock_profile_load_file(beside, &p, &err);
+        } else {
+                r = gv_mock_profile_load_builtin(GV_MOCK_DEFAULT_PROFILE, &p, &err);
+        }
+        const char *n = getenv("MOCK_NVML_NUM_DEVICES");
+        if (r >= 0 && n && *n) {
+                char *end;
+                unsigned long v = strtoul(n, &end, 10);
+                if (*end || v > UINT_MAX)
+                        r = gv_error_set(&err, EINVAL, GV_REASON_CONFIG, "MOCK_NVML_NUM_DEVICES=%s: expected 1..64", n);
+                else
+                        r = gv_mock_profile_set_gpu_count(p, (unsigned) v, &err);
+                if (r < 0)
+                        gv_error_prefix(&err, "MOCK_NVML_NUM_DEVICES");
+        }
+        const char *node = getenv("NODE_NAME");
+        if (r >= 0 && node && *node)
+                r = gv_mock_profile_set_node_name(p, node, &err);
+        if (r >= 0)
+                r = gv_mock_profile_finalize(p, &err);
+        const char *lost = getenv("MOCK_NVML_LOST_GPUS");
+        uint64_t lost_mask = 0;
+        if (r >= 0 && lost && parse_uint_list(lost, &lost_mask) < 0)
+                r = gv_error_set(&err, EINVAL, GV_REASON_CONFIG, "MOCK_NVML_LOST_GPUS=%s: expected GPU indexes like 2,5",
+                                 lost);
+        const char *xids = getenv("MOCK_NVML_XIDS");
+        if (r >= 0 && xids && parse_env_xids(&p->faults, xids) < 0)
+                r = gv_error_set(&err, EINVAL, GV_REASON_CONFIG,
+                                 "MOCK_NVML_XIDS=%s: expected gpu:xid[:after_ms] separated by commas", xids);
+        int fabric = -1;
+        const char *fs = getenv("MOCK_NVML_FABRIC_STATE");
+        if (r >= 0 && fs && *fs) {
+                static const char *const names[] = { "not-supported", "not-started", "in-progress", "completed" };
+                for (int i = 0; i < 4; i++)
+                        if (strcasecmp(fs, names[i]) == 0)
+                                fabric = i;
+                if (fabric < 0)
+                        r = gv_error_set(&err, EINVAL, GV_REASON_CONFIG,
+                                         "MOCK_NVML_FABRIC_STATE=%s: expected not-started, in-progress or completed", fs);
+        }
+        if (r < 0) {
+                debug("%s", err && err->msg ? err->msg : "profile error");
+                gv_mock_profile_free(&p);
+                return NVML_ERROR_UNKNOWN;
+        }
+        if (p->faults.init_error != NVML_SUCCESS) {
+                nvmlReturn_t ir = (nvmlReturn_t) p->faults.init_error;
+                debug("profile %s: faults.init_error: returning %u", p->source, p->faults.init_error);
+                gv_mock_profile_free(&p);
+                return ir;
+        }
+        const char *xf = getenv("MOCK_NVML_XID_FILE");
+        char *xid_file = xf && *xf ? strdup(xf) : p->faults.xid_control_file ? strdup(p->faults.xid_control_file) : NULL;
+        S.profile = p;
+        S.lost = p->faults.lost_gpus | lost_mask;
+        S.fabric_override = fabric >= 0 ? fabric : p->faults.fabric_in_progress ? NVML_GPU_FABRIC_STATE_IN_PROGRESS : -1;
+        free(S.xid_file);
+        S.xid_file = xid_file;
+        clock_gettime(CLOCK_MONOTONIC, &S.init_time);
+        debug("loaded %s: %u GPU(s), driver %s", p->source, p->device_count, p->driver_version);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+        if (flags & ~(unsigned) (NVML_INIT_FLAG_NO_GPUS | NVML_INIT_FLAG_NO_ATTACH))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        pthread_mutex_lock(&S.lock);
+        if (S.refcount) {
+                S.refcount++;
+                return leave(NVML_SUCCESS);
+        }
+        const char *ie = getenv("MOCK_NVML_INIT_ERROR");
+        unsigned code;
+        if (ie && *ie) {
+                if (gv_mock_parse_return_name(ie, &code) < 0) {
+                        debug("MOCK_NVML_INIT_ERROR=%s: expected driver-not-loaded, no-permission, "
+                              "lib-rm-version-mismatch or an NVML return number", ie);
+                        return leave(NVML_ERROR_UNKNOWN);
+                }
+                if (code != NVML_SUCCESS) {
+                        debug("MOCK_NVML_INIT_ERROR: returning %u", code);
+                        return leave((nvmlReturn_t) code);
+                }
+        }
+        nvmlReturn_t r = load_profile();
+        if (r == NVML_SUCCESS)
+                S.refcount = 1;
+        return leave(r);
+}
+
+nvmlReturn_t nvmlInit_v2(void)
+{
+        return nvmlInitWithFlags(0);
+}
+
+nvmlReturn_t nvmlShutdown(void)
+{
+        BEGIN();
+        if (--S.refcount == 0) {
+                gv_mock_profile_free(&S.profile);
+                while (S.sets) {
+                        struct nvmlEventSet_st *n = S.sets->next;
+                        free(S.sets);
+                        S.sets = n;
+                }
+                free(S.xid_file);
+                S.xid_file = NULL;
+                S.lost = 0;
+                S.fabric_override = -1;
+        }
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* error strings (wording of NVML's nvmlErrorString)                   */
+
+const char *nvmlErrorString(nvmlReturn_t result)
+{
+        switch (result) {
+        case NVML_SUCCESS: return "Success";
+        case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+        case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+        case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+        case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+        case NVML_ERROR_ALREADY_INITIALIZED: return "Already Initialized";
+        case NVML_ERROR_NOT_FOUND: return "Not Found";
+        case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+        case NVML_ERROR_INSUFFICIENT_POWER: return "Insufficient External Power";
+        case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+        case NVML_ERROR_TIMEOUT: return "Timeout";
+        case NVML_ERROR_IRQ_ISSUE: return "Interrupt Request Issue";
+        case NVML_ERROR_LIBRARY_NOT_FOUND: return "NVML Shared Library Not Found";
+        case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
+        case NVML_ERROR_CORRUPTED_INFOROM: return "Corrupted infoROM";
+        case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+        case NVML_ERROR_RESET_REQUIRED: return "GPU requires restart";
+        case NVML_ERROR_OPERATING_SYSTEM: return "The operating system has blocked the request.";
+        case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "RM has detected an NVML/RM version mismatch.";
+        case NVML_ERROR_IN_USE: return "In use by another client";
+        case NVML_ERROR_MEMORY: return "Insufficient Memory";
+        case NVML_ERROR_NO_DATA: return "No data";
+        case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
+                return "The requested vgpu operation is not available on target device, because ECC is enabled";
+        case NVML_ERROR_INSUFFICIENT_RESOURCES: return "Ran out of critical resources, other than memory";
+        case NVML_ERROR_FREQ_NOT_SUPPORTED: return "The requested frequency is not supported";
+        case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "The provided version is invalid/unsupported";
+        case NVML_ERROR_DEPRECATED: return "The requested functionality has been deprecated";
+        case NVML_ERROR_NOT_READY: return "The system is not ready for the request";
+        case NVML_ERROR_GPU_NOT_FOUND: return "No GPUs were found";
+        case NVML_ERROR_INVALID_STATE: return "Resource not in correct state to perform requested operation";
+        case NVML_ERROR_RESET_TYPE_NOT_SUPPORTED: return "Reset type is not supported";
+        case NVML_ERROR_UNKNOWN: return "Unknown Error";
+        }
+        return "Unknown Error";
+}
+
+/* ------------------------------------------------------------------ */
+/* system                                                              */
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+        BEGIN();
+        return leave(copy_str(version, length, S.profile->driver_version));
+}
+
+nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
+{
+        BEGIN();
+        return leave(copy_str(version, length, S.profile->nvml_version ? S.profile->nvml_version : ""));
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
+{
+        BEGIN();
+        if (!cudaDriverVersion)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *cudaDriverVersion = S.profile->cuda_driver_version;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
+{
+        return nvmlSystemGetCudaDriverVersion(cudaDriverVersion);
+}
+
+/* ------------------------------------------------------------------ */
+/* enumeration and identity                                            */
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
+{
+        BEGIN();
+        if (!deviceCount)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *deviceCount = S.profile->device_count;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+        BEGIN();
+        if (!device || index >= S.profile->device_count)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *device = &S.gpus[index];
+        /* A lost GPU still hands out its handle; every call on it says GPU_IS_LOST. */
+        return leave((S.lost & (1ULL << index)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+        BEGIN();
+        if (!uuid || !device)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        for (unsigned i = 0; i < S.profile->device_count; i++) {
+                const gv_mock_device_t *d = &S.profile->devices[i];
+                if (strcasecmp(d->uuid, uuid) == 0) {
+                        *device = &S.gpus[i];
+                        return leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+                }
+                for (size_t m = 0; mig_on(d) && m < d->n_mig_devices; m++)
+                        if (d->mig_devices[m].uuid && strcasecmp(d->mig_devices[m].uuid, uuid) == 0) {
+                                *device = &S.migs[i][m];
+                                return leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+                        }
+        }
+        return leave(NVML_ERROR_NOT_FOUND);
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+{
+        BEGIN();
+        if (!pciBusId || !device)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned dom, bus, dev, fn = 0;
+        int n = -1;
+        if (sscanf(pciBusId, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) != 4 || n < 0 || pciBusId[n]) {
+                n = -1;
+                if (sscanf(pciBusId, "%x:%x.%x%n", &bus, &dev, &fn, &n) != 3 || n < 0 || pciBusId[n])
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);
+                dom = 0;
+        }
+        for (unsigned i = 0; i < S.profile->device_count; i++) {
+                const gv_mock_device_t *d = &S.profile->devices[i];
+                if (d->pci_domain == dom && d->pci_bus == bus && d->pci_device == dev && fn == 0) {
+                        *device = &S.gpus[i];
+                        return leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+                }
+        }
+        return leave(NVML_ERROR_NOT_FOUND);
+}
+
+nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        const gv_mock_device_t *d = gpu_at(g);
+        if (m < 0)
+                return leave(copy_str(name, length, d->name));
+        const gv_mock_mig_device_t *md = &d->mig_devices[m];
+        _cleanup_free_ char *s = NULL;
+        if (asprintf(&s, "%s MIG %s", d->name, md->ci_profile ? md->ci_profile : md->profile) < 0)
+                return leave(NVML_ERROR_MEMORY);
+        return leave(copy_str(name, length, s));
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        const gv_mock_device_t *d = gpu_at(g);
+        return leave(copy_str(uuid, length, m < 0 ? d->uuid : d->mig_devices[m].uuid));
+}
+
+nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        nvmlReturn_t r = resolve_physical(device, &d, &g);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!index)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *index = g;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!minorNumber)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (unsup(d, GV_MOCK_FIELD_MINOR_NUMBER))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *minorNumber = d->minor_number;
+        return leave(NVML_SUCCESS);
+}
+
+static void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, unsigned device_id,
+                     unsigned subsystem)
+{
+        memset(pci, 0, sizeof(*pci));
+        snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.0", domain & 0xffff, bus & 0xff,
+                 dev & 0xff);
+        snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.0", domain, bus & 0xff, dev & 0xff);
+        pci->domain = domain;
+        pci->bus = bus;
+        pci->device = dev;
+        pci->pciDeviceId = (device_id << 16) | 0x10DEu;
+        pci->pciSubSystemId = subsystem;
+}
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_gpu(device, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!pci)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        fill_pci(pci, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
+        return leave(NVML_SUCCESS);
+}
+
+/* Total, reserved and used MiB of a GPU or MIG device. */
+static void memory_of(const gv_mock_device_t *d, int m, unsigned long long *total, unsigned long long *reserved,
+                      unsigned long long *used)
+{
+        if (m >= 0) {
+                *total = d->mig_devices[m].memory_mib;
+                *reserved = 0;
+                *used = 0;
+                for (size_t i = 0; i < d->n_processes; i++)
+                        if (d->processes[i].gi_id == d->mig_devices[m].gi_id &&
+                            d->processes[i].ci_id == d->mig_devices[m].ci_id)
+                                *used += d->processes[i].used_memory_mib;
+                if (*used > *total)
+                        *used = *total;
+                return;
+        }
+        *total = d->memory_total_mib;
+        *reserved = d->memory_reserved_mib;
+        *used = d->memory_used_mib;
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!memory)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned long long t, res, u;
+        memory_of(gpu_at(g), m, &t, &res, &u);
+        /* Version 1 counts the driver's reservation as used. */
+        memory->total = t * MIB;
+        memory->used = (u + res) * MIB;
+        memory->free = (t - u - res) * MIB;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!memory)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (memory->version != nvmlMemory_v2)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        unsigned long long t, res, u;
+        memory_of(gpu_at(g), m, &t, &res, &u);
+        memory->total = t * MIB;
+        memory->reserved = res * MIB;
+        memory->used = u * MIB;
+        memory->free = (t - u - res) * MIB;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_gpu(device, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!major || !minor)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *major = d->cuda_cc_major;
+        *minor = d->cuda_cc_minor;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_gpu(device, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!arch)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *arch = d->architecture;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_gpu(device, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!type)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *type = (nvmlBrandType_t) d->brand;
+        return leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t string_field(nvmlDevice_t device, size_t off, uint32_t bit, char *buf, unsigned length)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_gpu(device, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!buf)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const char *s = *(char *const *) ((const char *) d + off);
+        if (unsup(d, bit) || !s)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        return leave(copy_str(buf, length, s));
+}
+
+nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
+{
+        return string_field(device, offsetof(gv_mock_device_t, serial), GV_MOCK_FIELD_SERIAL, serial, length);
+}
+
+nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)
+{
+        return string_field(device, offsetof(gv_mock_device_t, vbios_version), GV_MOCK_FIELD_VBIOS, version, length);
+}
+
+nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)
+{
+        return string_field(device, offsetof(gv_mock_device_t, board_part_number), GV_MOCK_FIELD_BOARD_PART_NUMBER,
+                            partNumber, length);
+}
+
+/* ------------------------------------------------------------------ */
+/* MIG                                                                 */
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!currentMode || !pendingMode)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *currentMode = d->mig_mode_current;
+        *pendingMode = d->mig_mode_pending;
+        return leave(NVML_SUCCESS);
+}
+
+static unsigned max_mig_devices(const gv_mock_device_t *d)
+{
+        if (!mig_on(d))
+                return 0;
+        unsigned m = 0;
+        for (size_t i = 0; i < d->n_mig_profiles; i++)
+                if (d->mig_profiles[i].slice_count > m)
+                        m = d->mig_profiles[i].slice_count;
+        if (m < d->n_mig_devices)
+                m = (unsigned) d->n_mig_devices;
+        return m > MAXM ? MAXM : m;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!count)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* NVML: zero when MIG is not supported or not enabled. */
+        *count = max_mig_devices(d);
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        nvmlReturn_t r = resolve_physical(device, &d, &g);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!migDevice)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        if (!mig_on(d) || index >= d->n_mig_devices)
+                return leave(NVML_ERROR_NOT_FOUND);
+        *migDevice = &S.migs[g][index];
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!isMigDevice)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *isMigDevice = m >= 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(migDevice, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!device || m < 0)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *device = &S.gpus[g];
+        return leave(NVML_SUCCESS);
+}
+
+/* Resolves a MIG device handle; NOT_SUPPORTED for a physical GPU. */
+static nvmlReturn_t resolve_mig(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu, int *mig)
+{
+        nvmlReturn_t r = resolve(h, gpu, mig);
+        if (r != NVML_SUCCESS)
+                return r;
+        *d = gpu_at(*gpu);
+        return *mig < 0 ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!id)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if ((r = resolve_mig(device, &d, &g, &m)) != NVML_SUCCESS)
+                return leave(r);
+        *id = d->mig_devices[m].gi_id;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!id)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if ((r = resolve_mig(device, &d, &g, &m)) != NVML_SUCCESS)
+                return leave(r);
+        *id = d->mig_devices[m].ci_id;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!attributes)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if ((r = resolve_mig(device, &d, &g, &m)) != NVML_SUCCESS)
+                return leave(r);
+        const gv_mock_mig_device_t *md = &d->mig_devices[m];
+        const gv_mock_mig_profile_t *mp = mig_profile_of(d, md);
+        memset(attributes, 0, sizeof(*attributes));
+        attributes->multiprocessorCount = md->multiprocessor_count;
+        attributes->sharedCopyEngineCount = mp ? mp->copy_engine_count : 0;
+        attributes->sharedDecoderCount = mp ? mp->decoder_count : 0;
+        attributes->sharedEncoderCount = mp ? mp->encoder_count : 0;
+        attributes->sharedJpegCount = mp ? mp->jpeg_count : 0;
+        attributes->sharedOfaCount = mp ? mp->ofa_count : 0;
+        attributes->gpuInstanceSliceCount = mp ? mp->slice_count : 0;
+        attributes->computeInstanceSliceCount = md->ci_slice_count;
+        attributes->memorySizeMB = md->memory_mib;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile,
+                                                 nvmlGpuInstanceProfileInfo_t *info)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!info || profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        for (size_t i = 0; i < d->n_mig_profiles; i++) {
+                const gv_mock_mig_profile_t *mp = &d->mig_profiles[i];
+                if (mp->id != profile)
+                        continue;
+                memset(info, 0, sizeof(*info));
+                info->id = mp->id;
+                info->isP2pSupported = 0;
+                info->sliceCount = mp->slice_count;
+                info->instanceCount = mp->instance_count;
+                info->multiprocessorCount = mp->multiprocessor_count;
+                info->copyEngineCount = mp->copy_engine_count;
+                info->decoderCount = mp->decoder_count;
+                info->encoderCount = mp->encoder_count;
+                info->jpegCount = mp->jpeg_count;
+                info->ofaCount = mp->ofa_count;
+                info->memorySizeMB = mp->memory_mib;
+                return leave(NVML_SUCCESS);
+        }
+        return leave(NVML_ERROR_NOT_SUPPORTED);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        nvmlReturn_t r = resolve_physical(device, &d, &g);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!gpuInstance)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        for (size_t m = 0; mig_on(d) && m < d->n_mig_devices; m++)
+                if (d->mig_devices[m].gi_id == id) {
+                        *gpuInstance = &S.gis[g][m];
+                        return leave(NVML_SUCCESS);
+                }
+        return leave(NVML_ERROR_NOT_FOUND);
+}
+
+/* Resolves a GPU or compute instance handle to (gpu, MIG slot). */
+static nvmlReturn_t resolve_instance(const void *h, const void *base, gv_mock_device_t **d, unsigned *gpu, int *slot)
+{
+        long s = slot_of(h, base, (size_t) MAXG * MAXM, sizeof(S.gis[0][0]));
+        if (s < 0)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        *gpu = (unsigned) (s / MAXM);
+        *slot = (int) (s % MAXM);
+        *d = gpu_at(*gpu);
+        if (!*d || !mig_on(*d) || (size_t) *slot >= (*d)->n_mig_devices)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (S.lost & (1ULL << *gpu))
+                return NVML_ERROR_GPU_IS_LOST;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        int s;
+        nvmlReturn_t r = resolve_instance(gpuInstance, S.gis, &d, &g, &s);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!info)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_mig_device_t *md = &d->mig_devices[s];
+        const gv_mock_mig_profile_t *mp = mig_profile_of(d, md);
+        memset(info, 0, sizeof(*info));
+        info->device = &S.gpus[g];
+        info->id = md->gi_id;
+        info->profileId = mp ? mp->id : 0;
+        info->placement.start = md->placement_start;
+        info->placement.size = mp ? mp->slice_count : 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id,
+                                                   nvmlComputeInstance_t *computeInstance)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        int s;
+        nvmlReturn_t r = resolve_instance(gpuInstance, S.gis, &d, &g, &s);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!computeInstance)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned gi = d->mig_devices[s].gi_id;
+        for (size_t m = 0; m < d->n_mig_devices; m++)
+                if (d->mig_devices[m].gi_id == gi && d->mig_devices[m].ci_id == id) {
+                        *computeInstance = &S.cis[g][m];
+                        return leave(NVML_SUCCESS);
+                }
+        return leave(NVML_ERROR_NOT_FOUND);
+}
+
+/* NVML compute instance profile enum from a slice count (1, 2, 3, 4, 7, 8, 6 slices). */
+static unsigned ci_profile_id(unsigned slices)
+{
+        static const unsigned by_slices[9] = { 0, 0x0, 0x1, 0x2, 0x3, 0, 0x6, 0x4, 0x5 };
+        return slices < 9 ? by_slices[slices] : 0;
+}
+
+nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        int s;
+        nvmlReturn_t r = resolve_instance(computeInstance, S.cis, &d, &g, &s);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!info)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_mig_device_t *md = &d->mig_devices[s];
+        unsigned start = 0;
+        size_t first = (size_t) s;
+        for (size_t m = 0; m < (size_t) s; m++)
+                if (d->mig_devices[m].gi_id == md->gi_id) {
+                        start += d->mig_devices[m].ci_slice_count;
+                        if (m < first)
+                                first = m;
+                }
+        memset(info, 0, sizeof(*info));
+        info->device = &S.gpus[g];
+        info->gpuInstance = &S.gis[g][first];
+        info->id = md->ci_id;
+        info->profileId = ci_profile_id(md->ci_slice_count);
+        info->placement.start = start;
+        info->placement.size = md->ci_slice_count;
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* fabric, topology, NVLink                                            */
+
+static nvmlReturn_t fabric_common(nvmlDevice_t device, gv_mock_device_t **d, unsigned char *state)
+{
+        nvmlReturn_t r = resolve_physical(device, d, NULL);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (unsup(*d, GV_MOCK_FIELD_FABRIC) || (*d)->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (S.fabric_override == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+                return NVML_ERROR_NOT_SUPPORTED;
+        *state = (unsigned char) (S.fabric_override > 0 ? S.fabric_override : (int) (*d)->fabric_state);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned char st;
+        if (!gpuFabricInfo) {
+                nvmlReturn_t r = resolve_physical(device, &d, NULL);
+                return leave(r != NVML_SUCCESS ? r : NVML_ERROR_INVALID_ARGUMENT);
+        }
+        nvmlReturn_t r = fabric_common(device, &d, &st);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        memset(gpuFabricInfo, 0, sizeof(*gpuFabricInfo));
+        memcpy(gpuFabricInfo->clusterUuid, d->fabric_cluster_uuid, NVML_GPU_FABRIC_UUID_LEN);
+        gpuFabricInfo->status = st == NVML_GPU_FABRIC_STATE_COMPLETED ? (nvmlReturn_t) d->fabric_status
+                                                                      : NVML_ERROR_NOT_READY;
+        gpuFabricInfo->cliqueId = d->fabric_clique_id;
+        gpuFabricInfo->state = st;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned char st;
+        if (!gpuFabricInfo) {
+                nvmlReturn_t r = resolve_physical(device, &d, NULL);
+                return leave(r != NVML_SUCCESS ? r : NVML_ERROR_INVALID_ARGUMENT);
+        }
+        unsigned v = gpuFabricInfo->version;
+        if (v != nvmlGpuFabricInfo_v2 && v != nvmlGpuFabricInfo_v3)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        nvmlReturn_t r = fabric_common(device, &d, &st);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        /* Write only as many bytes as the caller's version has. */
+        nvmlGpuFabricInfo_v2_t *v2 = (nvmlGpuFabricInfo_v2_t *) (void *) gpuFabricInfo;
+        memset(v2, 0, sizeof(*v2));
+        v2->version = v;
+        memcpy(v2->clusterUuid, d->fabric_cluster_uuid, NVML_GPU_FABRIC_UUID_LEN);
+        v2->status = st == NVML_GPU_FABRIC_STATE_COMPLETED ? (nvmlReturn_t) d->fabric_status : NVML_ERROR_NOT_READY;
+        v2->cliqueId = d->fabric_clique_id;
+        v2->state = st;
+        v2->healthMask = 0;
+        if (v == nvmlGpuFabricInfo_v3)
+                gpuFabricInfo->healthSummary = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                 nvmlGpuTopologyLevel_t *pathInfo)
+{
+        BEGIN();
+        gv_mock_device_t *a, *b;
+        unsigned ga, gb;
+        nvmlReturn_t r = resolve_physical(device1, &a, &ga);
+        if (r == NVML_SUCCESS)
+                r = resolve_physical(device2, &b, &gb);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!pathInfo)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* HGX-like layout: pairs share a PCIe switch, halves a CPU socket. */
+        if (ga == gb)
+                *pathInfo = NVML_TOPOLOGY_INTERNAL;
+        else if (ga / 2 == gb / 2)
+                *pathInfo = NVML_TOPOLOGY_MULTIPLE;
+        else if (ga / 4 == gb / 4)
+                *pathInfo = NVML_TOPOLOGY_NODE;
+        else
+                *pathInfo = NVML_TOPOLOGY_SYSTEM;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!isActive || link >= NVML_NVLINK_MAX_LINKS)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *isActive = d->nvlink_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!pci || link >= NVML_NVLINK_MAX_LINKS)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        /* The far end is an NVSwitch (PCI device 0x1AF1); links fan out over six switches. */
+        fill_pci(pci, 0, 0x01 + link % 6, 0, 0x1AF1, 0x16A010DE);
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* events                                                              */
+
+#define SUPPORTED_EVENTS                                                                                 \
+        (nvmlEventTypeSingleBitEccError | nvmlEventTypeDoubleBitEccError | nvmlEventTypePState |        \
+         nvmlEventTypeXidCriticalError | nvmlEventTypeClock)
+
+static bool live_set(const struct nvmlEventSet_st *set)
+{
+        for (const struct nvmlEventSet_st *s = S.sets; s; s = s->next)
+                if (s == set)
+                        return true;
+        return false;
+}
+
+static off_t file_size(const char *path)
+{
+        struct stat st;
+        if (!path || stat(path, &st) < 0)
+                return 0;
+        return st.st_size;
+}
+
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
+{
+        BEGIN();
+        if (!set)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        struct nvmlEventSet_st *s = calloc(1, sizeof(*s));
+        if (!s)
+                return leave(NVML_ERROR_MEMORY);
+        /* Only lines appended to the control file after this point are delivered. */
+        s->ctl_offset = file_size(S.xid_file);
+        s->next = S.sets;
+        S.sets = s;
+        *set = s;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!eventTypes)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *eventTypes = SUPPORTED_EVENTS;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        unsigned g;
+        nvmlReturn_t r = resolve_physical(device, &d, &g);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!set || !live_set(set))
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (eventTypes & ~(unsigned long long) SUPPORTED_EVENTS)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        set->mask[g] |= eventTypes;
+        return leave(NVML_SUCCESS);
+}
+
+/* Next line "<gpu> <xid>" of the control file past set->ctl_offset; true when one was read. */
+static bool read_control_line(struct nvmlEventSet_st *set, unsigned *gpu, unsigned long long *xid)
+{
+        if (!S.xid_file)
+                return false;
+        for (;;) {
+                _cleanup_fclose_ FILE *f = fopen(S.xid_file, "re");
+                if (!f)
+                        return false;
+                struct stat st;
+                if (fstat(fileno(f), &st) < 0)
+                        return false;
+                if (st.st_size < set->ctl_offset)
+                        set->ctl_offset = 0; /* truncated: start over */
+                if (st.st_size == set->ctl_offset || fseeko(f, set->ctl_offset, SEEK_SET) < 0)
+                        return false;
+                _cleanup_free_ char *line = NULL;
+                size_t cap = 0;
+                ssize_t n = getline(&line, &cap, f);
+                if (n <= 0 || line[n - 1] != '\n')
+                        return false; /* nothing, or a line still being written */
+                set->ctl_offset += n;
+                unsigned g;
+                unsigned long long x;
+                if (sscanf(line, "%u %llu", &g, &x) == 2) {
+                        *gpu = g;
+                        *xid = x;
+                        return true;
+                }
+                debug("%s: ignoring line \"%.*s\" (expected \"<gpu> <xid>\")", S.xid_file, (int) (n - 1), line);
+        }
+}
+
+static bool next_event(struct nvmlEventSet_st *set, nvmlEventData_t *data)
+{
+        gv_mock_faults_t *f = &S.profile->faults;
+        long now = ms_since(&S.init_time);
+        for (size_t i = 0; i < f->n_xids && i < MAX_XIDS; i++) {
+                gv_mock_xid_t *x = &f->xids[i];
+                if (set->delivered[i / 64] & (1ULL << (i % 64)))
+                        continue;
+                if ((long) x->after_ms > now || x->gpu >= S.profile->device_count ||
+                    !(set->mask[x->gpu] & nvmlEventTypeXidCriticalError))
+                        continue;
+                set->delivered[i / 64] |= 1ULL << (i % 64);
+                data->device = &S.gpus[x->gpu];
+                data->eventType = nvmlEventTypeXidCriticalError;
+                data->eventData = x->xid;
+                data->gpuInstanceId = data->computeInstanceId = NO_ID;
+                return true;
+        }
+        unsigned g;
+        unsigned long long xid;
+        while (read_control_line(set, &g, &xid)) {
+                if (g >= S.profile->device_count || !(set->mask[g] & nvmlEventTypeXidCriticalError))
+                        continue;
+                data->device = &S.gpus[g];
+                data->eventType = nvmlEventTypeXidCriticalError;
+                data->eventData = xid;
+                data->gpuInstanceId = data->computeInstanceId = NO_ID;
+                return true;
+        }
+        return false;
+}
+
+nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms)
+{
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                BEGIN();
+                if (!set || !live_set(set) || !data)
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);
+                if (next_event(set, data))
+                        return leave(NVML_SUCCESS);
+                pthread_mutex_unlock(&S.lock);
+                long left = (long) timeoutms - ms_since(&start);
+                if (left <= 0)
+                        return NVML_ERROR_TIMEOUT;
+                long step = left < 10 ? left : 10;
+                struct timespec ts = { .tv_sec = 0, .tv_nsec = step * 1000000L };
+                while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                        ;
+        }
+}
+
+nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
+{
+        BEGIN();
+        for (struct nvmlEventSet_st **p = &S.sets; *p; p = &(*p)->next)
+                if (*p == set) {
+                        *p = set->next;
+                        free(set);
+                        return leave(NVML_SUCCESS);
+                }
+        return leave(NVML_ERROR_INVALID_ARGUMENT);
+}
+
+/* ------------------------------------------------------------------ */
+/* telemetry                                                           */
+
+/* Looks up a device for a scalar query; NOT_SUPPORTED when @bit is marked unsupported. */
+static nvmlReturn_t scalar_query(nvmlDevice_t device, const void *out, uint32_t bit, gv_mock_device_t **d)
+{
+        nvmlReturn_t r = resolve_gpu(device, d);
+        if (r != NVML_SUCCESS)
+                return r;
+        if (!out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (bit && unsup(*d, bit))
+                return NVML_ERROR_NOT_SUPPORTED;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = scalar_query(device, temp, GV_MOCK_FIELD_TEMPERATURE, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (sensorType != NVML_TEMPERATURE_GPU)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *temp = d->temperature_c;
+        return leave(NVML_SUCCESS);
+}
+
+#define SCALAR_GETTER(fn, type, out, bit, expr)                               \
+        nvmlReturn_t fn(nvmlDevice_t device, type *out)                       \
+        {                                                                     \
+                BEGIN();                                                      \
+                gv_mock_device_t *d;                                          \
+                nvmlReturn_t r = scalar_query(device, out, bit, &d);          \
+                if (r != NVML_SUCCESS)                                        \
+                        return leave(r);                                      \
+                *out = (type) (expr);                                         \
+                return leave(NVML_SUCCESS);                                   \
+        }
+
+SCALAR_GETTER(nvmlDeviceGetPowerUsage, unsigned int, power, GV_MOCK_FIELD_POWER_USAGE, d->power_usage_mw)
+SCALAR_GETTER(nvmlDeviceGetPowerManagementLimit, unsigned int, limit, GV_MOCK_FIELD_POWER_LIMIT, d->power_limit_mw)
+SCALAR_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, unsigned int, defaultLimit, GV_MOCK_FIELD_POWER_LIMIT,
+              d->power_default_limit_mw)
+SCALAR_GETTER(nvmlDeviceGetEnforcedPowerLimit, unsigned int, limit, GV_MOCK_FIELD_POWER_LIMIT, d->power_limit_mw)
+SCALAR_GETTER(nvmlDeviceGetFanSpeed, unsigned int, speed, GV_MOCK_FIELD_FAN, d->fan_speed)
+SCALAR_GETTER(nvmlDeviceGetPersistenceMode, nvmlEnableState_t, mode, GV_MOCK_FIELD_PERSISTENCE,
+              d->persistence_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
+SCALAR_GETTER(nvmlDeviceGetComputeMode, nvmlComputeMode_t, mode, GV_MOCK_FIELD_COMPUTE_MODE, d->compute_mode)
+SCALAR_GETTER(nvmlDeviceGetPerformanceState, nvmlPstates_t, pState, GV_MOCK_FIELD_PSTATE, d->pstate)
+SCALAR_GETTER(nvmlDeviceGetDisplayMode, nvmlEnableState_t, display, GV_MOCK_FIELD_DISPLAY,
+              d->display_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
+SCALAR_GETTER(nvmlDeviceGetDisplayActive, nvmlEnableState_t, isActive, GV_MOCK_FIELD_DISPLAY,
+              d->display_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
+
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
+                                                          unsigned int *maxLimit)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = scalar_query(device, minLimit, GV_MOCK_FIELD_POWER_LIMIT, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!maxLimit)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *minLimit = d->power_min_limit_mw;
+        *maxLimit = d->power_max_limit_mw;
+        return leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock, bool max)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = scalar_query(device, clock, GV_MOCK_FIELD_CLOCKS, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        switch (type) {
+        case NVML_CLOCK_GRAPHICS: *clock = max ? d->max_clock_graphics_mhz : d->clock_graphics_mhz; break;
+        case NVML_CLOCK_SM: *clock = max ? d->max_clock_sm_mhz : d->clock_sm_mhz; break;
+        case NVML_CLOCK_MEM: *clock = max ? d->max_clock_mem_mhz : d->clock_mem_mhz; break;
+        case NVML_CLOCK_VIDEO: *clock = max ? d->max_clock_video_mhz : d->clock_video_mhz; break;
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
+{
+        return clock_query(device, type, clock, false);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
+{
+        return clock_query(device, type, clock, true);
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = scalar_query(device, utilization, GV_MOCK_FIELD_UTILIZATION, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (mig_on(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* as on real MIG-enabled GPUs */
+        utilization->gpu = d->utilization_gpu;
+        utilization->memory = d->utilization_memory;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+{
+        BEGIN();
+        gv_mock_device_t *d;
+        nvmlReturn_t r = scalar_query(device, current, GV_MOCK_FIELD_ECC, &d);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!pending)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *current = d->ecc_current ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        *pending = d->ecc_pending ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_t *infos)
+{
+        BEGIN();
+        unsigned g;
+        int m;
+        nvmlReturn_t r = resolve(device, &g, &m);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (!infoCount)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_device_t *d = gpu_at(g);
+        if (unsup(d, GV_MOCK_FIELD_PROCESSES))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        unsigned n = 0;
+        for (size_t i = 0; i < d->n_processes; i++) {
+                const gv_mock_process_t *p = &d->processes[i];
+                if (m >= 0 && (p->gi_id != d->mig_devices[m].gi_id || p->ci_id != d->mig_devices[m].ci_id))
+                        continue;
+                n++;
+        }
+        if (*infoCount < n) {
+                *infoCount = n;
+                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+        }
+        if (n && !infos)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned k = 0;
+        for (size_t i = 0; i < d->n_processes; i++) {
+                const gv_mock_process_t *p = &d->processes[i];
+                if (m >= 0 && (p->gi_id != d->mig_devices[m].gi_id || p->ci_id != d->mig_devices[m].ci_id))
+                        continue;
+                infos[k].pid = p->pid;
+                infos[k].usedGpuMemory = p->used_memory_mib * MIB;
+                infos[k].gpuInstanceId = p->gi_id;
+                infos[k].computeInstanceId = p->ci_id;
+                k++;
+        }
+        *infoCount = n;
+        return leave(NVML_SUCCESS);
+}
