@@ -101,6 +101,7 @@ typedef struct gv_run_report {
         bool skipped;
         unsigned attempts;
         double duration_s;    /* wall time of the whole run, seconds */
+        gv_reason_t last_reason; /* reason of the last failed attempt (differs from reason on timeout) */
         char generation[GV_GENERATION_HEX_LEN + 1];
 } gv_run_report_t;
 
@@ -117,5 +118,47 @@ void gv_run_report_clear(gv_run_report_t *r);
  * negative errno; @report is always filled (caller clears it).
  */
 int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store, gv_run_report_t *report);
+
+
+/* ---- additions of the components module ---- */
+
+/*
+ * gv_backoff_delay_s - the wait before retry number @attempt (1 = the wait
+ * after the first failure), in seconds: @first_s * 2^(attempt-1), capped at
+ * max(@cap_s, @first_s), then reduced by up to 20 % by @jitter (0 <= jitter
+ * < 1; values outside are clamped), so it never exceeds the cap.  A @first_s
+ * of 0 counts as 0.1 s so that a retry loop never spins.  Pure function.
+ */
+double gv_backoff_delay_s(unsigned attempt, unsigned first_s, unsigned cap_s, double jitter);
+
+/*
+ * The default folders searched, under a driver root, for libnvidia-ml.so.1
+ * and for nvidia-smi: upstream's lists plus ours (FR06: /lib64, /lib, /bin,
+ * /usr/local/bin, /usr/local/nvidia/lib64, /usr/local/glibc/lib, ...).
+ * NULL-terminated static tables, for --help and as defaults when
+ * cfg->lib_search / cfg->bin_search are NULL.  docs/components.md lists them.
+ */
+const char *const *gv_driver_default_lib_search(void);
+const char *const *gv_driver_default_bin_search(void);
+
+/* Default CDI spec folders (/etc/cdi, /var/run/cdi); NULL-terminated static table. */
+const char *const *gv_toolkit_default_cdi_dirs(void);
+
+/*
+ * Default container runtime configuration files (containerd, CRI-O with its
+ * drop-in folder written with a trailing "/" and "*", Docker), looked up under the
+ * host root; NULL-terminated static table.
+ */
+const char *const *gv_toolkit_default_runtime_configs(void);
+
+/*
+ * gv_nvidia_smi_exit_reason - the FR13 exit-code policy of nvidia-smi.
+ * 0: GV_REASON_NONE.  14 (infoROM warning): GV_REASON_NONE with *warning set
+ * to true, or GV_REASON_NVIDIA_SMI when @strict.  9: driver-not-loaded
+ * (retryable).  12: library-not-found (not retried).  18:
+ * driver-library-mismatch (not retried).  Anything else, including death by
+ * a signal (pass -1): nvidia-smi-failed.  @warning may be NULL.
+ */
+gv_reason_t gv_nvidia_smi_exit_reason(int exit_code, bool strict, bool *warning);
 
 #endif

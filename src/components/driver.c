@@ -1,0 +1,759 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The driver component: find the driver (host or container, upstream's
+ * rule), load its NVML in-process and check every GPU, optionally run its
+ * nvidia-smi (FR13 policy), check the device nodes (FR03) and the kernel
+ * module (FR02), create /dev/char symlinks, and describe the result in
+ * driver-ready's upstream keys.  See docs/components.md.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/fileio.h"
+#include "internal.h"
+#include "nvml/nvml.h"
+
+#define COMPONENT "driver"
+#define MOCK_MANIFEST ".gpu-validator-mock.json"
+#define DRIVER_CTR_READY ".driver-ctr-ready"
+
+/* upstream's lib list, then ours (FR06: /opt/nvidia, Talos, GKE-style /usr/local/nvidia) */
+static const char *const default_lib_search[] = {
+        "/",
+        "/usr/lib64",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/lib64",
+        "/lib/x86_64-linux-gnu",
+        "/lib/aarch64-linux-gnu",
+        "/lib",
+        "/usr/lib",
+        "/usr/local/nvidia/lib64",
+        "/usr/local/glibc/lib",
+        "/usr/local/lib",
+        "/opt/nvidia/lib64",
+        "/opt/nvidia/lib",
+        "/usr/lib/wsl/lib",
+        NULL,
+};
+
+/* upstream's bin list (host and container lists merged), then ours */
+static const char *const default_bin_search[] = {
+        "/usr/bin",
+        "/usr/sbin",
+        "/bin",
+        "/sbin",
+        "/usr/lib/wsl/lib",
+        "/opt/bin",
+        "/usr/local/bin",
+        "/usr/local/nvidia/bin",
+        "/opt/nvidia/bin",
+        "/",
+        NULL,
+};
+
+const char *const *gv_driver_default_lib_search(void)
+{
+        return default_lib_search;
+}
+
+const char *const *gv_driver_default_bin_search(void)
+{
+        return default_bin_search;
+}
+
+static const char *host_root_of(const gv_config_t *cfg)
+{
+        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+}
+
+static const char *ctr_root_of(const gv_config_t *cfg)
+{
+        if (cfg->driver_install_dir_ctr_path && *cfg->driver_install_dir_ctr_path)
+                return cfg->driver_install_dir_ctr_path;
+        if (cfg->driver_install_dir && *cfg->driver_install_dir)
+                return cfg->driver_install_dir;
+        return "/run/nvidia/driver";
+}
+
+/* Where the driver is. */
+typedef struct driver_loc {
+        bool host;
+        const char *root; /* as seen from here: host_root or the container driver root (borrowed) */
+        char *lib;        /* libnvidia-ml.so.1 (resolved, host path as seen from here) */
+        char *lib_dir;
+        char *smi;        /* nvidia-smi or NULL */
+        char *smi_dir;
+        char *smi_tried;  /* where nvidia-smi was looked for (for the error when it is needed) */
+        bool mock;        /* a mock root (manifest present, or cfg->mock) */
+        bool files_ok;    /* the mock's device nodes are regular files */
+} driver_loc_t;
+
+static void driver_loc_clear(driver_loc_t *l)
+{
+        free(l->lib);
+        free(l->lib_dir);
+        free(l->smi);
+        free(l->smi_dir);
+        free(l->smi_tried);
+        *l = (driver_loc_t) { 0 };
+}
+
+static bool is_dir(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* <root>/<rel> is a folder (resolved inside the root). */
+static bool root_is_dir(const char *root, const char *rel)
+{
+        _cleanup_free_ char *p = NULL;
+        return gv_root_resolve(root, rel, &p, NULL) == 0 && is_dir(p);
+}
+
+/*
+ * The mock manifest written by `gpu-validator mock install`:
+ * <root>/.gpu-validator-mock.json, a JSON object with "device_nodes":
+ * "char" | "files".  Returns 1 when present (sets *files_ok), 0 when absent,
+ * negative errno (GV_REASON_CONFIG) when present but unreadable or malformed.
+ */
+static int read_mock_manifest(const char *root, bool *files_ok, gv_error_t **err)
+{
+        _cleanup_free_ char *path = gv_path_join(root, MOCK_MANIFEST);
+        if (!path)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        _cleanup_error_ gv_error_t *e = NULL;
+        int r = gv_read_file_at(AT_FDCWD, path, true, 64 * 1024, &text, &len, &e);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return gv_error_set(err, r, GV_REASON_CONFIG, "mock manifest: %s", e ? e->msg : strerror(-r));
+        json_tokener *tok = json_tokener_new();
+        if (!tok)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        json_object *obj = json_tokener_parse_ex(tok, text, (int) len);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        json_tokener_free(tok);
+        if (!obj || jerr != json_tokener_success || !json_object_is_type(obj, json_type_object)) {
+                json_object_put(obj);
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: not a JSON object (%s)", path,
+                                    json_tokener_error_desc(jerr));
+        }
+        json_object *dn = NULL;
+        bool files = false;
+        if (json_object_object_get_ex(obj, "device_nodes", &dn)) {
+                const char *v = json_object_is_type(dn, json_type_string) ? json_object_get_string(dn) : NULL;
+                if (v && strcmp(v, "files") == 0)
+                        files = true;
+                else if (!v || strcmp(v, "char") != 0) {
+                        json_object_put(obj);
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "%s: \"device_nodes\" must be \"char\" or \"files\"", path);
+                }
+        }
+        json_object_put(obj);
+        *files_ok = files;
+        return 1;
+}
+
+/* A short note for FR02: is the kernel module there at all? "" when it is or for a mock. */
+static const char *module_note(const gv_config_t *cfg)
+{
+        _cleanup_free_ char *p = NULL;
+        if (cfg->mock)
+                return "";
+        if (gv_root_resolve(host_root_of(cfg), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
+                return "";
+        return "\nthe NVIDIA kernel module is not loaded either (no /sys/module/nvidia under the host root)";
+}
+
+/*
+ * Decide host or container driver (upstream's order; FR05: the container
+ * root only counts when it actually holds the library) and find the files.
+ */
+static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t **err)
+{
+        const char *const *libs = cfg->lib_search ? cfg->lib_search : default_lib_search;
+        const char *const *bins = cfg->bin_search ? cfg->bin_search : default_bin_search;
+        const char *host = host_root_of(cfg);
+        const char *ctr = ctr_root_of(cfg);
+
+        char *tried = NULL, *smi_tried = NULL;
+        size_t tried_len = 0, smi_tried_len = 0;
+        _cleanup_free_ char *tried_keep = NULL;
+        FILE *tf = open_memstream(&tried, &tried_len);
+        if (!tf)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        driver_loc_t loc = { 0 };
+
+        /* 1. host driver: nvidia-smi and libnvidia-ml.so.1 under the host root */
+        char *hsmi = NULL, *hsmi_dir = NULL, *hlib = NULL, *hlib_dir = NULL;
+        int rs = gv_root_find(host, bins, "nvidia-smi", &hsmi, &hsmi_dir, tf);
+        int rl = gv_root_find(host, libs, "libnvidia-ml.so.1", &hlib, &hlib_dir, tf);
+        if (rs == 0 && rl == 0) {
+                loc = (driver_loc_t) { .host = true, .root = host, .lib = hlib, .lib_dir = hlib_dir, .smi = hsmi,
+                                       .smi_dir = hsmi_dir };
+                fclose(tf);
+                free(tried);
+                *out = loc;
+                return 0;
+        }
+        free(hsmi);
+        free(hsmi_dir);
+        free(hlib);
+        free(hlib_dir);
+        if (rs == -ENOMEM || rl == -ENOMEM) {
+                fclose(tf);
+                free(tried);
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+
+        /* 2. container driver: only when its root really holds the library */
+        char *clib = NULL, *clib_dir = NULL;
+        int rc = -ENOENT;
+        if (strcmp(ctr, host) != 0)
+                rc = gv_root_find(ctr, libs, "libnvidia-ml.so.1", &clib, &clib_dir, tf);
+        fclose(tf);
+        tried_keep = tried;
+        if (rc == 0) {
+                loc = (driver_loc_t) { .host = false, .root = ctr, .lib = clib, .lib_dir = clib_dir };
+                FILE *sf = open_memstream(&smi_tried, &smi_tried_len);
+                if (!sf) {
+                        driver_loc_clear(&loc);
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                }
+                (void) gv_root_find(ctr, bins, "nvidia-smi", &loc.smi, &loc.smi_dir, sf);
+                fclose(sf);
+                loc.smi_tried = smi_tried;
+                *out = loc;
+                return 0;
+        }
+        return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND,
+                            "no NVIDIA driver found: no host driver (nvidia-smi and libnvidia-ml.so.1) under "
+                            "HOST_ROOT=%s and no libnvidia-ml.so.1 under the driver container root "
+                            "DRIVER_INSTALL_DIR(_CTR_PATH)=%s; tried:%s%s\n"
+                            "change HOST_ROOT, DRIVER_INSTALL_DIR / DRIVER_INSTALL_DIR_CTR_PATH, or the search "
+                            "lists with --lib-search / --bin-search",
+                            host, ctr, tried_keep ? tried_keep : "", module_note(cfg));
+}
+
+/* What NVML told us. */
+typedef struct nvml_facts {
+        char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+        char cuda_version[32]; /* "12.4" or "" */
+        char first_name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        unsigned count;
+        unsigned *minors; /* heap, count entries: /dev/nvidia<minor> */
+        char *uuids;      /* heap, comma-separated */
+        bool init_no_attach;
+} nvml_facts_t;
+
+static void nvml_facts_clear(nvml_facts_t *f)
+{
+        free(f->minors);
+        free(f->uuids);
+        *f = (nvml_facts_t) { 0 };
+}
+
+/* A per-device NVML failure: GPU_IS_LOST names the GPU's index and bus id (gpu-lost). */
+static int device_error(gv_error_t **err, const gv_nvml_t *nvml, nvmlReturn_t ret, unsigned index,
+                        const char *bus_id, const char *what)
+{
+        if (ret == NVML_ERROR_GPU_IS_LOST)
+                return gv_error_set(err, EIO, GV_REASON_GPU_LOST, "GPU %u (bus id %s) is lost: %s: %s (%s, %d)",
+                                    index, bus_id && *bus_id ? bus_id : "unknown", what,
+                                    gv_nvml_strerror(nvml, ret), gv_nvml_return_name(ret), (int) ret);
+        gv_nvml_error(err, nvml, ret, what);
+        return gv_error_prefix(err, "GPU %u (bus id %s)", index, bus_id && *bus_id ? bus_id : "unknown");
+}
+
+static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvml_facts_t *f, FILE *uuids,
+                        gv_error_t **err)
+{
+        nvmlDevice_t dev = NULL;
+        char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1] = "";
+        nvmlReturn_t ret = nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
+        if (ret != NVML_SUCCESS)
+                return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
+        if (nvml->nvmlDeviceGetPciInfo_v3) {
+                nvmlPciInfo_t pci;
+                memset(&pci, 0, sizeof(pci));
+                ret = nvml->nvmlDeviceGetPciInfo_v3(dev, &pci);
+                if (ret == NVML_SUCCESS)
+                        snprintf(bus_id, sizeof(bus_id), "%.*s", (int) sizeof(pci.busId), pci.busId);
+                else if (ret != NVML_ERROR_NOT_SUPPORTED)
+                        return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetPciInfo_v3");
+        }
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
+        ret = nvml->nvmlDeviceGetName(dev, name, sizeof(name));
+        if (ret != NVML_SUCCESS)
+                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetName");
+        name[sizeof(name) - 1] = '\0';
+        char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "";
+        ret = nvml->nvmlDeviceGetUUID(dev, uuid, sizeof(uuid));
+        if (ret != NVML_SUCCESS)
+                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetUUID");
+        uuid[sizeof(uuid) - 1] = '\0';
+        if (i == 0)
+                snprintf(f->first_name, sizeof(f->first_name), "%s", name);
+        fprintf(uuids, "%s%s", i ? "," : "", uuid);
+
+        unsigned minor = i;
+        if (nvml->nvmlDeviceGetMinorNumber) {
+                unsigned m = 0;
+                ret = nvml->nvmlDeviceGetMinorNumber(dev, &m);
+                if (ret == NVML_SUCCESS)
+                        minor = m;
+                else if (ret == NVML_ERROR_GPU_IS_LOST)
+                        return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetMinorNumber");
+        }
+        f->minors[i] = minor;
+
+        /* FR14: MIG enabled with no instance is not a usable GPU */
+        if (nvml->nvmlDeviceGetMigMode) {
+                unsigned cur = 0, pend = 0;
+                ret = nvml->nvmlDeviceGetMigMode(dev, &cur, &pend);
+                if (ret == NVML_ERROR_GPU_IS_LOST)
+                        return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetMigMode");
+                if (ret == NVML_SUCCESS && cur == NVML_DEVICE_MIG_ENABLE && nvml->nvmlDeviceGetMaxMigDeviceCount &&
+                    nvml->nvmlDeviceGetMigDeviceHandleByIndex) {
+                        unsigned max = 0, found = 0;
+                        ret = nvml->nvmlDeviceGetMaxMigDeviceCount(dev, &max);
+                        if (ret != NVML_SUCCESS)
+                                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetMaxMigDeviceCount");
+                        for (unsigned j = 0; j < max; j++) {
+                                nvmlDevice_t mig = NULL;
+                                if (nvml->nvmlDeviceGetMigDeviceHandleByIndex(dev, j, &mig) == NVML_SUCCESS)
+                                        found++;
+                        }
+                        if (found == 0)
+                                return gv_error_set(err, ENODEV, GV_REASON_MIG_NO_INSTANCES,
+                                                    "GPU %u (%s, bus id %s): MIG is enabled but no MIG device "
+                                                    "(GPU instance) exists",
+                                                    i, name, *bus_id ? bus_id : "unknown");
+                        gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "GPU %u: MIG enabled, %u MIG devices", i,
+                                found);
+                }
+        }
+        gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "GPU %u: %s %s bus id %s", i, name, uuid,
+                *bus_id ? bus_id : "unknown");
+        return 0;
+}
+
+static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, gv_error_t **err)
+{
+        nvmlReturn_t ret = nvml->nvmlSystemGetDriverVersion(f->driver_version, sizeof(f->driver_version));
+        if (ret != NVML_SUCCESS)
+                return gv_nvml_error(err, nvml, ret, "nvmlSystemGetDriverVersion");
+        f->driver_version[sizeof(f->driver_version) - 1] = '\0';
+        int cuda = 0;
+        nvmlSystemGetCudaDriverVersion_fn get_cuda = nvml->nvmlSystemGetCudaDriverVersion_v2
+                                                             ? nvml->nvmlSystemGetCudaDriverVersion_v2
+                                                             : nvml->nvmlSystemGetCudaDriverVersion;
+        if (get_cuda && get_cuda(&cuda) == NVML_SUCCESS && cuda > 0)
+                snprintf(f->cuda_version, sizeof(f->cuda_version), "%d.%d", cuda / 1000, (cuda % 1000) / 10);
+        unsigned count = 0;
+        ret = nvml->nvmlDeviceGetCount_v2(&count);
+        if (ret != NVML_SUCCESS)
+                return gv_nvml_error(err, nvml, ret, "nvmlDeviceGetCount_v2");
+        if (count == 0)
+                return gv_error_set(err, ENODEV, GV_REASON_NO_GPU, "NVML (driver %s) sees no GPU",
+                                    f->driver_version);
+        if (count > 4096)
+                return gv_error_set(err, ERANGE, GV_REASON_NVML, "NVML reports an implausible %u GPUs", count);
+        f->count = count;
+        f->minors = calloc(count, sizeof(*f->minors));
+        char *ubuf = NULL;
+        size_t ulen = 0;
+        FILE *uf = f->minors ? open_memstream(&ubuf, &ulen) : NULL;
+        if (!uf)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int r = 0;
+        for (unsigned i = 0; i < count && r == 0; i++) {
+                if (cfg->stop && *cfg->stop)
+                        r = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted");
+                else
+                        r = check_device(cfg, nvml, i, f, uf, err);
+        }
+        fclose(uf);
+        if (r < 0) {
+                free(ubuf);
+                return r;
+        }
+        f->uuids = ubuf;
+        return 0;
+}
+
+/* Load NVML from the driver root, init, query, shut down, close (always). */
+static int nvml_check(const gv_config_t *cfg, const driver_loc_t *loc, nvml_facts_t *f, gv_error_t **err)
+{
+        const char *const candidates[] = { loc->lib, NULL };
+        gv_nvml_t *nvml = NULL;
+        int r = gv_nvml_open(candidates, &nvml, err);
+        if (r < 0)
+                return gv_error_prefix(err, "load NVML");
+        nvmlReturn_t ret;
+        const char *what;
+        if (cfg->skip_gpu_init && nvml->nvmlInitWithFlags) {
+                /* DRIVER_VALIDATION_SKIP_GPU_INIT: talk to the driver without attaching to the GPUs */
+                what = "nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH)";
+                ret = nvml->nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH);
+                f->init_no_attach = true;
+        } else {
+                what = "nvmlInit_v2";
+                ret = nvml->nvmlInit_v2();
+        }
+        if (ret != NVML_SUCCESS) {
+                r = gv_nvml_error(err, nvml, ret, what);
+                if (ret == NVML_ERROR_NO_PERMISSION)
+                        gv_error_prefix(err, "%s (permission denied: check device node modes, SELinux, cgroup "
+                                             "device rules)",
+                                        nvml->path);
+                else
+                        gv_error_prefix(err, "%s", nvml->path);
+                gv_nvml_close(&nvml);
+                return r;
+        }
+        r = nvml_query(cfg, nvml, f, err);
+        nvml->nvmlShutdown();
+        gv_nvml_close(&nvml);
+        return r;
+}
+
+/* The state of one device node. */
+typedef enum node_state { NODE_OK, NODE_MISSING, NODE_WRONG_TYPE, NODE_DENIED } node_state_t;
+
+static node_state_t node_check(const char *dev_root, const char *name, bool files_ok, struct stat *st_out)
+{
+        _cleanup_free_ char *inside = NULL;
+        if (asprintf(&inside, "/dev/%s", name) < 0)
+                return NODE_MISSING;
+        _cleanup_free_ char *p = NULL;
+        int r = gv_root_resolve(dev_root, inside, &p, NULL);
+        if (r == -EACCES)
+                return NODE_DENIED;
+        if (r < 0)
+                return NODE_MISSING;
+        struct stat st;
+        if (stat(p, &st) < 0)
+                return errno == EACCES ? NODE_DENIED : NODE_MISSING;
+        if (st_out)
+                *st_out = st;
+        if (S_ISCHR(st.st_mode) || (files_ok && S_ISREG(st.st_mode)))
+                return NODE_OK;
+        return NODE_WRONG_TYPE;
+}
+
+/* nvidiactl, nvidia<minor>..., nvidia-uvm, nvidia-uvm-tools (heap list). */
+static char **node_names(const nvml_facts_t *f)
+{
+        size_t n = f->count + 3;
+        char **v = calloc(n + 1, sizeof(*v));
+        if (!v)
+                return NULL;
+        size_t k = 0;
+        if (!(v[k++] = strdup("nvidiactl")))
+                goto oom;
+        for (unsigned i = 0; i < f->count; i++)
+                if (asprintf(&v[k++], "nvidia%u", f->minors[i]) < 0) {
+                        v[k - 1] = NULL;
+                        goto oom;
+                }
+        if (!(v[k++] = strdup("nvidia-uvm")) || !(v[k++] = strdup("nvidia-uvm-tools")))
+                goto oom;
+        return v;
+oom:
+        gv_strv_freep(&v);
+        return NULL;
+}
+
+/*
+ * FR03: wait up to cfg->dev_node_wait_s for every node to be there (inotify
+ * on <dev root>/dev as a wake-up, 100 ms slices for cfg->stop), then name
+ * every missing one.
+ */
+static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok,
+                             gv_error_t **err)
+{
+        int64_t start = gv_now_ms();
+        int64_t deadline = start + (int64_t) cfg->dev_node_wait_s * 1000;
+        _cleanup_close_ int ifd = -1;
+        bool logged = false;
+        for (;;) {
+                size_t bad = 0;
+                bool denied = false;
+                for (char **n = names; *n; n++) {
+                        node_state_t s = node_check(dev_root, *n, files_ok, NULL);
+                        if (s != NODE_OK)
+                                bad++;
+                        if (s == NODE_DENIED)
+                                denied = true;
+                }
+                if (bad == 0)
+                        return 0;
+                int64_t now = gv_now_ms();
+                if (denied || now >= deadline) {
+                        char *msg = NULL;
+                        size_t mlen = 0;
+                        FILE *mf = open_memstream(&msg, &mlen);
+                        if (!mf)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        const char *sep = "";
+                        for (char **n = names; *n; n++) {
+                                node_state_t s = node_check(dev_root, *n, files_ok, NULL);
+                                if (s == NODE_OK)
+                                        continue;
+                                fprintf(mf, "%s/dev/%s%s", sep, *n,
+                                        s == NODE_WRONG_TYPE ? " (not a character device)"
+                                        : s == NODE_DENIED   ? " (permission denied)"
+                                                             : "");
+                                sep = ", ";
+                        }
+                        fclose(mf);
+                        int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
+                                                      "device nodes under %s not accessible: %s", dev_root,
+                                                      msg ? msg : "")
+                                       : gv_error_set(err, ENOENT, GV_REASON_DEVICE_NODE_MISSING,
+                                                      "device nodes missing under %s after waiting %u s: %s",
+                                                      dev_root, cfg->dev_node_wait_s, msg ? msg : "");
+                        free(msg);
+                        return r;
+                }
+                if (cfg->stop && *cfg->stop)
+                        return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted while waiting for device nodes");
+                if (!logged) {
+                        gv_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
+                                "waiting up to %u s for %zu device node(s) under %s/dev", cfg->dev_node_wait_s, bad,
+                                dev_root);
+                        logged = true;
+                }
+                if (ifd < 0) {
+                        _cleanup_free_ char *devdir = NULL;
+                        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+                        if (ifd >= 0 && gv_root_resolve(dev_root, "/dev", &devdir, NULL) == 0 &&
+                            inotify_add_watch(ifd, devdir, IN_CREATE | IN_MOVED_TO | IN_ATTRIB) < 0) {
+                                /* no watch: plain 100 ms slices */
+                        }
+                }
+                int64_t left = deadline - now;
+                int slice = (int) (left < 100 ? left : 100);
+                if (ifd >= 0) {
+                        struct pollfd p = { .fd = ifd, .events = POLLIN };
+                        if (poll(&p, 1, slice) > 0) {
+                                char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+                                while (read(ifd, buf, sizeof(buf)) > 0)
+                                        ;
+                        }
+                } else {
+                        (void) gv_sleep_ms(slice, cfg->stop);
+                }
+        }
+}
+
+/* /dev/char/MAJ:MIN -> <dev root host path>/dev/<name>; failures are warnings. */
+static void dev_char_symlinks(const gv_config_t *cfg, const char *dev_root_here, const char *dev_root_host,
+                              char **names, bool files_ok)
+{
+        const char *dir = cfg->dev_char_dir && *cfg->dev_char_dir ? cfg->dev_char_dir : "/dev/char";
+        bool dir_ready = false;
+        for (char **n = names; *n; n++) {
+                struct stat st;
+                if (node_check(dev_root_here, *n, files_ok, &st) != NODE_OK || !S_ISCHR(st.st_mode))
+                        continue; /* regular-file mock nodes: nothing to link */
+                if (!dir_ready) {
+                        _cleanup_error_ gv_error_t *e = NULL;
+                        if (gv_mkdir_p(dir, 0755, &e) < 0) {
+                                gv_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_IO, "cannot create %s: %s", dir,
+                                        e ? e->msg : "");
+                                return;
+                        }
+                        dir_ready = true;
+                }
+                _cleanup_free_ char *link = NULL, *target = NULL, *tmp = NULL;
+                if (asprintf(&link, "%s/%u:%u", dir, major(st.st_rdev), minor(st.st_rdev)) < 0 ||
+                    asprintf(&target, "%s/dev/%s", strcmp(dev_root_host, "/") == 0 ? "" : dev_root_host, *n) < 0 ||
+                    asprintf(&tmp, "%s/.%u:%u.tmp-%ld", dir, major(st.st_rdev), minor(st.st_rdev),
+                             (long) getpid()) < 0) {
+                        gv_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_INTERNAL, "out of memory");
+                        return;
+                }
+                char cur[4096];
+                ssize_t l = readlink(link, cur, sizeof(cur) - 1);
+                if (l >= 0) {
+                        cur[l] = '\0';
+                        if (strcmp(cur, target) == 0)
+                                continue;
+                }
+                unlink(tmp);
+                if (symlink(target, tmp) < 0 || rename(tmp, link) < 0) {
+                        gv_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_IO, "cannot create symlink %s -> %s: %s",
+                                link, target, strerror(errno));
+                        unlink(tmp);
+                        continue;
+                }
+                gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "created %s -> %s", link, target);
+        }
+}
+
+/* The in-root path of a host path under @root ("/tmp/r/usr/bin/x" under "/tmp/r" -> "/usr/bin/x"). */
+static const char *inside_root(const char *root, const char *path)
+{
+        size_t l = strlen(root);
+        while (l > 1 && root[l - 1] == '/')
+                l--;
+        if (l == 1 && root[0] == '/')
+                return path;
+        if (strncmp(path, root, l) == 0 && (path[l] == '/' || path[l] == '\0'))
+                return path[l] ? path + l : "/";
+        return NULL;
+}
+
+static int run_smi(const gv_config_t *cfg, const driver_loc_t *loc, char **warning, gv_error_t **err)
+{
+        if (!loc->smi)
+                return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND,
+                                    "nvidia-smi not found under the driver root %s; tried:%s\n"
+                                    "change the search list with --bin-search, or disable the nvidia-smi run",
+                                    loc->root, loc->smi_tried ? loc->smi_tried : "");
+        const char *chroot_dir = NULL;
+        const char *smi = loc->smi, *lib_dir = loc->lib_dir;
+        bool real_root = strcmp(loc->root, "/") == 0;
+        if (loc->host && !real_root && geteuid() == 0 && root_is_dir(loc->root, "/bin")) {
+                _cleanup_free_ char *sh = NULL;
+                struct stat st;
+                const char *in_smi = inside_root(loc->root, loc->smi);
+                const char *in_lib = inside_root(loc->root, loc->lib_dir);
+                if (gv_root_resolve(loc->root, "/bin/sh", &sh, NULL) == 0 && stat(sh, &st) == 0 && in_smi && in_lib) {
+                        chroot_dir = loc->root;
+                        smi = in_smi;
+                        lib_dir = in_lib;
+                }
+        }
+        int r = gv_nvidia_smi_check(cfg, smi, lib_dir, chroot_dir, warning, err);
+        if (r < 0)
+                return gv_error_prefix(err, "nvidia-smi");
+        return 0;
+}
+
+static int set_fact(gv_kvlist_t *l, const char *k, const char *v, gv_error_t **err)
+{
+        return gv_kvlist_set(l, k, v, err);
+}
+
+static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
+{
+        (void) store;
+        _cleanup_(driver_loc_clear) driver_loc_t loc = { 0 };
+        int r = locate_driver(cfg, &loc, err);
+        if (r < 0)
+                return r;
+        gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "%s driver: %s%s%s", loc.host ? "host" : "container",
+                loc.lib, loc.smi ? ", " : "", loc.smi ? loc.smi : "");
+
+        bool files_ok = false;
+        r = read_mock_manifest(loc.root, &files_ok, err);
+        if (r < 0)
+                return r;
+        loc.mock = cfg->mock || r > 0;
+        loc.files_ok = r > 0 && files_ok;
+        const char *host = host_root_of(cfg);
+
+        if (!loc.host && !loc.mock) {
+                _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
+                                                         DRIVER_CTR_READY);
+                if (!flag)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if (access(flag, F_OK) < 0)
+                        return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
+                                            "waiting for the driver container (%s): found %s but the driver "
+                                            "container has not signalled readiness",
+                                            flag, loc.lib);
+        }
+        if (!loc.mock) {
+                _cleanup_free_ char *mod = NULL;
+                if (gv_root_resolve(host, "/sys/module/nvidia", &mod, NULL) < 0 || !is_dir(mod))
+                        return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
+                                            "the NVIDIA kernel module is not loaded: %s/sys/module/nvidia is absent "
+                                            "(found %s)",
+                                            strcmp(host, "/") == 0 ? "" : host, loc.lib);
+        }
+
+        _cleanup_(nvml_facts_clear) nvml_facts_t f = { 0 };
+        r = nvml_check(cfg, &loc, &f, err);
+        if (r < 0)
+                return r;
+
+        _cleanup_free_ char *warning = NULL;
+        if (cfg->run_nvidia_smi && !cfg->skip_gpu_init) {
+                r = run_smi(cfg, &loc, &warning, err);
+                if (r < 0)
+                        return r;
+        }
+
+        /* dev root: the driver root if it has a /dev folder, else the host root (upstream) */
+        bool dev_in_driver_root = root_is_dir(loc.root, "/dev");
+        const char *driver_root_host = loc.host ? host : (cfg->driver_install_dir && *cfg->driver_install_dir
+                                                                  ? cfg->driver_install_dir
+                                                                  : "/run/nvidia/driver");
+        const char *driver_root_ctr = loc.host ? "/host" : "/driver-root";
+        const char *dev_root_here = dev_in_driver_root ? loc.root : host;
+        const char *dev_root_host = dev_in_driver_root ? driver_root_host : host;
+        const char *dev_root_ctr = dev_in_driver_root ? driver_root_ctr : "/host";
+
+        _cleanup_strv_free_ char **names = node_names(&f);
+        if (!names)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        r = wait_device_nodes(cfg, dev_root_here, names, loc.files_ok, err);
+        if (r < 0)
+                return r;
+        if (!cfg->disable_dev_char_symlinks)
+                dev_char_symlinks(cfg, dev_root_here, dev_root_host, names, loc.files_ok);
+
+        gv_result_t res = { 0 };
+        char count[16];
+        snprintf(count, sizeof(count), "%u", f.count);
+        if ((r = set_fact(&res.facts, "IS_HOST_DRIVER", loc.host ? "true" : "false", err)) < 0 ||
+            (r = set_fact(&res.facts, "NVIDIA_DRIVER_ROOT", driver_root_host, err)) < 0 ||
+            (r = set_fact(&res.facts, "DRIVER_ROOT_CTR_PATH", driver_root_ctr, err)) < 0 ||
+            (r = set_fact(&res.facts, "NVIDIA_DEV_ROOT", dev_root_host, err)) < 0 ||
+            (r = set_fact(&res.facts, "DEV_ROOT_CTR_PATH", dev_root_ctr, err)) < 0 ||
+            (r = set_fact(&res.facts, "DRIVER_VERSION", f.driver_version, err)) < 0 ||
+            (*f.cuda_version && (r = set_fact(&res.facts, "CUDA_DRIVER_VERSION", f.cuda_version, err)) < 0) ||
+            (r = set_fact(&res.facts, "GPU_COUNT", count, err)) < 0 ||
+            (r = set_fact(&res.facts, "GPU_UUIDS", f.uuids ? f.uuids : "", err)) < 0) {
+                gv_result_clear(&res);
+                return r;
+        }
+        res.host_driver = loc.host;
+        if (asprintf(&res.summary, "%s driver %s%s%s, %u GPU%s (%s)%s%s", loc.host ? "host" : "container",
+                     f.driver_version, *f.cuda_version ? ", CUDA " : "", f.cuda_version, f.count,
+                     f.count == 1 ? "" : "s", f.first_name, loc.mock ? ", mock root" : "",
+                     f.init_no_attach ? ", GPU init skipped" : "") < 0) {
+                res.summary = NULL;
+                gv_result_clear(&res);
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+        res.warning = TAKE_PTR(warning);
+        *result = res;
+        return 0;
+}
+
+const gv_component_t gv_component_driver = {
+        .name = "driver",
+        .marker = GV_MARKER_DRIVER,
+        .validate = driver_validate,
+};

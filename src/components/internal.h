@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Helpers shared by the component files (not part of the public interface):
+ * paths resolved inside a root, child processes with a timeout, interruptible
+ * sleeps, and log formatting.  Nothing here prints or exits.
+ */
+#ifndef GV_COMPONENTS_INTERNAL_H
+#define GV_COMPONENTS_INTERNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "component.h"
+
+/* The components in their files; gv_components_all() lists them. */
+extern const gv_component_t gv_component_driver;
+extern const gv_component_t gv_component_toolkit;
+extern const gv_component_t gv_component_cuda;
+extern const gv_component_t gv_component_plugin;
+
+/*
+ * gv_logf - format a message and hand it to cfg->log (if set) with the
+ * component name and gv_reason_name(@reason) ("" for GV_REASON_NONE).
+ */
+void gv_logf(const gv_config_t *cfg, gv_log_level_t level, const char *component, gv_reason_t reason,
+             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Monotonic clock in milliseconds. */
+int64_t gv_now_ms(void);
+
+/*
+ * gv_sleep_ms - sleep @ms milliseconds in slices of at most 100 ms, giving up
+ * as soon as *@stop (may be NULL) becomes non-zero.  Returns 0, or -EINTR
+ * when stopped.
+ */
+int gv_sleep_ms(int64_t ms, const volatile sig_atomic_t *stop);
+
+/*
+ * gv_root_resolve - resolve @path (absolute, as seen inside @root) inside
+ * @root: every symlink on the way is followed with an absolute target
+ * re-rooted under @root and ".." never climbing above it, so the real "/"
+ * is never reached through a link planted in the root.  At most 40 links.
+ * @out: heap string "<root>/<resolved path>" owned by the caller.
+ * Errors: negative errno (-ENOENT when a component is missing, -ELOOP,
+ * -ENOTDIR, -EACCES) with *err set (GV_REASON_IO); @err may be NULL.
+ */
+int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t **err);
+
+/*
+ * gv_root_find - look for the regular file @name in each folder of @dirs
+ * (paths inside @root), resolved with gv_root_resolve().  Every path tried is
+ * appended to @tried (may be NULL) as "\n  <root><dir>/<name>: <why>".
+ * @found: heap host path of the first hit (caller frees); @found_dir (may be
+ * NULL): heap host path of the folder it sits in after resolution.
+ * Returns 0 when found, -ENOENT when not (no error object: the caller
+ * reports with the @tried list).
+ */
+int gv_root_find(const char *root, const char *const *dirs, const char *name, char **found, char **found_dir,
+                 FILE *tried);
+
+/* Outcome of gv_proc_run(). */
+typedef struct gv_proc_result {
+        int exit_code;   /* exit status, or -1 when killed by a signal */
+        int term_signal; /* the signal that ended it, 0 when it exited */
+        bool timed_out;  /* killed by us after the timeout */
+        char *output;    /* heap: stdout and stderr interleaved, at most 64 KiB kept */
+} gv_proc_result_t;
+
+void gv_proc_result_clear(gv_proc_result_t *r);
+
+/*
+ * gv_proc_run - run @argv[0] (an absolute path, or a name looked up in PATH)
+ * with @argv, capturing stdout and stderr together.  @ld_library_path (may
+ * be NULL) is prepended to LD_LIBRARY_PATH in the child's environment.
+ * @chroot_dir (may be NULL) makes the child chroot() there first (root only;
+ * argv[0] is then a path inside it).  Killed with SIGKILL after @timeout_ms
+ * or when *@stop becomes non-zero.  Returns 0 when the program ran (look at
+ * @out->exit_code), -EINTR when stopped, or a negative errno with *err set
+ * when it could not be started (GV_REASON_NVIDIA_SMI).  @out is filled on 0
+ * and caller-owned (gv_proc_result_clear()).
+ */
+int gv_proc_run(const char *const *argv, const char *ld_library_path, const char *chroot_dir, int64_t timeout_ms,
+                const volatile sig_atomic_t *stop, gv_proc_result_t *out, gv_error_t **err);
+
+/*
+ * gv_nvidia_smi_check - run @smi (with @lib_dir prepended to
+ * LD_LIBRARY_PATH, chrooted into @chroot_dir when not NULL) with no
+ * arguments, 30 s timeout, and apply gv_nvidia_smi_exit_reason().  On
+ * success returns 0 and, for exit 14 when not strict, sets *@warning (heap;
+ * may stay NULL).  On failure returns a negative errno with *err naming the
+ * exit code and the last lines of the output (never parsed as data).
+ */
+int gv_nvidia_smi_check(const gv_config_t *cfg, const char *smi, const char *lib_dir, const char *chroot_dir,
+                        char **warning, gv_error_t **err);
+
+/* Number of strings in a NULL-terminated list (NULL counts as empty). */
+size_t gv_strv_len(const char *const *v);
+
+#endif
