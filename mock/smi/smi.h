@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The NVML-independent half of our nvidia-smi: the `--query-gpu` field
+ * table and its parser, the CSV value formatting, the default table's row
+ * layout, and an emitter that writes `-q` text and `-q -x` XML from the same
+ * calls.  Everything here is pure (no NVML, no environment), so it is unit
+ * tested and fuzzed on its own; mock/smi/nvidia-smi.c gathers the values
+ * through NVML and hands them in.
+ *
+ * Outside facts: field names, units, value formats, table widths, XML
+ * element names and `-q` labels are taken from the real captures in
+ * shared/cases/nvidia-smi/ (csv__*, table__*_580.126.09 / *_590.48.01,
+ * xml__*, q__*) and shared/reference/nvml-abi.md "nvidia-smi formats".
+ */
+#ifndef GV_MOCK_SMI_SMI_H
+#define GV_MOCK_SMI_SMI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "nvml/nvml-abi.h"
+
+/* How a field's value is written (CSV). */
+typedef enum smi_style {
+        SMI_STYLE_STR,          /* the string as is */
+        SMI_STYLE_UINT,         /* "%llu" */
+        SMI_STYLE_MIB,          /* "%llu MiB"; value in MiB */
+        SMI_STYLE_PERCENT,      /* "%llu %" */
+        SMI_STYLE_WATT,         /* "%.2f W"; value in milliwatts */
+        SMI_STYLE_MHZ,          /* "%llu MHz" */
+        SMI_STYLE_HEX2,         /* "0x%02llX" */
+        SMI_STYLE_HEX4,         /* "0x%04llX" */
+        SMI_STYLE_HEX8,         /* "0x%08llX" */
+        SMI_STYLE_ENABLED,      /* "Enabled" / "Disabled" */
+        SMI_STYLE_PSTATE,       /* "P%llu", 32 = "Unknown" */
+        SMI_STYLE_CC,           /* "%d.%d" from num (major) and num2 (minor) */
+        SMI_STYLE_COMPUTE_MODE, /* "Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process" */
+} smi_style_t;
+
+/* Every field we answer in --query-gpu (canonical names in the real CSV header). */
+typedef enum smi_field_id {
+        SMI_F_TIMESTAMP,
+        SMI_F_DRIVER_VERSION,
+        SMI_F_COUNT,
+        SMI_F_INDEX,
+        SMI_F_NAME,
+        SMI_F_SERIAL,
+        SMI_F_UUID,
+        SMI_F_PCI_BUS_ID,
+        SMI_F_PCI_DOMAIN,
+        SMI_F_PCI_BUS,
+        SMI_F_PCI_DEVICE,
+        SMI_F_PCI_DEVICE_ID,
+        SMI_F_PCI_SUB_DEVICE_ID,
+        SMI_F_DISPLAY_MODE,
+        SMI_F_DISPLAY_ACTIVE,
+        SMI_F_PERSISTENCE_MODE,
+        SMI_F_VBIOS_VERSION,
+        SMI_F_FAN_SPEED,
+        SMI_F_PSTATE,
+        SMI_F_MEMORY_TOTAL,
+        SMI_F_MEMORY_RESERVED,
+        SMI_F_MEMORY_USED,
+        SMI_F_MEMORY_FREE,
+        SMI_F_COMPUTE_MODE,
+        SMI_F_COMPUTE_CAP,
+        SMI_F_UTILIZATION_GPU,
+        SMI_F_UTILIZATION_MEMORY,
+        SMI_F_ECC_MODE_CURRENT,
+        SMI_F_ECC_MODE_PENDING,
+        SMI_F_TEMPERATURE_GPU,
+        SMI_F_TEMPERATURE_MEMORY,  /* not in our NVML subset: always unavailable */
+        SMI_F_POWER_DRAW,
+        SMI_F_POWER_DRAW_AVERAGE,
+        SMI_F_POWER_DRAW_INSTANT,
+        SMI_F_POWER_LIMIT,
+        SMI_F_ENFORCED_POWER_LIMIT,
+        SMI_F_POWER_DEFAULT_LIMIT,
+        SMI_F_POWER_MIN_LIMIT,
+        SMI_F_POWER_MAX_LIMIT,
+        SMI_F_CLOCKS_GR,
+        SMI_F_CLOCKS_SM,
+        SMI_F_CLOCKS_MEM,
+        SMI_F_CLOCKS_VIDEO,
+        SMI_F_CLOCKS_MAX_GR,
+        SMI_F_CLOCKS_MAX_SM,
+        SMI_F_CLOCKS_MAX_MEM,
+        SMI_F_MIG_MODE_CURRENT,
+        SMI_F_MIG_MODE_PENDING,
+        SMI_F__MAX
+} smi_field_id_t;
+
+/* One queryable field: canonical name, accepted aliases, header unit, value style. */
+typedef struct smi_field_def {
+        smi_field_id_t id;
+        const char *name;           /* canonical, as in the real CSV header ("clocks.current.graphics") */
+        const char *aliases[3];     /* other accepted spellings ("clocks.gr"); NULL-padded */
+        const char *unit;           /* header unit without brackets ("MiB"), or NULL */
+        smi_style_t style;
+} smi_field_def_t;
+
+/* A parsed --query-gpu / --format pair.  fields is heap-allocated (smi_query_free()). */
+typedef struct smi_query {
+        size_t n;
+        const smi_field_def_t **fields; /* static definitions, in the order asked */
+        bool header;                    /* false with `noheader` */
+        bool units;                     /* false with `nounits` */
+} smi_query_t;
+
+/* What went wrong in smi_query_parse(). */
+typedef enum smi_parse_error {
+        SMI_PARSE_OK = 0,
+        SMI_PARSE_BAD_FIELD,   /* *bad names the field */
+        SMI_PARSE_BAD_FORMAT,  /* *bad names the format option */
+        SMI_PARSE_NO_FORMAT,   /* --format missing, or without csv */
+        SMI_PARSE_EMPTY,       /* no field at all */
+        SMI_PARSE_NOMEM,
+} smi_parse_error_t;
+
+/* A value read through NVML.  ret != NVML_SUCCESS means unavailable. */
+typedef struct smi_value {
+        nvmlReturn_t ret;
+        unsigned long long num;  /* numbers (units as smi_style_t says) */
+        long long num2;          /* second number (CC minor) */
+        const char *str;         /* SMI_STYLE_STR: borrowed, must outlive the formatting call */
+} smi_value_t;
+
+/* smi_fields - the whole static field table; *n receives its length. */
+const smi_field_def_t *smi_fields(size_t *n);
+
+/* smi_field_lookup - the definition for a canonical name or alias (exact, case-sensitive), or NULL. */
+const smi_field_def_t *smi_field_lookup(const char *name);
+
+/*
+ * smi_query_parse - parse a --query-gpu list (@fields, comma separated,
+ * blanks around names ignored) and a --format list (@format: `csv` plus
+ * optional `noheader`, `nounits`; NULL when --format was not given).
+ * On success fills *q (release with smi_query_free()).  On failure returns
+ * the error kind and, for BAD_FIELD / BAD_FORMAT, *bad receives the
+ * offending token as a heap string (caller frees); *q is untouched.
+ */
+smi_parse_error_t smi_query_parse(const char *fields, const char *format, smi_query_t *q, char **bad);
+
+/* smi_query_free - release what smi_query_parse() allocated; accepts a zeroed query. */
+void smi_query_free(smi_query_t *q);
+
+/*
+ * smi_unavailable_text - the bracketed text nvidia-smi prints for an NVML
+ * failure in a CSV cell: NOT_SUPPORTED "[N/A]", DEPRECATED "[Requested
+ * functionality has been deprecated]", NO_PERMISSION "[Insufficient
+ * Permissions]", GPU_IS_LOST "[GPU is lost]", anything else "[Unknown
+ * Error]".  Static string.
+ */
+const char *smi_unavailable_text(nvmlReturn_t ret);
+
+/*
+ * smi_format_value - one CSV cell for @def and @v, with or without units.
+ * Returns a heap string (caller frees) or NULL when out of memory.
+ */
+char *smi_format_value(const smi_field_def_t *def, const smi_value_t *v, bool units);
+
+/* smi_csv_header - the header line (no newline), e.g. "name, memory.total [MiB]"; heap string or NULL. */
+char *smi_csv_header(const smi_query_t *q);
+
+/*
+ * smi_csv_row - one row (no newline): the cells of @values (q->n of them,
+ * in query order) joined by ", ".  Heap string or NULL when out of memory.
+ */
+char *smi_csv_row(const smi_query_t *q, const smi_value_t *values);
+
+/* smi_is_unavailable_cell - whether a CSV cell is a bracketed "unavailable" value ("[N/A]", "[Unknown Error]"). */
+bool smi_is_unavailable_cell(const char *cell);
+
+/* ---- default table (580+ layout: 91 columns, `+---` separators) ---- */
+
+/* Strings for one GPU's three rows; every member is a short display string. */
+typedef struct smi_table_gpu {
+        unsigned index;
+        const char *name;        /* truncated to fit by the renderer */
+        const char *persistence; /* "On" / "Off" */
+        const char *bus_id;      /* "00000000:8D:00.0" */
+        const char *disp_a;      /* "On" / "Off" */
+        const char *ecc;         /* "0", "N/A", "On" (MIG) */
+        const char *fan;         /* "30%" / "N/A" */
+        const char *temp;        /* "39C" / "N/A" */
+        const char *perf;        /* "P0" / "N/A" */
+        const char *pwr_usage;   /* "104W" / "N/A" */
+        const char *pwr_cap;     /* "325W" / "N/A" */
+        const char *mem_used;    /* "803MiB" */
+        const char *mem_total;   /* "46068MiB" */
+        const char *gpu_util;    /* "0%" / "N/A" */
+        const char *compute_mode;/* "Default", "E. Process", "Prohibited", "E. Thread" / "N/A" */
+        const char *mig_mode;    /* "Disabled" / "Enabled" / "N/A" */
+} smi_table_gpu_t;
+
+/* One MIG device row pair of the "MIG devices:" table. */
+typedef struct smi_table_mig {
+        unsigned gpu, gi, ci, dev;
+        const char *mem_used, *mem_total;   /* "26MiB", "40448MiB" */
+        const char *bar1_used, *bar1_total; /* "0MiB", "24739MiB" or "N/A" */
+        unsigned sm;
+        const char *ecc;                    /* "0" / "N/A" */
+        unsigned ce, enc, dec, ofa, jpg;
+} smi_table_mig_t;
+
+/* One row of the Processes table. */
+typedef struct smi_table_process {
+        unsigned gpu;
+        const char *gi, *ci;     /* "N/A" or the id as text */
+        unsigned pid;
+        const char *type;        /* "C" */
+        const char *name;        /* truncated to fit */
+        const char *mem;         /* "794MiB" */
+} smi_table_process_t;
+
+/* Header lines: timestamp line, version box and the GPU table's column titles. */
+void smi_table_header(FILE *f, const char *timestamp, const char *driver_version, const char *cuda_version);
+/* The three lines of one GPU and the separator under them. */
+void smi_table_gpu(FILE *f, const smi_table_gpu_t *g);
+/* The "MIG devices:" table (nothing when n == 0), followed by an empty line. */
+void smi_table_mig(FILE *f, const smi_table_mig_t *m, size_t n);
+/* The Processes box ("No running processes found" when n == 0). */
+void smi_table_processes(FILE *f, const smi_table_process_t *p, size_t n);
+
+/* ---- -q text and -q -x XML from one set of calls ---- */
+
+typedef struct smi_emit {
+        FILE *f;
+        bool xml;
+        int depth;
+} smi_emit_t;
+
+/* Start a document: XML declaration + DOCTYPE + <nvidia_smi_log>, or the "NVSMI LOG" banner. */
+void smi_emit_begin(smi_emit_t *e);
+/* End it: </nvidia_smi_log> (XML); nothing in text mode, whose GPU blocks end with an empty line. */
+void smi_emit_end(smi_emit_t *e);
+/* Open a section: <xml> / a label line.  @attr_name/@attr_value add one attribute (XML) or suffix (text); may be NULL. */
+void smi_emit_open(smi_emit_t *e, const char *xml, const char *label, const char *attr_name, const char *attr_value);
+/* Close the section opened last with this name. */
+void smi_emit_close(smi_emit_t *e, const char *xml);
+/* A leaf: <xml>value</xml> / "label : value".  Value is escaped for XML. */
+void smi_emit_leaf(smi_emit_t *e, const char *xml, const char *label, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* A bare text line inside the current section (XML "None" bodies); nothing in text mode unless @in_text. */
+void smi_emit_text(smi_emit_t *e, const char *text, bool in_text);
+/* An empty line (after each GPU block, in both modes, as the real output has). */
+void smi_emit_blank(smi_emit_t *e);
+
+/* smi_xml_escape - @s with &, <, >, " and ' escaped; heap string or NULL when out of memory. */
+char *smi_xml_escape(const char *s);
+
+/*
+ * smi_mig_profile_name - the MIG profile name for -L and the tables: the part
+ * after " MIG " in an NVML MIG device name ("NVIDIA A100-SXM4-40GB MIG 1g.5gb"
+ * -> "1g.5gb"); when the name has none, derived from slice counts and memory
+ * ("{ci}c.{gi}g.{gb}gb", GiB rounded up).  Heap string or NULL.
+ */
+char *smi_mig_profile_name(const char *nvml_name, unsigned gi_slices, unsigned ci_slices,
+                           unsigned long long memory_mib);
+
+#endif

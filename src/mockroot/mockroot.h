@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Mock driver roots: a folder laid out like a driver installation (the mock
+ * libnvidia-ml.so.<version> with its links, nvidia-smi, the finalized GPU
+ * profile beside the library, /proc/driver/nvidia/version, /dev nodes and a
+ * CDI spec), so that every component of gpu-validator, and any other tool
+ * that dlopen()s NVML or runs nvidia-smi under a driver root, can be
+ * exercised without a GPU.  Layout and manifest: docs/mock-driver-root.md.
+ *
+ * Everything install creates is listed in a manifest at
+ * <root>/.gpu-validator-mock.json; remove deletes exactly those entries
+ * (and nothing that changed type since), then the folders install created.
+ *
+ * Nothing here prints, reads the environment or exits: the CLI
+ * (`gpu-validator mock`, src/cli/cmd_mock.c) and `gpu-validator run --mock`
+ * call these functions and report the result.  Errors follow docs/errors.md.
+ *
+ * Outside facts: /proc/driver/nvidia/version format from
+ * shared/cases/nvidia-smi/proc__*.txt; device numbers 195:N, 195:255 from the
+ * NVIDIA driver's registered character major; the CDI layout from
+ * shared/cases/nvidia-smi/cdi__nvidia-ctk-cdi-generate_*.yaml.
+ */
+#ifndef GV_MOCKROOT_MOCKROOT_H
+#define GV_MOCKROOT_MOCKROOT_H
+
+#include <stdbool.h>
+
+#include "base/error.h"
+
+/* File name of the manifest in the root. */
+#define GV_MOCK_MANIFEST_NAME ".gpu-validator-mock.json"
+/* File name of the CDI spec in the CDI folder. */
+#define GV_MOCK_CDI_SPEC_NAME "nvidia-mock.yaml"
+/*
+ * File name of the finalized profile beside the mock library
+ * (<root>/usr/lib64/<this>); the mock library reads it from the folder it was
+ * loaded from (docs/mock-nvml.md).
+ */
+#define GV_MOCK_ROOT_PROFILE_NAME "nvml-mock.yaml"
+/* Character device numbers: the NVIDIA driver's fixed major 195 (nvidiaN = 195:N, nvidiactl = 195:255). */
+#define GV_MOCK_NVIDIA_MAJOR 195u
+#define GV_MOCK_NVIDIACTL_MINOR 255u
+/*
+ * nvidia-uvm's major is allocated dynamically by the kernel on a real host
+ * (often 23x-51x); the mock uses this fixed one (uvm = :0, uvm-tools = :1).
+ */
+#define GV_MOCK_UVM_MAJOR 235u
+
+/* How /dev nodes are made. */
+typedef enum gv_mock_nodes {
+        GV_MOCK_NODES_DEFAULT = 0, /* CHAR when running as root, else FILES */
+        GV_MOCK_NODES_CHAR,        /* mknod() character devices */
+        GV_MOCK_NODES_FILES,       /* empty regular files */
+} gv_mock_nodes_t;
+
+/* gv_mock_nodes_name - "char", "files" or "default"; static string. */
+const char *gv_mock_nodes_name(gv_mock_nodes_t kind);
+
+/* Paths of the built artifacts that install copies (heap strings). */
+typedef struct gv_mock_artifacts {
+        char *nvml_lib;   /* the mock libnvidia-ml.so.1 */
+        char *nvidia_smi; /* our nvidia-smi */
+} gv_mock_artifacts_t;
+
+/*
+ * gv_mock_locate_artifacts - find the mock library and nvidia-smi to copy.
+ * Tries, in order: @override_dir (the CLI passes $GPU_VALIDATOR_MOCK_DIR;
+ * NULL to skip) holding libnvidia-ml.so.1 and nvidia-smi; the build tree
+ * (<exe_dir>/../../mock/nvml/libnvidia-ml.so.1 and
+ * <exe_dir>/../../mock/smi/nvidia-smi, for build/src/cli/gpu-validator);
+ * the installed layout <exe_dir>/../lib/gpu-validator/.
+ * @out: filled on success; release with gv_mock_artifacts_clear().
+ * Errors: -ENOENT (GV_REASON_CONFIG) listing every place tried.
+ */
+int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_mock_artifacts_t *out,
+                             gv_error_t **err);
+
+/* gv_mock_artifacts_clear - free the strings of @a and zero it. */
+void gv_mock_artifacts_clear(gv_mock_artifacts_t *a);
+
+/* What to install.  Strings are borrowed for the duration of the call. */
+typedef struct gv_mock_install_opts {
+        const char *root;          /* the driver root to lay out (created when missing) */
+        const char *profile;       /* built-in name/alias, or a YAML file (contains '/' or ends .yaml/.yml); NULL = default */
+        unsigned gpus;             /* GPU count override, 1..64; 0 keeps the profile's */
+        const char *node_name;     /* node name for UUID derivation; NULL keeps the profile's / hostname */
+        const char *cdi_dir;       /* where the CDI spec goes; NULL = <root>/etc/cdi */
+        gv_mock_nodes_t device_nodes;
+        const char *nvml_lib;      /* file to copy as the library (see gv_mock_locate_artifacts()) */
+        const char *nvidia_smi;    /* file to copy as usr/bin/nvidia-smi */
+} gv_mock_install_opts_t;
+
+/* What install did.  Heap strings, released by gv_mock_install_result_clear(). */
+typedef struct gv_mock_install_result {
+        char *root;                /* absolute root path */
+        char *cdi_spec;            /* absolute path of the CDI spec */
+        char *manifest;            /* absolute path of the manifest */
+        char *profile_name;        /* profile name ("a100-sxm4-40gb"), or its source when unnamed */
+        char *driver_version;      /* "550.163.01" */
+        char *node_name;           /* node name the UUIDs derive from */
+        unsigned gpu_count;
+        gv_mock_nodes_t device_nodes;  /* CHAR or FILES: what was made */
+        bool device_nodes_fallback;    /* CHAR was asked but mknod() was refused; files were made */
+        char *fallback_reason;         /* strerror() text of that refusal, or NULL */
+        bool updated;              /* the root already was a mock root (re-install / update) */
+        unsigned entries;          /* files, links, nodes and folders now listed in the manifest */
+} gv_mock_install_result_t;
+
+/* gv_mock_install_result_clear - free the strings of @r and zero it. */
+void gv_mock_install_result_clear(gv_mock_install_result_t *r);
+
+/*
+ * gv_mock_install - lay out a mock driver root (see the file comment).
+ * Idempotent: with the same options it rewrites the same files; with other
+ * options it updates the root and removes what the old manifest listed and
+ * the new layout no longer has.  Files are written atomically
+ * (gv_atomic_write_at()).  On failure what this call created is removed again.
+ * Errors: -EINVAL (GV_REASON_CONFIG) bad options or a bad profile (message
+ * "<file>:<line>: <field>: <problem>" from the profile loader); -ENOTEMPTY
+ * (GV_REASON_CONFIG) when @root is a non-empty folder without a manifest;
+ * -ENOTDIR (GV_REASON_CONFIG) when it is not a folder; I/O errors (GV_REASON_IO).
+ * @out: filled on success only.
+ */
+int gv_mock_install(const gv_mock_install_opts_t *opts, gv_mock_install_result_t *out, gv_error_t **err);
+
+/*
+ * gv_mock_remove - remove what the manifest in @root lists: files, links
+ * and nodes whose type still matches (anything else is left alone and
+ * counted in *kept), then the folders install created, deepest first, when
+ * empty, then the manifest, and the root itself when install created it.
+ * Entries that leave the root are refused unless they are the recorded CDI
+ * spec or one of its folders.  @removed / @kept may be NULL.
+ * Errors: -ENOENT (GV_REASON_CONFIG) when @root holds no manifest; -EINVAL
+ * (GV_REASON_CONFIG) for an unreadable manifest; I/O errors (GV_REASON_IO).
+ */
+int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error_t **err);
+
+/* What gv_mock_root_detect() found. */
+typedef struct gv_mock_root_info {
+        bool is_mock;              /* a readable manifest is there */
+        gv_mock_nodes_t device_nodes; /* CHAR or FILES (DEFAULT when not a mock root) */
+        unsigned gpu_count;
+        char driver_version[64];   /* "" when unknown */
+        char profile[128];         /* "" when unknown */
+} gv_mock_root_info_t;
+
+/*
+ * gv_mock_root_detect - whether @root is a mock root made by gv_mock_install(),
+ * and what kind of device nodes it holds (the driver component accepts plain
+ * files for /dev/nvidia* only under a mock root with device_nodes "files").
+ * Always fills *info (zeroed when not a mock root).  Returns info->is_mock.
+ */
+bool gv_mock_root_detect(const char *root, gv_mock_root_info_t *info);
+
+#endif

@@ -1,0 +1,203 @@
+"""End-to-end tests of `gpu-validator mock install|remove|profiles` (docs/mock-driver-root.md)."""
+import json
+import os
+import re
+import stat
+import subprocess
+import unittest
+
+import gvtest
+
+NODE = "e2e-install-node"
+
+
+def tree(top):
+    """Every path under @top with its type, mode and link target (what remove must restore)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        for n in dirnames + filenames:
+            p = os.path.join(dirpath, n)
+            st = os.lstat(p)
+            target = os.readlink(p) if stat.S_ISLNK(st.st_mode) else None
+            out[os.path.relpath(p, top)] = (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), target)
+    return out
+
+
+class TestMockInstall(gvtest.TempDirTestCase):
+    def install(self, root, *extra, check=0, profile="a100-sxm4-40gb", gpus=2):
+        args = ["mock", "install", "--root", root, "--profile", profile, "--node-name", NODE]
+        if gpus:
+            args += ["--gpus", str(gpus)]
+        return gvtest.run(args + list(extra), check=check)
+
+    def test_round_trip_leaves_nothing_behind(self):
+        before = tree(self.tmp)
+        root = self.path("root")
+        self.install(root, "--device-nodes=files")
+        self.assertTrue(os.path.exists(os.path.join(root, ".gpu-validator-mock.json")))
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertEqual(tree(self.tmp), before)
+
+    def test_round_trip_with_preexisting_empty_root(self):
+        root = self.path("root")
+        os.mkdir(root)
+        before = tree(self.tmp)
+        self.install(root)
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertEqual(tree(self.tmp), before)
+
+    def test_round_trip_with_cdi_dir_outside(self):
+        os.mkdir(self.path("etc"))
+        before = tree(self.tmp)
+        root, cdi = self.path("root"), self.path("etc", "cdi")
+        self.install(root, "--cdi-dir", cdi)
+        self.assertTrue(os.path.isfile(os.path.join(cdi, "nvidia-mock.yaml")))
+        self.assertFalse(os.path.exists(os.path.join(root, "etc")))
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertEqual(tree(self.tmp), before)
+
+    def test_layout_and_manifest(self):
+        root = self.path("root")
+        self.install(root, "--device-nodes=files", gpus=3)
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "3",
+                                      "--node-name", NODE], check=0).stdout)
+        ver = prof["driver_version"]
+        lib = os.path.join(root, "usr", "lib64")
+        self.assertTrue(os.path.isfile(os.path.join(lib, f"libnvidia-ml.so.{ver}")))
+        self.assertEqual(os.readlink(os.path.join(lib, "libnvidia-ml.so.1")), f"libnvidia-ml.so.{ver}")
+        self.assertEqual(os.readlink(os.path.join(lib, "libnvidia-ml.so")), "libnvidia-ml.so.1")
+        self.assertTrue(os.path.isfile(os.path.join(lib, "nvml-mock.yaml")))
+        self.assertTrue(os.access(os.path.join(root, "usr", "bin", "nvidia-smi"), os.X_OK))
+        proc = open(os.path.join(root, "proc", "driver", "nvidia", "version")).read()
+        self.assertRegex(proc, r"^NVRM version: NVIDIA UNIX \w+ Kernel Module  " + re.escape(ver) + "  .+\nGCC version:  gcc version ")
+        for n in ["nvidiactl", "nvidia0", "nvidia1", "nvidia2", "nvidia-uvm", "nvidia-uvm-tools"]:
+            self.assertTrue(stat.S_ISREG(os.lstat(os.path.join(root, "dev", n)).st_mode), n)
+        self.assertFalse(os.path.exists(os.path.join(root, "dev", "nvidia3")))
+        m = json.load(open(os.path.join(root, ".gpu-validator-mock.json")))
+        self.assertEqual(m["kind"], "gpu-validator-mock-root")
+        self.assertEqual(m["device_nodes"], "files")
+        self.assertEqual(m["gpu_count"], 3)
+        self.assertEqual(m["profile"], "a100-sxm4-40gb")
+        self.assertEqual(m["node_name"], NODE)
+        self.assertEqual(m["driver_version"], ver)
+        listed = {e["path"] for e in m["entries"]}
+        on_disk = set(tree(root)) - {".gpu-validator-mock.json"}
+        self.assertEqual(listed, on_disk)
+
+    def test_char_nodes_as_root(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root for mknod")
+        root = self.path("root")
+        p = self.install(root, "--device-nodes=char")
+        m = json.load(open(os.path.join(root, ".gpu-validator-mock.json")))
+        st = os.lstat(os.path.join(root, "dev", "nvidiactl"))
+        if m["device_nodes"] == "char":
+            self.assertTrue(stat.S_ISCHR(st.st_mode))
+            self.assertEqual((os.major(st.st_rdev), os.minor(st.st_rdev)), (195, 255))
+            st0 = os.lstat(os.path.join(root, "dev", "nvidia1"))
+            self.assertEqual((os.major(st0.st_rdev), os.minor(st0.st_rdev)), (195, 1))
+        else:  # mknod refused (user namespace): fell back and said so
+            self.assertTrue(stat.S_ISREG(st.st_mode))
+            self.assertIn("plain files", p.stderr)
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertFalse(os.path.exists(root))
+
+    def test_idempotent_and_update(self):
+        root = self.path("root")
+        self.install(root, gpus=4)
+        first = tree(root)
+        self.install(root, gpus=4)
+        self.assertEqual(set(tree(root)), set(first))
+        self.install(root, gpus=2)
+        self.assertFalse(os.path.exists(os.path.join(root, "dev", "nvidia2")))
+        self.assertFalse(os.path.exists(os.path.join(root, "dev", "nvidia3")))
+        m = json.load(open(os.path.join(root, ".gpu-validator-mock.json")))
+        self.assertEqual(m["gpu_count"], 2)
+        self.install(root, profile="l40s", gpus=1)
+        cdi = open(os.path.join(root, "etc", "cdi", "nvidia-mock.yaml")).read()
+        self.assertEqual(cdi.count("  name: GPU-"), 1)
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertFalse(os.path.exists(root))
+
+    def test_refuses_non_mock_non_empty_folder(self):
+        root = self.path("root")
+        os.mkdir(root)
+        open(os.path.join(root, "data.txt"), "w").write("user data\n")
+        before = tree(self.tmp)
+        p = self.install(root, check=2)
+        self.assertIn("not a mock driver root", p.stderr)
+        self.assertEqual(tree(self.tmp), before)
+        p = gvtest.run(["mock", "remove", "--root", root], check=2)
+        self.assertIn("not a mock driver root", p.stderr)
+        self.assertEqual(tree(self.tmp), before)
+
+    def bad_profile(self, name, text):
+        path = self.path(name)
+        open(path, "w").write(text)
+        return path
+
+    def test_bad_profiles_name_file_line_field(self):
+        good = open(os.path.join(gvtest.SOURCE, "mock", "profiles", "l40s.yaml")).read()
+        cases = {
+            "wrong-type.yaml": (good.replace("  memory_mib: 46068", "  memory_mib: [1, 2]"), "memory_mib"),
+            "missing.yaml": (re.sub(r"(?m)^driver:\n(  .*\n)+", "", good), "driver"),
+            "range.yaml": (re.sub(r"(?m)^gpu_count: \d+$", "gpu_count: 65", good), "gpu_count"),
+            "broken.yaml": (good.replace("gpu:\n", "gpu: [\n", 1), "broken.yaml"),
+        }
+        for name, (text, field) in cases.items():
+            with self.subTest(profile=name):
+                path = self.bad_profile(name, text)
+                root = self.path("root-" + name)
+                p = self.install(root, check=2, profile=path, gpus=0)
+                self.assertIn(name, p.stderr)
+                self.assertRegex(p.stderr, name.replace(".", r"\.") + r":\d+")
+                self.assertIn(field, p.stderr)
+                self.assertFalse(os.path.exists(root))
+        p = gvtest.run(["mock", "install", "--root", self.path("r"), "--gpus", "65"], check=2)
+        self.assertIn("--gpus", p.stderr)
+        p = gvtest.run(["mock", "install", "--root", self.path("r"), "--profile", "no-such"], check=2)
+        self.assertFalse(os.path.exists(self.path("r")))
+
+    def test_installed_nvidia_smi_needs_no_environment(self):
+        root = self.path("root")
+        self.install(root, gpus=3)
+        p = subprocess.run(["env", "-i", os.path.join(root, "usr", "bin", "nvidia-smi"), "-L"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "3",
+                                      "--node-name", NODE], check=0).stdout)
+        want = [f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})" for g in prof["gpus"]]
+        self.assertEqual(p.stdout.strip().split("\n"), want)
+
+    def test_cdi_spec_names_every_gpu(self):
+        root = self.path("root")
+        self.install(root, gpus=4)
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "4",
+                                      "--node-name", NODE], check=0).stdout)
+        text = open(os.path.join(root, "etc", "cdi", "nvidia-mock.yaml")).read()
+        self.assertIn("cdiVersion: 0.5.0\n", text)
+        self.assertIn("kind: nvidia.com/gpu\n", text)
+        names = re.findall(r"(?m)^  name: (.+)$", text)
+        want = []
+        for g in prof["gpus"]:
+            want += [f'"{g["index"]}"', g["uuid"]]
+        self.assertEqual(names, want + ["all"])
+        self.assertIn(f'hostPath: "{root}/dev/nvidia3"', text)
+        self.assertIn("- path: /dev/nvidiactl\n", text)
+
+    def test_help_and_profiles(self):
+        for args in (["mock", "--help"], ["mock", "install", "--help"], ["mock", "remove", "--help"],
+                     ["mock", "profiles", "--help"]):
+            p = gvtest.run(args, check=0)
+            self.assertIn("Usage: gpu-validator mock", p.stdout)
+        names = gvtest.run(["mock", "profiles"], check=0).stdout.split()
+        self.assertIn("a100-sxm4-40gb", names)
+        self.assertIn("h100-sxm5-80gb", names)
+        gvtest.run(["mock"], check=2)
+        gvtest.run(["mock", "frobnicate"], check=2)
+        gvtest.run(["mock", "install"], check=2)
+        gvtest.run(["mock", "install", "--root", self.path("x"), "--device-nodes=pipes"], check=2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,446 @@
+"""End-to-end tests of our nvidia-smi (mock/smi, docs/nvidia-smi.md).
+
+Expected values come from `gpu-validator mock profiles --json` (the profile
+library's own view, independent of nvidia-smi's code), the real captures in
+shared/cases/nvidia-smi/, and third-party parsers from npm (tests/e2e/js:
+node-nvidia-smi for -q -x; a CSV reader for --query-gpu).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import unittest
+import xml.etree.ElementTree as ET
+
+import gvtest
+
+JS_DIR = os.path.join(gvtest.SOURCE, "tests", "e2e", "js")
+CAPTURES = os.path.join(gvtest.SHARED, "cases", "nvidia-smi")
+NODE = "e2e-smi-node"
+
+FIELDS = ["index", "name", "uuid", "pci.bus_id", "pci.sub_device_id", "driver_version", "memory.total",
+          "memory.used", "memory.free", "utilization.gpu", "utilization.memory", "temperature.gpu", "power.draw",
+          "power.limit", "clocks.gr", "clocks.mem", "fan.speed", "compute_cap", "mig.mode.current",
+          "persistence_mode"]
+
+# Which CSV fields a profile's `unsupported` names make unavailable.
+UNSUPPORTED_FIELDS = {
+    "temperature": {"temperature.gpu"},
+    "power_usage": {"power.draw"},
+    "power_limit": {"power.limit"},
+    "clocks": {"clocks.gr", "clocks.mem"},
+    "utilization": {"utilization.gpu", "utilization.memory"},
+    "fan": {"fan.speed"},
+    "persistence": {"persistence_mode"},
+    "mig": {"mig.mode.current"},
+}
+
+GPU_LINE = re.compile(r"^GPU (\d+): (.+) \(UUID: (GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)$")
+MIG_LINE = re.compile(r"^  MIG (\S+)\s+Device\s+(\d+): \(UUID: (MIG-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)$")
+
+
+def builtin_profiles():
+    p = gvtest.run(["mock", "profiles"], check=0)
+    return [l for l in p.stdout.split() if l]
+
+
+def profile_json(name, gpus=None, node=NODE):
+    args = ["mock", "profiles", "--json", name, "--node-name", node]
+    if gpus:
+        args += ["--gpus", str(gpus)]
+    return json.loads(gvtest.run(args, check=0).stdout)
+
+
+def expected_csv(prof, gpu):
+    """The CSV cells for FIELDS computed from the profile JSON (None = unavailable)."""
+    unsup = set()
+    for u in gpu["unsupported"]:
+        unsup |= UNSUPPORTED_FIELDS.get(u, set())
+    if not gpu["mig_capable"]:
+        unsup.add("mig.mode.current")
+    total, res, used = gpu["memory_total_mib"], gpu["memory_reserved_mib"], gpu["memory_used_mib"]
+    v = {
+        "index": str(gpu["index"]),
+        "name": gpu["name"],
+        "uuid": gpu["uuid"],
+        "pci.bus_id": gpu["pci_bus_id"],
+        "pci.sub_device_id": "0x%08X" % gpu["pci_subsystem_id"],
+        "driver_version": prof["driver_version"],
+        "memory.total": f"{total} MiB",
+        "memory.used": f"{used} MiB",
+        "memory.free": f"{total - res - used} MiB",
+        "utilization.gpu": f"{gpu['utilization_gpu']} %",
+        "utilization.memory": f"{gpu['utilization_memory']} %",
+        "temperature.gpu": str(gpu["temperature_c"]),
+        "power.draw": "%.2f W" % (gpu["power_usage_mw"] / 1000),
+        "power.limit": "%.2f W" % (gpu["power_limit_mw"] / 1000),
+        "clocks.gr": f"{gpu['clock_graphics_mhz']} MHz",
+        "clocks.mem": f"{gpu['clock_mem_mhz']} MHz",
+        "fan.speed": f"{gpu['fan_speed']} %",
+        "compute_cap": f"{gpu['cuda_cc_major']}.{gpu['cuda_cc_minor']}",
+        "mig.mode.current": "Enabled" if gpu["mig_mode_current"] else "Disabled",
+        "persistence_mode": "Enabled" if gpu["persistence_mode"] else "Disabled",
+    }
+    for f in unsup:
+        v[f] = None
+    return v
+
+
+def element_paths(root):
+    out = set()
+
+    def walk(e, prefix):
+        p = prefix + "/" + e.tag
+        out.add(p)
+        for c in e:
+            walk(c, p)
+    walk(root, "")
+    return out
+
+
+def capture_paths():
+    paths = set()
+    for f in sorted(os.listdir(CAPTURES)):
+        if f.startswith("xml__"):
+            paths |= element_paths(ET.parse(os.path.join(CAPTURES, f)).getroot())
+    return paths
+
+
+def node_modules_or_skip(test):
+    if os.path.isdir(os.path.join(JS_DIR, "node_modules", "node-nvidia-smi")) and shutil.which("node"):
+        return
+    msg = "tests/e2e/js/node_modules missing (run: npm ci --prefix tests/e2e/js)"
+    if os.environ.get("CI") == "true":
+        test.fail(msg)
+    test.skipTest(msg)
+
+
+class MockRootCase(gvtest.TempDirTestCase):
+    """Installs a mock root per profile; runs its nvidia-smi with an empty environment."""
+
+    def install(self, profile, gpus=2, node=NODE):
+        root = self.path("root-" + re.sub(r"[^a-z0-9]", "_", profile))
+        gvtest.run(["mock", "install", "--root", root, "--profile", profile, "--gpus", str(gpus),
+                    "--node-name", node, "--device-nodes=files"], check=0)
+        return root
+
+    def smi(self, root, *args, env=None):
+        e = {"PATH": "/usr/bin:/bin"}
+        e.update(env or {})
+        return subprocess.run([os.path.join(root, "usr", "bin", "nvidia-smi")] + list(args), env=e,
+                              capture_output=True, text=True, timeout=60)
+
+    def csv_rows(self, out, fields):
+        lines = out.strip().split("\n")
+        header = lines[0].split(", ")
+        self.assertEqual(len(header), len(fields))
+        return header, [l.split(", ") for l in lines[1:]]
+
+
+class TestEveryProfile(MockRootCase):
+    def test_csv_values_equal_profile(self):
+        for name in builtin_profiles():
+            with self.subTest(profile=name):
+                root = self.install(name)
+                prof = profile_json(name, gpus=2)
+                p = self.smi(root, "--query-gpu=" + ",".join(FIELDS), "--format=csv")
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                header, rows = self.csv_rows(p.stdout, FIELDS)
+                self.assertIn("memory.total [MiB]", header)
+                self.assertIn("utilization.gpu [%]", header)
+                self.assertIn("power.draw [W]", header)
+                self.assertIn("clocks.current.graphics [MHz]", header)
+                self.assertEqual(len(rows), 2)
+                for gpu, row in zip(prof["gpus"], rows):
+                    want = expected_csv(prof, gpu)
+                    got = dict(zip(FIELDS, row))
+                    for f in FIELDS:
+                        self.assertEqual(got[f], want[f] if want[f] is not None else "[N/A]", f"{name} {f}")
+
+    def test_xml_values_equal_profile_and_names_exist_in_captures(self):
+        real = capture_paths()
+        for name in builtin_profiles():
+            with self.subTest(profile=name):
+                root = self.install(name)
+                prof = profile_json(name, gpus=2)
+                p = self.smi(root, "-q", "-x")
+                self.assertEqual(p.returncode, 0, p.stdout)
+                lines = p.stdout.split("\n")
+                self.assertEqual(lines[0], '<?xml version="1.0" ?>')
+                self.assertEqual(lines[1], '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">')
+                for l in lines:
+                    self.assertFalse(l.startswith(" "), f"space indentation: {l!r}")
+                doc = ET.fromstring(p.stdout)
+                missing = element_paths(doc) - real
+                self.assertEqual(missing, set(), "element paths not in any real capture")
+                self.assertEqual(doc.findtext("driver_version"), prof["driver_version"])
+                self.assertEqual(doc.findtext("attached_gpus"), "2")
+                gpus = doc.findall("gpu")
+                self.assertEqual(len(gpus), 2)
+                for g, want in zip(gpus, prof["gpus"]):
+                    self.assertEqual(g.get("id"), want["pci_bus_id"])
+                    self.assertEqual(g.findtext("product_name"), want["name"])
+                    self.assertEqual(g.findtext("uuid"), want["uuid"])
+                    self.assertEqual(g.findtext("pci/pci_bus_id"), want["pci_bus_id"])
+                    self.assertEqual(g.findtext("pci/pci_sub_system_id"), "%08X" % want["pci_subsystem_id"])
+                    self.assertEqual(g.findtext("fb_memory_usage/total"), f"{want['memory_total_mib']} MiB")
+                    self.assertEqual(g.findtext("minor_number"), str(want["minor_number"]))
+                    if "temperature" not in want["unsupported"]:
+                        self.assertEqual(g.findtext("temperature/gpu_temp"), f"{want['temperature_c']} C")
+                    else:
+                        self.assertEqual(g.findtext("temperature/gpu_temp"), "N/A")
+
+    def test_xml_parsed_by_node_nvidia_smi(self):
+        node_modules_or_skip(self)
+        for name in builtin_profiles():
+            with self.subTest(profile=name):
+                root = self.install(name)
+                prof = profile_json(name, gpus=2)
+                env = {"PATH": os.path.join(root, "usr", "bin") + ":" + os.environ.get("PATH", "/usr/bin:/bin")}
+                p = subprocess.run(["node", os.path.join(JS_DIR, "parse-xml.js")], env=env, capture_output=True,
+                                   text=True, timeout=60, cwd=JS_DIR)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                data = json.loads(p.stdout)["nvidia_smi_log"]
+                gpus = data["gpu"] if isinstance(data["gpu"], list) else [data["gpu"]]
+                self.assertEqual([g["uuid"] for g in gpus], [g["uuid"] for g in prof["gpus"]])
+                self.assertEqual([g["product_name"] for g in gpus], [g["name"] for g in prof["gpus"]])
+                self.assertEqual(gpus[0]["$"]["id"], prof["gpus"][0]["pci_bus_id"])
+                self.assertEqual(data["driver_version"], prof["driver_version"])
+
+    def test_csv_parsed_by_node_script(self):
+        node_modules_or_skip(self)
+        name = builtin_profiles()[0]
+        root = self.install(name)
+        prof = profile_json(name, gpus=2)
+        p = self.smi(root, "--query-gpu=" + ",".join(FIELDS), "--format=csv")
+        self.assertEqual(p.returncode, 0)
+        n = subprocess.run(["node", os.path.join(JS_DIR, "parse-csv.js")], input=p.stdout, capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(n.returncode, 0, n.stderr)
+        rows = json.loads(n.stdout)
+        for gpu, row in zip(prof["gpus"], rows):
+            want = expected_csv(prof, gpu)
+            self.assertEqual(row["memory.total"], want["memory.total"])
+            self.assertEqual(row["clocks.current.graphics"], want["clocks.gr"])
+            self.assertEqual(row["fan.speed"], want["fan.speed"])
+            self.assertEqual(row["uuid"], gpu["uuid"])
+
+    def test_list_lines_match_real_format(self):
+        for f in sorted(os.listdir(CAPTURES)):
+            if f.startswith("L__"):
+                for l in open(os.path.join(CAPTURES, f)).read().splitlines():
+                    self.assertTrue(GPU_LINE.match(l) or MIG_LINE.match(l), f"regex does not fit capture {f}: {l!r}")
+        for name in builtin_profiles():
+            with self.subTest(profile=name):
+                root = self.install(name)
+                prof = profile_json(name, gpus=2)
+                p = self.smi(root, "-L")
+                self.assertEqual(p.returncode, 0)
+                lines = p.stdout.strip().split("\n")
+                self.assertEqual(len(lines), 2)
+                for l, gpu in zip(lines, prof["gpus"]):
+                    m = GPU_LINE.match(l)
+                    self.assertIsNotNone(m, l)
+                    self.assertEqual((int(m.group(1)), m.group(2), m.group(3)), (gpu["index"], gpu["name"], gpu["uuid"]))
+
+    def test_default_table_is_91_wide(self):
+        root = self.install("l40s")
+        p = self.smi(root)
+        self.assertEqual(p.returncode, 0)
+        lines = p.stdout.split("\n")
+        self.assertRegex(lines[0], r"^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}       $")
+        for l in lines[1:]:
+            if l:
+                self.assertEqual(len(l), 91, repr(l))
+        self.assertIn("|   0  NVIDIA L40S", p.stdout)
+
+
+class TestBuildTree(gvtest.TempDirTestCase):
+    """The build tree's nvidia-smi finds build/mock/nvml/libnvidia-ml.so.1 by itself."""
+
+    def smi(self, *args, **env):
+        e = {"PATH": "/usr/bin:/bin"}
+        e.update({k: str(v) for k, v in env.items()})
+        return subprocess.run([gvtest.NVIDIA_SMI] + list(args), env=e, capture_output=True, text=True, timeout=60)
+
+    def mig_profile(self):
+        text = open(os.path.join(gvtest.SOURCE, "mock", "profiles", "h100-sxm5-80gb.yaml")).read()
+        text = re.sub(r"(?m)^gpu_count: \d+$", "gpu_count: 2", text)
+        text = text.replace("    mode: disabled", "    mode: enabled")
+        text = text.replace("    devices: []", "    devices: [{profile: 3g.40gb}, {profile: 2g.20gb}, "
+                                                "{profile: 1g.10gb}, {profile: 1g.10gb}]")
+        path = self.path("mig.yaml")
+        open(path, "w").write(text)
+        return path
+
+    def test_mig_children_in_list_and_tables(self):
+        cfg = self.mig_profile()
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", cfg], check=0).stdout)
+        p = self.smi("-L", MOCK_NVML_CONFIG=cfg)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        lines = p.stdout.strip().split("\n")
+        self.assertEqual(len(lines), 2 + 8)
+        migs = [MIG_LINE.match(l) for l in lines[1:5]]
+        self.assertTrue(all(migs), lines)
+        want = prof["gpus"][0]["mig_devices"]
+        self.assertEqual([m.group(1) for m in migs], [w["profile"] for w in want])
+        self.assertEqual([m.group(3) for m in migs], [w["uuid"] for w in want])
+        self.assertEqual(lines[1][:len("  MIG 3g.40gb     Device  0:")], "  MIG 3g.40gb     Device  0:")
+        t = self.smi(MOCK_NVML_CONFIG=cfg)
+        self.assertIn("| MIG devices:", t.stdout)
+        self.assertIn("|     N/A      Default |", t.stdout)  # GPU-Util under MIG
+        self.assertIn("|              Enabled |", t.stdout)
+        for l in t.stdout.split("\n")[1:]:
+            if l:
+                self.assertEqual(len(l), 91, repr(l))
+        x = self.smi("-q", "-x", MOCK_NVML_CONFIG=cfg)
+        doc = ET.fromstring(x.stdout)
+        self.assertEqual(element_paths(doc) - capture_paths(), set())
+        self.assertEqual(len(doc.findall("gpu/mig_devices/mig_device")), 8)
+        c = self.smi("--query-gpu=mig.mode.current,utilization.gpu", "--format=csv,noheader", MOCK_NVML_CONFIG=cfg)
+        self.assertEqual(c.stdout.split("\n")[0].split(", ")[0], "Enabled")
+
+    def test_select_by_index_uuid_busid_and_list(self):
+        prof = profile_json("a100-sxm4-40gb", node="sel-node")
+        g = prof["gpus"]
+        env = {"NODE_NAME": "sel-node", "MOCK_NVML_CONFIG": ""}
+        for sel, want in [("1", [1]), (g[2]["uuid"], [2]), (g[3]["pci_bus_id"], [3]), ("0,2", [0, 2]),
+                          (f"{g[1]['uuid']},5", [1, 5])]:
+            p = self.smi("--query-gpu=index,uuid", "--format=csv,noheader", "-i", sel, **env)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            rows = [l.split(", ") for l in p.stdout.strip().split("\n")]
+            self.assertEqual([int(r[0]) for r in rows], want, sel)
+            self.assertEqual([r[1] for r in rows], [g[i]["uuid"] for i in want])
+        p = self.smi("-L", "-i", "42", **env)
+        self.assertEqual(p.returncode, 6)
+        self.assertIn("No devices were found", p.stdout)
+
+    def test_unknown_field_is_an_error_like_real(self):
+        p = self.smi("--query-gpu=name,not.a.field", "--format=csv")
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stdout.split("\n")[0], 'Field "not.a.field" is not a valid field to query.')
+        p = self.smi("--query-gpu=name", "--format=json")
+        self.assertEqual(p.returncode, 2)
+        p = self.smi("--bogus-option")
+        self.assertEqual(p.returncode, 2)
+
+    def test_noheader_nounits(self):
+        p = self.smi("--query-gpu=memory.total,power.draw,utilization.gpu", "--format=csv,noheader,nounits", "-i", "0")
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout, r"^\d+, \d+\.\d\d, \d+\n$")
+
+    def test_version_and_help(self):
+        p = self.smi("--version")
+        self.assertEqual(p.returncode, 0)
+        self.assertRegex(p.stdout, r"(?m)^DRIVER version\s+: \d+\.\d+")
+        self.assertRegex(p.stdout, r"(?m)^CUDA Version\s+: \d+\.\d+$")
+        h = self.smi("-h")
+        self.assertEqual(h.returncode, 0)
+        self.assertIn("--query-gpu", h.stdout)
+
+    def test_q_text_layout(self):
+        p = self.smi("-q", "-i", "0")
+        self.assertEqual(p.returncode, 0)
+        self.assertTrue(p.stdout.startswith("\n==============NVSMI LOG==============\n\n"))
+        self.assertRegex(p.stdout, r"(?m)^Attached GPUs {42}: 8$")
+        self.assertRegex(p.stdout, r"(?m)^GPU 00000000:[0-9A-F]{2}:00\.0$")
+        self.assertRegex(p.stdout, r"(?m)^    Product Name {39}: NVIDIA A100-SXM4-40GB$")
+        self.assertRegex(p.stdout, r"(?m)^        Total {42}: 40960 MiB$")
+
+    # ---- init faults: real wording on stdout and NVML-numbered exit codes ----
+
+    def test_exit_codes_under_init_faults(self):
+        cases = [
+            ("driver-not-loaded", 9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+                                     "Make sure that the latest NVIDIA driver is installed and running."),
+            ("no-permission", 4, "Failed to initialize NVML: Insufficient Permissions"),
+            ("lib-rm-version-mismatch", 18, "Failed to initialize NVML: Driver/library version mismatch"),
+        ]
+        for fault, code, text in cases:
+            for args in (["-L"], [], ["--query-gpu=name", "--format=csv"], ["-q", "-x"]):
+                with self.subTest(fault=fault, args=args):
+                    p = self.smi(*args, MOCK_NVML_INIT_ERROR=fault)
+                    self.assertEqual(p.returncode, code, p.stdout)
+                    self.assertEqual(p.stdout.split("\n")[0], text)
+
+    def test_library_not_found_exit_12(self):
+        lone = self.path("bin", "nvidia-smi")
+        os.makedirs(os.path.dirname(lone))
+        shutil.copy(gvtest.NVIDIA_SMI, lone)
+        p = subprocess.run([lone, "-L"], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=60)
+        if p.returncode == 0:
+            self.skipTest("a system libnvidia-ml.so.1 is installed")
+        self.assertEqual(p.returncode, 12, p.stdout)
+        self.assertIn("couldn't find libnvidia-ml.so library", p.stdout)
+
+    def test_gpu_lost_exit_15(self):
+        p = self.smi("-L", MOCK_NVML_LOST_GPUS="1")
+        self.assertEqual(p.returncode, 15, p.stdout)
+        lines = p.stdout.strip().split("\n")
+        self.assertEqual(len(lines), 8)
+        self.assertRegex(lines[1], r"^Unable to determine the device handle for GPU.*: GPU is lost")
+        self.assertTrue(GPU_LINE.match(lines[0]) and GPU_LINE.match(lines[2]))
+        for args in ([], ["--query-gpu=index", "--format=csv,noheader"], ["-q"]):
+            p = self.smi(*args, MOCK_NVML_LOST_GPUS="1")
+            self.assertEqual(p.returncode, 15, args)
+            self.assertIn("GPU is lost", p.stdout)
+
+    # ---- FR16 ----
+
+    def fr16_profile(self):
+        text = open(os.path.join(gvtest.SOURCE, "mock", "profiles", "l40s.yaml")).read()
+        text = re.sub(r"(?m)^gpu_count: \d+$", "gpu_count: 2", text)
+        text = re.sub(r"(?m)^  temperature_c: \d+$", "  temperature_c: N/A", text)
+        text = re.sub(r"(?m)^  utilization: .*$", "  utilization: N/A", text)
+        path = self.path("fr16.yaml")
+        open(path, "w").write(text)
+        return path
+
+    def test_fr16_na_exactly_where_not_supported(self):
+        cfg = self.fr16_profile()
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", cfg], check=0).stdout)
+        self.assertIn("temperature", prof["gpus"][0]["unsupported"])
+        self.assertIn("utilization", prof["gpus"][0]["unsupported"])
+        p = self.smi("--query-gpu=" + ",".join(FIELDS), "--format=csv", MOCK_NVML_CONFIG=cfg)
+        self.assertEqual(p.returncode, 0, p.stdout)
+        rows = [l.split(", ") for l in p.stdout.strip().split("\n")[1:]]
+        for gpu, row in zip(prof["gpus"], rows):
+            want = expected_csv(prof, gpu)
+            na = {f for f, v in zip(FIELDS, row) if v == "[N/A]"}
+            self.assertEqual(na, {f for f in FIELDS if want[f] is None})
+            self.assertTrue({"temperature.gpu", "utilization.gpu", "utilization.memory"} <= na)
+            for f, v in zip(FIELDS, row):
+                if f not in na:
+                    self.assertFalse(v.startswith("["), f"{f}={v}")
+                    self.assertEqual(v, want[f])
+
+    def test_fr16_csv_parser_treats_bracketed_cells_per_field(self):
+        node_modules_or_skip(self)
+        cfg = self.fr16_profile()
+        p = self.smi("--query-gpu=name,temperature.gpu,utilization.gpu,memory.total", "--format=csv",
+                     MOCK_NVML_CONFIG=cfg)
+        sample = p.stdout + "NVIDIA X, [Not Supported], [Unknown Error], 100 MiB\n"
+        n = subprocess.run(["node", os.path.join(JS_DIR, "parse-csv.js")], input=sample, capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(n.returncode, 0, n.stderr)
+        rows = json.loads(n.stdout)
+        self.assertEqual(len(rows), 3)
+        for r in rows:
+            self.assertIsNone(r["temperature.gpu"])
+            self.assertIsNone(r["utilization.gpu"])
+            self.assertIsNotNone(r["name"])
+            self.assertIsNotNone(r["memory.total"])
+
+    def test_fr16_table_and_xml_show_na(self):
+        cfg = self.fr16_profile()
+        t = self.smi(MOCK_NVML_CONFIG=cfg)
+        self.assertRegex(t.stdout, r"\| N/A   N/A    P8")
+        x = ET.fromstring(self.smi("-q", "-x", MOCK_NVML_CONFIG=cfg).stdout)
+        self.assertEqual(x.findtext("gpu/temperature/gpu_temp"), "N/A")
+        self.assertEqual(x.findtext("gpu/utilization/gpu_util"), "N/A")
+        self.assertNotEqual(x.findtext("gpu/fb_memory_usage/total"), "N/A")
+
+
+if __name__ == "__main__":
+    unittest.main()

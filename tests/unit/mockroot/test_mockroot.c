@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests of src/mockroot: install layout, manifest, idempotent update,
+ * refusal of foreign folders, and remove deleting exactly what install made.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/cleanup.h"
+#include "base/fileio.h"
+#include "mockroot/mockroot.h"
+
+typedef struct fx {
+        char *tmp;      /* scratch folder */
+        char *lib, *smi; /* fake artifacts */
+        char *root;     /* <tmp>/root (absent at start) */
+} fx_t;
+
+static char *join(const char *a, const char *b)
+{
+        char *s = gv_path_join(a, b);
+        assert_non_null(s);
+        return s;
+}
+
+static void write_text(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static int setup(void **state)
+{
+        fx_t *fx = calloc(1, sizeof(*fx));
+        char tmpl[] = "/tmp/gv-mockroot-XXXXXX";
+        assert_non_null(mkdtemp(tmpl));
+        fx->tmp = strdup(tmpl);
+        fx->lib = join(fx->tmp, "libnvidia-ml.so.1");
+        fx->smi = join(fx->tmp, "nvidia-smi");
+        fx->root = join(fx->tmp, "root");
+        write_text(fx->lib, "fake library\n");
+        write_text(fx->smi, "#!/bin/sh\necho fake\n");
+        *state = fx;
+        return 0;
+}
+
+static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+        (void) st;
+        (void) flag;
+        (void) ftw;
+        return remove(p);
+}
+
+static int teardown(void **state)
+{
+        fx_t *fx = *state;
+        nftw(fx->tmp, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+        free(fx->tmp);
+        free(fx->lib);
+        free(fx->smi);
+        free(fx->root);
+        free(fx);
+        return 0;
+}
+
+static gv_mock_install_opts_t opts(const fx_t *fx, unsigned gpus)
+{
+        return (gv_mock_install_opts_t){
+                .root = fx->root,
+                .profile = "a100-sxm4-40gb",
+                .gpus = gpus,
+                .node_name = "unit-node",
+                .device_nodes = GV_MOCK_NODES_FILES,
+                .nvml_lib = fx->lib,
+                .nvidia_smi = fx->smi,
+        };
+}
+
+static bool exists_under(const char *root, const char *rel)
+{
+        _cleanup_free_ char *p = join(root, rel);
+        struct stat st;
+        return lstat(p, &st) == 0;
+}
+
+static void test_install_layout_and_remove(void **state)
+{
+        fx_t *fx = *state;
+        gv_mock_install_opts_t o = opts(fx, 2);
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        assert_int_equal(res.gpu_count, 2);
+        assert_int_equal(res.device_nodes, GV_MOCK_NODES_FILES);
+        assert_false(res.updated);
+        assert_string_equal(res.profile_name, "a100-sxm4-40gb");
+        assert_string_equal(res.node_name, "unit-node");
+
+        _cleanup_free_ char *lib = NULL;
+        assert_true(asprintf(&lib, "usr/lib64/libnvidia-ml.so.%s", res.driver_version) > 0);
+        const char *want[] = { lib, "usr/lib64/libnvidia-ml.so.1", "usr/lib64/libnvidia-ml.so",
+                               "usr/lib64/" GV_MOCK_ROOT_PROFILE_NAME, "usr/bin/nvidia-smi",
+                               "proc/driver/nvidia/version", "dev/nvidiactl", "dev/nvidia0", "dev/nvidia1",
+                               "dev/nvidia-uvm", "dev/nvidia-uvm-tools", "etc/cdi/" GV_MOCK_CDI_SPEC_NAME,
+                               GV_MOCK_MANIFEST_NAME };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(want); i++)
+                if (!exists_under(fx->root, want[i]))
+                        fail_msg("missing %s", want[i]);
+        assert_false(exists_under(fx->root, "dev/nvidia2"));
+
+        char target[256];
+        _cleanup_free_ char *l1 = join(fx->root, "usr/lib64/libnvidia-ml.so.1");
+        ssize_t n = readlink(l1, target, sizeof(target) - 1);
+        assert_true(n > 0);
+        target[n] = '\0';
+        assert_string_equal(target, lib + strlen("usr/lib64/"));
+
+        gv_mock_root_info_t info;
+        assert_true(gv_mock_root_detect(fx->root, &info));
+        assert_int_equal(info.device_nodes, GV_MOCK_NODES_FILES);
+        assert_int_equal(info.gpu_count, 2);
+        assert_string_equal(info.profile, "a100-sxm4-40gb");
+
+        unsigned removed = 0, kept = 0;
+        assert_int_equal(gv_mock_remove(fx->root, &removed, &kept, &err), 0);
+        assert_int_equal(kept, 0);
+        assert_true(removed > 10);
+        struct stat st;
+        assert_int_equal(lstat(fx->root, &st), -1); /* install created the root, remove took it away */
+        gv_mock_install_result_clear(&res);
+}
+
+static void test_reinstall_updates_and_drops_stale(void **state)
+{
+        fx_t *fx = *state;
+        gv_mock_install_opts_t o = opts(fx, 4);
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        gv_mock_install_result_clear(&res);
+        assert_true(exists_under(fx->root, "dev/nvidia3"));
+        /* Same options again: succeeds, marked as an update. */
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        assert_true(res.updated);
+        gv_mock_install_result_clear(&res);
+        /* Fewer GPUs: the surplus nodes go. */
+        o.gpus = 1;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        assert_int_equal(res.gpu_count, 1);
+        gv_mock_install_result_clear(&res);
+        assert_true(exists_under(fx->root, "dev/nvidia0"));
+        assert_false(exists_under(fx->root, "dev/nvidia1"));
+        assert_false(exists_under(fx->root, "dev/nvidia3"));
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), 0);
+        assert_false(exists_under(fx->tmp, "root"));
+}
+
+static void test_refuses_foreign_folder(void **state)
+{
+        fx_t *fx = *state;
+        assert_int_equal(mkdir(fx->root, 0755), 0);
+        _cleanup_free_ char *mine = join(fx->root, "precious.txt");
+        write_text(mine, "keep me\n");
+        gv_mock_install_opts_t o = opts(fx, 1);
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), -ENOTEMPTY);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_non_null(strstr(err->msg, "not a mock driver root"));
+        assert_true(exists_under(fx->root, "precious.txt"));
+        assert_false(exists_under(fx->root, "usr"));
+        gv_error_free(&err);
+        /* remove refuses too: no manifest. */
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), -ENOENT);
+        assert_true(exists_under(fx->root, "precious.txt"));
+}
+
+static void test_preexisting_empty_root_is_kept(void **state)
+{
+        fx_t *fx = *state;
+        assert_int_equal(mkdir(fx->root, 0755), 0);
+        gv_mock_install_opts_t o = opts(fx, 1);
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        gv_mock_install_result_clear(&res);
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), 0);
+        struct stat st;
+        assert_int_equal(lstat(fx->root, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(rmdir(fx->root), 0); /* and it is empty */
+}
+
+static void test_remove_leaves_changed_and_foreign_entries(void **state)
+{
+        fx_t *fx = *state;
+        gv_mock_install_opts_t o = opts(fx, 1);
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        gv_mock_install_result_clear(&res);
+        /* A user replaced the .so link by a real file and added a file of their own. */
+        _cleanup_free_ char *link = join(fx->root, "usr/lib64/libnvidia-ml.so");
+        assert_int_equal(unlink(link), 0);
+        write_text(link, "user file\n");
+        _cleanup_free_ char *extra = join(fx->root, "usr/bin/mine");
+        write_text(extra, "mine\n");
+        unsigned removed = 0, kept = 0;
+        assert_int_equal(gv_mock_remove(fx->root, &removed, &kept, &err), 0);
+        assert_true(kept >= 1);
+        assert_true(exists_under(fx->root, "usr/lib64/libnvidia-ml.so"));
+        assert_true(exists_under(fx->root, "usr/bin/mine"));
+        assert_false(exists_under(fx->root, "usr/bin/nvidia-smi"));
+        assert_false(exists_under(fx->root, GV_MOCK_MANIFEST_NAME));
+}
+
+static void test_tampered_manifest_cannot_escape(void **state)
+{
+        fx_t *fx = *state;
+        assert_int_equal(mkdir(fx->root, 0755), 0);
+        _cleanup_free_ char *outside = join(fx->tmp, "outside.txt");
+        write_text(outside, "outside\n");
+        _cleanup_free_ char *manifest = join(fx->root, GV_MOCK_MANIFEST_NAME);
+        write_text(manifest, "{\"kind\": \"gpu-validator-mock-root\", \"version\": 1, \"cdi_spec\": \"/nowhere/x.yaml\","
+                             " \"entries\": [{\"path\": \"../outside.txt\", \"type\": \"file\"},"
+                             " {\"path\": \"/etc/hostname\", \"type\": \"file\"}]}");
+        unsigned removed = 0, kept = 0;
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_remove(fx->root, &removed, &kept, &err), 0);
+        assert_int_equal(kept, 2);
+        assert_int_equal(removed, 0);
+        struct stat st;
+        assert_int_equal(stat(outside, &st), 0);
+}
+
+static void test_bad_profile_names_file_line_field(void **state)
+{
+        fx_t *fx = *state;
+        _cleanup_free_ char *bad = join(fx->tmp, "bad.yaml");
+        write_text(bad, "schema: gpu-validator/mock-nvml/v1\nname: bad\ndriver:\n  version: \"550.163.01\"\n"
+                        "  cuda_version: \"12.4\"\ngpu_count: 1\ngpu:\n  name: \"X\"\n  memory_mib: lots\n");
+        gv_mock_install_opts_t o = opts(fx, 0);
+        o.profile = bad;
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_true(gv_mock_install(&o, &res, &err) < 0);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_non_null(strstr(err->msg, "bad.yaml:9"));
+        assert_non_null(strstr(err->msg, "memory_mib"));
+        assert_false(exists_under(fx->tmp, "root"));
+        gv_error_free(&err);
+        o.profile = "no-such-profile";
+        assert_true(gv_mock_install(&o, &res, &err) < 0);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+}
+
+static void test_char_nodes_or_fallback(void **state)
+{
+        fx_t *fx = *state;
+        gv_mock_install_opts_t o = opts(fx, 1);
+        o.device_nodes = GV_MOCK_NODES_CHAR;
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        _cleanup_free_ char *ctl = join(fx->root, "dev/nvidiactl");
+        struct stat st;
+        assert_int_equal(lstat(ctl, &st), 0);
+        if (res.device_nodes == GV_MOCK_NODES_CHAR) {
+                assert_true(S_ISCHR(st.st_mode));
+                assert_int_equal(major(st.st_rdev), GV_MOCK_NVIDIA_MAJOR);
+                assert_int_equal(minor(st.st_rdev), GV_MOCK_NVIDIACTL_MINOR);
+        } else {
+                assert_true(res.device_nodes_fallback);
+                assert_true(S_ISREG(st.st_mode));
+        }
+        gv_mock_root_info_t info;
+        assert_true(gv_mock_root_detect(fx->root, &info));
+        assert_int_equal(info.device_nodes, res.device_nodes);
+        gv_mock_install_result_clear(&res);
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), 0);
+        assert_false(exists_under(fx->tmp, "root"));
+}
+
+static void test_locate_artifacts(void **state)
+{
+        fx_t *fx = *state;
+        gv_mock_artifacts_t a = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_locate_artifacts("/nonexistent/bin", fx->tmp, &a, &err), 0);
+        assert_non_null(strstr(a.nvml_lib, "libnvidia-ml.so.1"));
+        gv_mock_artifacts_clear(&a);
+        assert_int_equal(gv_mock_locate_artifacts("/nonexistent/bin", NULL, &a, &err), -ENOENT);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_non_null(strstr(err->msg, "/nonexistent/bin/../lib/gpu-validator/libnvidia-ml.so.1"));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_install_layout_and_remove, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_reinstall_updates_and_drops_stale, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_refuses_foreign_folder, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_preexisting_empty_root_is_kept, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_remove_leaves_changed_and_foreign_entries, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_tampered_manifest_cannot_escape, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bad_profile_names_file_line_field, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_char_nodes_or_fallback, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_locate_artifacts, setup, teardown),
+        };
+        return cmocka_run_group_tests_name("mockroot", tests, NULL, NULL);
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests of mock/smi/smi.c: the --query-gpu parser, CSV formatting
+ * (FR16: bracketed unavailable values) and the default table layout, which
+ * is compared character by character with the real captures in
+ * shared/cases/nvidia-smi/.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/cleanup.h"
+#include "smi.h"
+
+/* Line @n (1-based, without newline) of a capture in $GV_SHARED_DIR/cases/nvidia-smi. */
+static char *capture_line(const char *file, int n)
+{
+        const char *shared = getenv("GV_SHARED_DIR");
+        _cleanup_free_ char *path = NULL;
+        assert_true(asprintf(&path, "%s/cases/nvidia-smi/%s", shared ? shared : "../shared", file) > 0);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                fail_msg("cannot open %s", path);
+        char *line = NULL;
+        size_t cap = 0;
+        for (int i = 0; i < n; i++)
+                assert_true(getline(&line, &cap, f) > 0);
+        line[strcspn(line, "\n")] = '\0';
+        return line;
+}
+
+/* Output of the statements (writing to `f`) as one heap string in @buf. */
+#define CAPTURE(buf, ...)                                              \
+        do {                                                            \
+                size_t len_ = 0;                                        \
+                FILE *f = open_memstream(&(buf), &len_);                \
+                assert_non_null(f);                                     \
+                __VA_ARGS__;                                            \
+                fclose(f);                                              \
+        } while (0)
+
+/* Line @n (0-based) of @text, heap. */
+static char *nth_line(const char *text, int n)
+{
+        const char *p = text;
+        for (int i = 0; i < n && p; i++) {
+                p = strchr(p, '\n');
+                if (p)
+                        p++;
+        }
+        assert_non_null(p);
+        return strndup(p, strcspn(p, "\n"));
+}
+
+static void test_parse_fields_and_aliases(void **state)
+{
+        (void) state;
+        smi_query_t q = { 0 };
+        assert_int_equal(smi_query_parse("index, name,clocks.gr,gpu_uuid", "csv,noheader", &q, NULL), SMI_PARSE_OK);
+        assert_int_equal(q.n, 4);
+        assert_string_equal(q.fields[2]->name, "clocks.current.graphics");
+        assert_string_equal(q.fields[3]->name, "uuid");
+        assert_false(q.header);
+        assert_true(q.units);
+        smi_query_free(&q);
+}
+
+static void test_parse_errors(void **state)
+{
+        (void) state;
+        smi_query_t q = { 0 };
+        char *bad = NULL;
+        assert_int_equal(smi_query_parse("name,bogus.field", "csv", &q, &bad), SMI_PARSE_BAD_FIELD);
+        assert_string_equal(bad, "bogus.field");
+        free(bad);
+        bad = NULL;
+        assert_int_equal(smi_query_parse("name", "csv,xml", &q, &bad), SMI_PARSE_BAD_FORMAT);
+        assert_string_equal(bad, "xml");
+        free(bad);
+        assert_int_equal(smi_query_parse("name", NULL, &q, NULL), SMI_PARSE_NO_FORMAT);
+        assert_int_equal(smi_query_parse("", "csv", &q, NULL), SMI_PARSE_BAD_FIELD);
+        assert_int_equal(smi_query_parse("name,,uuid", "csv", &q, NULL), SMI_PARSE_BAD_FIELD);
+        assert_null(q.fields);
+}
+
+static void test_header_units(void **state)
+{
+        (void) state;
+        smi_query_t q = { 0 };
+        assert_int_equal(smi_query_parse("memory.total,utilization.gpu,power.draw,temperature.gpu,clocks.mem",
+                                         "csv", &q, NULL),
+                         SMI_PARSE_OK);
+        _cleanup_free_ char *h = smi_csv_header(&q);
+        assert_string_equal(h, "memory.total [MiB], utilization.gpu [%], power.draw [W], temperature.gpu, "
+                               "clocks.current.memory [MHz]");
+        smi_query_free(&q);
+        assert_int_equal(smi_query_parse("memory.total", "csv,nounits", &q, NULL), SMI_PARSE_OK);
+        _cleanup_free_ char *h2 = smi_csv_header(&q);
+        assert_string_equal(h2, "memory.total");
+        smi_query_free(&q);
+}
+
+static void test_values_like_real_csv(void **state)
+{
+        (void) state;
+        smi_query_t q = { 0 };
+        assert_int_equal(smi_query_parse("memory.total,utilization.gpu,power.draw,pci.sub_device_id,pci.domain,"
+                                         "compute_cap,mig.mode.current,pstate,compute_mode",
+                                         "csv", &q, NULL),
+                         SMI_PARSE_OK);
+        smi_value_t v[9] = {
+                { .num = 40960 }, { .num = 95 },          { .num = 72000 }, { .num = 0x185110DE }, { .num = 0 },
+                { .num = 8, .num2 = 9 }, { .num = 0 }, { .num = 0 },     { .num = 0 },
+        };
+        _cleanup_free_ char *row = smi_csv_row(&q, v);
+        assert_string_equal(row, "40960 MiB, 95 %, 72.00 W, 0x185110DE, 0x0000, 8.9, Disabled, P0, Default");
+        q.units = false;
+        _cleanup_free_ char *row2 = smi_csv_row(&q, v);
+        assert_string_equal(row2, "40960, 95, 72.00, 0x185110DE, 0x0000, 8.9, Disabled, P0, Default");
+        smi_query_free(&q);
+}
+
+/* FR16: only the failing fields are bracketed; the others keep their values. */
+static void test_fr16_unavailable_only_where_not_supported(void **state)
+{
+        (void) state;
+        smi_query_t q = { 0 };
+        assert_int_equal(smi_query_parse("name,fan.speed,temperature.gpu,power.draw", "csv,noheader", &q, NULL),
+                         SMI_PARSE_OK);
+        smi_value_t v[4] = {
+                { .str = "NVIDIA L40S" },
+                { .ret = NVML_ERROR_NOT_SUPPORTED },
+                { .num = 54 },
+                { .ret = NVML_ERROR_UNKNOWN },
+        };
+        _cleanup_free_ char *row = smi_csv_row(&q, v);
+        assert_string_equal(row, "NVIDIA L40S, [N/A], 54, [Unknown Error]");
+        smi_query_free(&q);
+        assert_string_equal(smi_unavailable_text(NVML_ERROR_DEPRECATED),
+                            "[Requested functionality has been deprecated]");
+        assert_true(smi_is_unavailable_cell(" [N/A] "));
+        assert_true(smi_is_unavailable_cell("[Not Supported]"));
+        assert_true(smi_is_unavailable_cell("[Unknown Error]"));
+        assert_false(smi_is_unavailable_cell("54"));
+        assert_false(smi_is_unavailable_cell("N/A [x"));
+}
+
+/* The GPU rows of table__nvidia-smi_l40s_with-process_580.126.09.txt, byte for byte. */
+static void test_table_gpu_rows_match_l40s_capture(void **state)
+{
+        (void) state;
+        smi_table_gpu_t g = {
+                .index = 0, .name = "NVIDIA L40S", .persistence = "On", .bus_id = "00000000:8D:00.0",
+                .disp_a = "Off", .ecc = "0", .fan = "N/A", .temp = "39C", .perf = "P0", .pwr_usage = "104W",
+                .pwr_cap = "325W", .mem_used = "803MiB", .mem_total = "46068MiB", .gpu_util = "0%",
+                .compute_mode = "Default", .mig_mode = "N/A",
+        };
+        _cleanup_free_ char *out = NULL;
+        CAPTURE(out, smi_table_gpu(f, &g));
+        for (int i = 0; i < 4; i++) {
+                _cleanup_free_ char *want = capture_line("table__nvidia-smi_l40s_with-process_580.126.09.txt", 9 + i);
+                _cleanup_free_ char *got = nth_line(out, i);
+                assert_string_equal(got, want);
+        }
+        /* Header lines 2..8 (line 1 is the timestamp; the version box uses the capture's versions). */
+        _cleanup_free_ char *hdr = NULL;
+        CAPTURE(hdr, smi_table_header(f, "Sun May 24 14:08:41 2026", "580.126.09", "13.0"));
+        for (int i = 0; i < 8; i++) {
+                _cleanup_free_ char *want = capture_line("table__nvidia-smi_l40s_with-process_580.126.09.txt", 1 + i);
+                _cleanup_free_ char *got = nth_line(hdr, i);
+                assert_string_equal(got, want);
+        }
+}
+
+static void test_table_processes_match_capture(void **state)
+{
+        (void) state;
+        smi_table_process_t p = { .gpu = 0, .gi = "N/A", .ci = "N/A", .pid = 5997, .type = "C", .name = "python",
+                                  .mem = "794MiB" };
+        _cleanup_free_ char *out = NULL;
+        CAPTURE(out, smi_table_processes(f, &p, 1));
+        for (int i = 0; i < 7; i++) {
+                _cleanup_free_ char *want = capture_line("table__nvidia-smi_l40s_with-process_580.126.09.txt", 14 + i);
+                _cleanup_free_ char *got = nth_line(out, i);
+                assert_string_equal(got, want);
+        }
+        _cleanup_free_ char *none = NULL;
+        CAPTURE(none, smi_table_processes(f, NULL, 0));
+        _cleanup_free_ char *want = capture_line("table__nvidia-smi_4x-gh200-120gb_590.48.01.txt", 31);
+        _cleanup_free_ char *got = nth_line(none, 5);
+        assert_string_equal(got, want);
+}
+
+/* The MIG table of table__nvidia-smi_h100-80gb-hbm3_mig-enabled_590.48.01.txt. */
+static void test_table_mig_matches_h100_capture(void **state)
+{
+        (void) state;
+        smi_table_mig_t m[2] = {
+                { .gpu = 0, .gi = 2, .ci = 0, .dev = 0, .mem_used = "26MiB", .mem_total = "40448MiB",
+                  .bar1_used = "0MiB", .bar1_total = "24739MiB", .sm = 60, .ecc = "0", .ce = 3, .enc = 0, .dec = 3,
+                  .ofa = 0, .jpg = 3 },
+                { .gpu = 0, .gi = 3, .ci = 0, .dev = 1, .mem_used = "17MiB", .mem_total = "20096MiB",
+                  .bar1_used = "0MiB", .bar1_total = "12369MiB", .sm = 32, .ecc = "0", .ce = 2, .enc = 0, .dec = 2,
+                  .ofa = 0, .jpg = 2 },
+        };
+        _cleanup_free_ char *out = NULL;
+        CAPTURE(out, smi_table_mig(f, m, 2));
+        for (int i = 0; i < 13; i++) {
+                _cleanup_free_ char *want =
+                        capture_line("table__nvidia-smi_h100-80gb-hbm3_mig-enabled_590.48.01.txt", 14 + i);
+                _cleanup_free_ char *got = nth_line(out, i);
+                assert_string_equal(got, want);
+        }
+}
+
+static void test_long_name_is_truncated(void **state)
+{
+        (void) state;
+        smi_table_gpu_t g = {
+                .name = "NVIDIA A Very Long Product Name That Does Not Fit", .persistence = "Off",
+                .bus_id = "00000000:07:00.0", .disp_a = "Off", .ecc = "0", .fan = "N/A", .temp = "30C",
+                .perf = "P0", .pwr_usage = "1W", .pwr_cap = "2W", .mem_used = "0MiB", .mem_total = "1MiB",
+                .gpu_util = "0%", .compute_mode = "Default", .mig_mode = "Disabled",
+        };
+        _cleanup_free_ char *out = NULL;
+        CAPTURE(out, smi_table_gpu(f, &g));
+        _cleanup_free_ char *l = nth_line(out, 0);
+        assert_int_equal(strlen(l), 91);
+        assert_non_null(strstr(l, "..."));
+}
+
+static void test_xml_escape_and_emit(void **state)
+{
+        (void) state;
+        _cleanup_free_ char *e = smi_xml_escape("a<b>&\"'");
+        assert_string_equal(e, "a&lt;b&gt;&amp;&quot;&apos;");
+        _cleanup_free_ char *x = NULL;
+        CAPTURE(x, {
+                smi_emit_t em = { .f = f, .xml = true };
+                smi_emit_begin(&em);
+                smi_emit_open(&em, "gpu", "GPU", "id", "00000000:07:00.0");
+                smi_emit_leaf(&em, "product_name", "Product Name", "%s", "X & Y");
+                smi_emit_close(&em, "gpu");
+                smi_emit_blank(&em);
+                smi_emit_end(&em);
+        });
+        assert_string_equal(x, "<?xml version=\"1.0\" ?>\n"
+                               "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v13.dtd\">\n"
+                               "<nvidia_smi_log>\n"
+                               "\t<gpu id=\"00000000:07:00.0\">\n"
+                               "\t\t<product_name>X &amp; Y</product_name>\n"
+                               "\t</gpu>\n\n"
+                               "</nvidia_smi_log>\n");
+        _cleanup_free_ char *t = NULL;
+        CAPTURE(t, {
+                smi_emit_t em = { .f = f, .xml = false, .depth = 1 };
+                smi_emit_leaf(&em, "product_name", "Product Name", "%s", "NVIDIA H100 80GB HBM3");
+        });
+        _cleanup_free_ char *want = capture_line("q__nvidia-smi-q_h100-80gb-hbm3_mig-enabled_590.48.01.txt", 10);
+        assert_string_equal(t, "    Product Name                                       : NVIDIA H100 80GB HBM3\n");
+        assert_true(strncmp(t, want, strlen(want)) == 0);
+}
+
+static void test_mig_profile_name(void **state)
+{
+        (void) state;
+        _cleanup_free_ char *a = smi_mig_profile_name("NVIDIA A100-SXM4-40GB MIG 1g.5gb", 1, 1, 4864);
+        assert_string_equal(a, "1g.5gb");
+        _cleanup_free_ char *b = smi_mig_profile_name("NVIDIA H200", 3, 1, 71 * 1024 - 100);
+        assert_string_equal(b, "1c.3g.71gb");
+        _cleanup_free_ char *c = smi_mig_profile_name(NULL, 2, 2, 9856);
+        assert_string_equal(c, "2g.10gb");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_parse_fields_and_aliases),
+                cmocka_unit_test(test_parse_errors),
+                cmocka_unit_test(test_header_units),
+                cmocka_unit_test(test_values_like_real_csv),
+                cmocka_unit_test(test_fr16_unavailable_only_where_not_supported),
+                cmocka_unit_test(test_table_gpu_rows_match_l40s_capture),
+                cmocka_unit_test(test_table_processes_match_capture),
+                cmocka_unit_test(test_table_mig_matches_h100_capture),
+                cmocka_unit_test(test_long_name_is_truncated),
+                cmocka_unit_test(test_xml_escape_and_emit),
+                cmocka_unit_test(test_mig_profile_name),
+        };
+        return cmocka_run_group_tests_name("smi", tests, NULL, NULL);
+}
