@@ -15,7 +15,6 @@ void gv_mock_run_clear(gv_mock_run_t *m)
 {
         free(m->work_dir);
         free(m->root);
-        free(m->host_root);
         free(m->status_dir);
         free(m->cdi_dir);
         free(m->dev_char);
@@ -49,19 +48,17 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         if (!m->work_dir)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         m->root = gv_path_join(m->work_dir, "driver-root");
-        m->host_root = gv_path_join(m->work_dir, "host");
         m->status_dir = o->output_dir_set ? strdup(o->cfg.output_dir) : gv_path_join(m->work_dir, "validations");
         m->cdi_dir = gv_path_join(m->work_dir, "cdi");
         m->dev_char = gv_path_join(m->work_dir, "dev-char");
         m->cdi_list = calloc(2, sizeof(char *));
         m->empty_list = calloc(1, sizeof(char *));
-        if (!m->root || !m->host_root || !m->status_dir || !m->cdi_dir || !m->dev_char || !m->cdi_list ||
+        if (!m->root || !m->status_dir || !m->cdi_dir || !m->dev_char || !m->cdi_list ||
             !m->empty_list || !(m->cdi_list[0] = strdup(m->cdi_dir)))
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 
         int r;
-        if ((r = make_dir(m->work_dir, err)) < 0 || (r = make_dir(m->host_root, err)) < 0 ||
-            (r = make_dir(m->cdi_dir, err)) < 0 || (r = make_dir(m->dev_char, err)) < 0)
+        if ((r = make_dir(m->work_dir, err)) < 0 || (r = make_dir(m->cdi_dir, err)) < 0 || (r = make_dir(m->dev_char, err)) < 0)
                 return gv_error_prefix(err, "mock work folder");
 
         _cleanup_(gv_mock_artifacts_clear) gv_mock_artifacts_t art = { 0 };
@@ -92,11 +89,13 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         if (!m->profile || !m->device_nodes)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 
-        /* Point the ordinary chain at the mock root: an empty host root (so a real
-         * driver on this machine never takes part), the mock root as the
-         * containerised driver root, folders of our own for markers, CDI, /dev/char. */
+        /* Point the ordinary chain at the mock root: the mock root as the
+         * containerised driver root (cfg.mock skips the host-driver probe, so a
+         * real driver on this machine never takes part), folders of our own for
+         * markers, CDI and /dev/char.  The host root stays "/": CDI folders and
+         * the device paths in the CDI spec are host paths. */
         gv_config_t *c = &o->cfg;
-        c->host_root = m->host_root;
+        c->host_root = "/";
         c->driver_install_dir = m->root;
         c->driver_install_dir_ctr_path = m->root;
         c->output_dir = m->status_dir;

@@ -16,7 +16,6 @@
 typedef struct gv_mock_run {
         char *work_dir;    /* heap: the folder holding everything below */
         char *root;        /* heap: <work>/driver-root, the mock driver root */
-        char *host_root;   /* heap: <work>/host, an empty host root */
         char *status_dir;  /* heap: <work>/validations unless --output-dir was given */
         char *cdi_dir;     /* heap: <work>/cdi */
         char *dev_char;    /* heap: <work>/dev-char */

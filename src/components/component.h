@@ -57,7 +57,8 @@ typedef struct gv_config {
         const char *const *runtime_configs;      /* containerd/CRI-O/Docker config files to look for nvidia runtime */
         const char *node_name;                   /* NODE_NAME */
         const char *namespace;                   /* OPERATOR_NAMESPACE */
-        bool mock;                               /* validating a mock driver root (no kernel module) */
+        bool mock;                               /* validating a mock driver root as a containerised driver:
+                                                    no host-driver probe, no kernel module (run --mock) */
         const volatile sig_atomic_t *stop;       /* set by SIGTERM/SIGINT; components give up promptly */
         gv_log_fn log;                           /* may be NULL */
         void *log_userdata;

@@ -200,10 +200,18 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         driver_loc_t loc = { 0 };
 
-        /* 1. host driver: nvidia-smi and libnvidia-ml.so.1 under the host root */
+        /*
+         * 1. host driver: nvidia-smi and libnvidia-ml.so.1 under the host root.
+         * `run --mock` validates its mock root as a containerised driver and
+         * never looks at the host, so a real driver on the machine cannot
+         * take part.
+         */
         char *hsmi = NULL, *hsmi_dir = NULL, *hlib = NULL, *hlib_dir = NULL;
-        int rs = gv_root_find(host, bins, "nvidia-smi", &hsmi, &hsmi_dir, tf);
-        int rl = gv_root_find(host, libs, "libnvidia-ml.so.1", &hlib, &hlib_dir, tf);
+        int rs = -ENOENT, rl = -ENOENT;
+        if (!cfg->mock) {
+                rs = gv_root_find(host, bins, "nvidia-smi", &hsmi, &hsmi_dir, tf);
+                rl = gv_root_find(host, libs, "libnvidia-ml.so.1", &hlib, &hlib_dir, tf);
+        }
         if (rs == 0 && rl == 0) {
                 loc = (driver_loc_t) { .host = true, .root = host, .lib = hlib, .lib_dir = hlib_dir, .smi = hsmi,
                                        .smi_dir = hsmi_dir };

@@ -22,6 +22,22 @@ class Node:
             os.makedirs(d, exist_ok=True)
         self.set_boot_id("6f1c7d52-0c7e-4e8e-9d4a-1b1d2f3a4b5c")
 
+    def _ensure_runtime(self):
+        """The toolkit check looks at host paths under the host root: give this
+        host a containerd configured with the NVIDIA runtime (after any mock
+        install into the host root, which wants an empty folder)."""
+        if os.path.exists(os.path.join(self.host, "etc", "containerd", "config.toml")):
+            return
+        os.makedirs(os.path.join(self.host, "etc", "containerd"), exist_ok=True)
+        with open(os.path.join(self.host, "etc", "containerd", "config.toml"), "w") as f:
+            f.write('[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+                    '  BinaryName = "/usr/bin/nvidia-container-runtime"\n')
+        os.makedirs(os.path.join(self.host, "usr", "bin"), exist_ok=True)
+        rt = os.path.join(self.host, "usr", "bin", "nvidia-container-runtime")
+        with open(rt, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(rt, 0o755)
+
     def set_boot_id(self, value):
         with open(self.boot_id, "w") as f:
             f.write(value + "\n")
@@ -36,10 +52,11 @@ class Node:
 
     def args(self, *extra):
         """Validation options that keep the run inside this fake node."""
+        self._ensure_runtime()
         return ["--output-dir", self.status, "--boot-id-file", self.boot_id, "--host-root", self.host,
                 "--driver-install-dir", self.driver, "--driver-install-dir-ctr-path", self.driver,
-                "--cdi-dir", self.cdi, "--dev-char-dir", self.devchar, "--dev-node-wait", "1",
-                "--runtime-config", os.path.join(self.base, "no-runtime-config"), *extra]
+                "--cdi-dir", "/etc/cdi", "--dev-char-dir", self.devchar, "--dev-node-wait", "1",
+                "--runtime-config", "/etc/containerd/config.toml", *extra]
 
     def run(self, components="driver,toolkit", *extra, env=None, check=None, timeout=120):
         return gvtest.run(["run", "--components", components, *self.args(*extra)], env=env, check=check,
@@ -55,7 +72,7 @@ class Node:
         return os.path.lexists(self.marker(name))
 
     def present(self):
-        return sorted(n for n in os.listdir(self.status) if n.endswith("-ready"))
+        return sorted(n for n in os.listdir(self.status) if n.endswith("-ready") and not n.startswith("."))
 
     def read(self, name):
         return gvtest.read_marker(self.marker(name))
@@ -105,7 +122,7 @@ def invariant_violations(status_dir, boot_id):
     every present marker has valid content for this boot, and its parent is
     present with the generation it records.  Returns a list of problems."""
     problems = []
-    names = [n for n in os.listdir(status_dir) if n.endswith("-ready")]
+    names = [n for n in os.listdir(status_dir) if n.endswith("-ready") and not n.startswith(".")]
     content = {}
     for n in names:
         p = os.path.join(status_dir, n)

@@ -60,3 +60,6 @@ class TempDirTestCase(unittest.TestCase):
 
     def path(self, *parts):
         return os.path.join(self.tmp, *parts)
+
+# The mock library's fault switch for nvmlInit (docs/mock-nvml.md).
+MOCK_FAULT_INIT_VAR = "MOCK_NVML_INIT_ERROR"
