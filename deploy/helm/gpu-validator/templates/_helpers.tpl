@@ -1,0 +1,63 @@
+{{/* Chart name, truncated to the 63 characters a label value allows. */}}
+{{- define "gpu-validator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Fully qualified release name. */}}
+{{- define "gpu-validator.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else if contains (include "gpu-validator.name" .) .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name (include "gpu-validator.name" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gpu-validator.serviceAccountName" -}}
+{{- default (include "gpu-validator.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{- define "gpu-validator.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "gpu-validator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "gpu-validator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/* The ConfigMap with the workload template overrides, when there are any. */}}
+{{- define "gpu-validator.workloadConfigMap" -}}
+{{- printf "%s-workload-template" (include "gpu-validator.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "gpu-validator.workloadTemplatePath" -}}
+/etc/gpu-validator/workload-template.yaml
+{{- end -}}
+
+{{/* Environment every gpu-validator process of the validator pod gets. */}}
+{{- define "gpu-validator.commonEnv" -}}
+- name: NODE_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: spec.nodeName
+- name: OPERATOR_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: OUTPUT_DIR
+  value: {{ .Values.hostPaths.validations | quote }}
+- name: LOG_FORMAT
+  value: {{ .Values.logFormat | quote }}
+{{- end -}}
+
+{{/* The volume mount of the marker folder. */}}
+{{- define "gpu-validator.validationsMount" -}}
+- name: run-nvidia-validations
+  mountPath: {{ .Values.hostPaths.validations }}
+  mountPropagation: Bidirectional
+{{- end -}}

