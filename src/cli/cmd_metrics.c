@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * gpu-validator metrics: serve Prometheus metrics about the markers.
- * Read-only: never writes or removes a marker, never initialises a GPU.
+ * gpu-validator metrics: serve Prometheus metrics about the markers and,
+ * opt-in, mirror them onto the Node (condition, label, start-up taint,
+ * events; src/nodesignal) from a second thread, so that scrapes are served
+ * whatever the API server does.  Read-only towards the markers: never writes
+ * or removes one, never initialises a GPU.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +18,7 @@
 #include "cli.h"
 #include "gv-version.h"
 #include "metrics/metrics.h"
+#include "nodesignal/nodesignal.h"
 
 enum {
         OPT_LISTEN = 0x100,
@@ -21,6 +27,12 @@ enum {
         OPT_BOOT_ID_FILE,
         OPT_SYSFS_ROOT,
         OPT_CACHE_TTL,
+        OPT_NODE_CONDITION,
+        OPT_NODE_LABEL,
+        OPT_STARTUP_TAINT,
+        OPT_LAST_COMPONENT,
+        OPT_KUBECONFIG,
+        OPT_NAMESPACE,
 };
 
 static void help(FILE *f, const char *prog)
@@ -45,8 +57,147 @@ static void help(FILE *f, const char *prog)
                 "                           changed (default %u; bounds the PCI hot-plug lag)\n"
                 "  -h, --help               show this help\n"
                 "\n"
+                "Node-level signal (opt-in; any of the first three turns it on):\n"
+                "  --node-condition[=TYPE]  keep the Node condition TYPE (default " GV_NODESIGNAL_DEFAULT_CONDITION ") True\n"
+                "                           while the last component is validated, else False with\n"
+                "                           the failing component and why (NODE_CONDITION=TYPE, or\n"
+                "                           true for the default type)\n"
+                "  --node-label KEY=VALUE   a Node label present exactly while validated (NODE_LABEL)\n"
+                "  --startup-taint KEY[=VALUE]:EFFECT\n"
+                "                           a Node taint absent exactly while validated, e.g.\n"
+                "                           nvidia.com/gpu.not-validated:NoSchedule (STARTUP_TAINT)\n"
+                "  --last-component NAME    the component whose marker means validated (LAST_COMPONENT,\n"
+                "                           default plugin; driver, toolkit, cuda, plugin, nvidia-fs, ...)\n"
+                "  --kubeconfig FILE        Kubernetes client configuration (KUBECONFIG; default:\n"
+                "                           in-cluster from KUBERNETES_SERVICE_HOST/PORT, else\n"
+                "                           ~/.kube/config)\n"
+                "  --namespace NS           namespace of the Events (OPERATOR_NAMESPACE; default: the\n"
+                "                           client configuration's, else default)\n"
+                "Events on the Node: " GV_NODESIGNAL_EVENT_FAILED " (Warning), " GV_NODESIGNAL_EVENT_RECOVERED ",\n"
+                GV_NODESIGNAL_EVENT_SUCCEEDED ".  Nothing is written when the Node already agrees; failed\n"
+                "API calls are retried with a capped backoff while metrics keep being served.\n"
+                "\n"
                 "SIGTERM or SIGINT stops the server; it then exits 0.  See docs/metrics.md.\n",
                 prog, GV_METRICS_DEFAULT_PORT, GV_METRICS_DEFAULT_PORT, GV_METRICS_DEFAULT_CACHE_TTL_S);
+}
+
+/* What the node-level signal flags and variables asked for (strings borrowed from argv/environ). */
+typedef struct signal_args {
+        const char *condition; /* type, or NULL: off */
+        const char *label;     /* KEY=VALUE, or NULL */
+        const char *taint;     /* KEY[=VALUE]:EFFECT, or NULL */
+        const char *last;      /* component name, or NULL: plugin */
+        const char *kubeconfig;
+        const char *namespace;
+} signal_args_t;
+
+/* NODE_CONDITION: unset, empty or false-like is off; true-like the default type; else the type. */
+static const char *condition_from_env(void)
+{
+        const char *v = gv_env("NODE_CONDITION");
+        bool b;
+        if (!v)
+                return NULL;
+        if (gv_parse_bool(v, &b) == 0)
+                return b ? GV_NODESIGNAL_DEFAULT_CONDITION : NULL;
+        return v;
+}
+
+/* The node signal's thread: gv_nodesignal_run() until its stop flag. */
+typedef struct signal_thread {
+        gv_nodesignal_t *ns;
+        gv_error_t *err;
+        int r;
+} signal_thread_t;
+
+static void *signal_main(void *arg)
+{
+        signal_thread_t *t = arg;
+        t->r = gv_nodesignal_run(t->ns, &t->err);
+        return NULL;
+}
+
+/* Free the signal and, when there was one, release libcurl (gv_k8s_global_init() in make_signal()). */
+static void free_signal(gv_nodesignal_t **ns)
+{
+        if (!*ns)
+                return;
+        gv_nodesignal_free(ns);
+        gv_k8s_global_cleanup();
+}
+
+/*
+ * Parse the signal's values and make it (client configuration loaded, nothing
+ * sent yet).  *out stays NULL when no signal was asked for.  Returns an exit code.
+ */
+static int make_signal(gv_cli_t *cli, const signal_args_t *a, const char *node, const char *output_dir,
+                       const char *boot_id, const volatile sig_atomic_t *stop, gv_nodesignal_t **out)
+{
+        *out = NULL;
+        if (!a->condition && !a->label && !a->taint)
+                return GV_EXIT_OK;
+        _cleanup_error_ gv_error_t *err = NULL;
+        if (a->condition && !gv_nodesignal_condition_type_valid(a->condition))
+                return gv_cli_usage_error(cli, "metrics",
+                                          "--node-condition=%s: not a condition type (a qualified name such as "
+                                          GV_NODESIGNAL_DEFAULT_CONDITION ")", a->condition);
+        _cleanup_free_ char *lkey = NULL, *lval = NULL;
+        if (a->label && gv_nodesignal_parse_label(a->label, &lkey, &lval, &err) < 0)
+                return gv_cli_usage_error(cli, "metrics", "--node-label: %s", err->msg);
+        __attribute__((cleanup(gv_nodesignal_taint_clear))) gv_nodesignal_taint_t taint = { 0 };
+        if (a->taint && gv_nodesignal_parse_taint(a->taint, &taint, &err) < 0)
+                return gv_cli_usage_error(cli, "metrics", "--startup-taint: %s", err->msg);
+        gv_marker_id_t last = GV_MARKER_PLUGIN;
+        if (a->last) {
+                last = gv_marker_by_component(a->last);
+                if (last == GV_MARKER_INVALID || last == GV_MARKER_HOST_DRIVER)
+                        return gv_cli_usage_error(cli, "metrics",
+                                                  "--last-component=%s: not a component (driver, toolkit, cuda, plugin, "
+                                                  "nvidia-fs, gdrcopy, nvidia-peermem)", a->last);
+        }
+        if (!node)
+                return gv_cli_usage_error(cli, "metrics", "the node signal needs the node name: set NODE_NAME or --node-name");
+
+        gv_k8s_env_t env = {
+                .kubeconfig = a->kubeconfig,
+                .service_host = gv_env("KUBERNETES_SERVICE_HOST"),
+                .service_port = gv_env("KUBERNETES_SERVICE_PORT"),
+                .home = gv_env("HOME"),
+        };
+        if (gv_k8s_global_init(&err) < 0) /* here, before any other thread starts */
+                return gv_cli_fail(cli, "metrics", &err);
+        gv_k8s_config_t *kc = NULL;
+        if (gv_k8s_config_load(&env, &kc, &err) < 0) {
+                gv_k8s_global_cleanup();
+                gv_error_prefix(&err, "node signal: Kubernetes configuration");
+                return gv_cli_fail(cli, "metrics", &err);
+        }
+        _cleanup_free_ char *source = strdup(kc->source ? kc->source : "?");
+        gv_nodesignal_options_t o = {
+                .spec = {
+                        .condition_type = a->condition,
+                        .label_key = lkey,
+                        .label_value = lval,
+                        .taint = a->taint ? &taint : NULL,
+                },
+                .node_name = node,
+                .event_namespace = a->namespace,
+                .last = last,
+                .output_dir = output_dir,
+                .boot_id_path = boot_id,
+                .stop = stop,
+                .log = gv_cli_log,
+                .log_userdata = cli,
+        };
+        if (gv_nodesignal_new(&o, kc, out, &err) < 0) {
+                gv_k8s_global_cleanup();
+                return gv_cli_fail(cli, "metrics", &err);
+        }
+        gv_cli_logf(cli, GV_LOG_INFO, "node-signal", "",
+                    "node %s follows %s: condition %s, label %s, start-up taint %s (%s)", node,
+                    gv_marker_file(last), a->condition ? a->condition : "off", a->label ? a->label : "off",
+                    a->taint ? a->taint : "off", source ? source : "?");
+        return GV_EXIT_OK;
 }
 
 int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
@@ -58,12 +209,26 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                 { "boot-id-file", required_argument, NULL, OPT_BOOT_ID_FILE },
                 { "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
                 { "cache-ttl", required_argument, NULL, OPT_CACHE_TTL },
+                { "node-condition", optional_argument, NULL, OPT_NODE_CONDITION },
+                { "node-label", required_argument, NULL, OPT_NODE_LABEL },
+                { "startup-taint", required_argument, NULL, OPT_STARTUP_TAINT },
+                { "last-component", required_argument, NULL, OPT_LAST_COMPONENT },
+                { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+                { "namespace", required_argument, NULL, OPT_NAMESPACE },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         const char *listen = NULL, *output_dir = gv_env("OUTPUT_DIR"), *node = gv_env("NODE_NAME");
         const char *boot_id = NULL, *sysfs = NULL;
         unsigned ttl = 0;
+        signal_args_t sa = {
+                .condition = condition_from_env(),
+                .label = gv_env("NODE_LABEL"),
+                .taint = gv_env("STARTUP_TAINT"),
+                .last = gv_env("LAST_COMPONENT"),
+                .kubeconfig = gv_env("KUBECONFIG"),
+                .namespace = gv_env("OPERATOR_NAMESPACE"),
+        };
 
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -87,6 +252,24 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                         if (gv_parse_uint(optarg, &ttl) < 0 || ttl == 0)
                                 return gv_cli_usage_error(cli, "metrics", "--cache-ttl=%s: expected whole seconds > 0",
                                                           optarg);
+                        break;
+                case OPT_NODE_CONDITION:
+                        sa.condition = optarg && *optarg ? optarg : GV_NODESIGNAL_DEFAULT_CONDITION;
+                        break;
+                case OPT_NODE_LABEL:
+                        sa.label = optarg;
+                        break;
+                case OPT_STARTUP_TAINT:
+                        sa.taint = optarg;
+                        break;
+                case OPT_LAST_COMPONENT:
+                        sa.last = optarg;
+                        break;
+                case OPT_KUBECONFIG:
+                        sa.kubeconfig = optarg;
+                        break;
+                case OPT_NAMESPACE:
+                        sa.namespace = optarg;
                         break;
                 case 'h':
                         help(stdout, cli->prog);
@@ -117,6 +300,15 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                                           "no node name: set NODE_NAME (as the upstream DaemonSet does) or --node-name");
         }
 
+        /* The signal's stop flag: set when the server stops, for whatever reason. */
+        volatile sig_atomic_t signal_stop = 0;
+        gv_nodesignal_t *ns = NULL;
+        int code = make_signal(cli, &sa, node, output_dir, boot_id, &signal_stop, &ns);
+        if (code != GV_EXIT_OK) {
+                gv_listen_addr_clear(&addr);
+                return code;
+        }
+
         gv_exporter_options_t o = {
                 .listen = &addr,
                 .output_dir = output_dir,
@@ -131,14 +323,57 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
         gv_exporter_t *exp = NULL;
         int r = gv_exporter_new(&o, &exp, &err);
         gv_listen_addr_clear(&addr);
-        if (r < 0)
+        if (r < 0) {
+                free_signal(&ns);
                 return gv_cli_fail(cli, "metrics", &err);
+        }
+
+        /*
+         * The signal runs on its own thread (own store, inotify and client) so that
+         * a slow or absent API server never delays a scrape.  SIGTERM/SIGINT stay
+         * with this thread, whose poll() they interrupt; the signal thread stops
+         * through signal_stop once the server has returned.
+         */
+        signal_thread_t st = { .ns = ns };
+        pthread_t tid;
+        bool started = false;
+        if (ns) {
+                sigset_t block, old;
+                sigemptyset(&block);
+                sigaddset(&block, SIGTERM);
+                sigaddset(&block, SIGINT);
+                pthread_sigmask(SIG_BLOCK, &block, &old);
+                int pr = pthread_create(&tid, NULL, signal_main, &st);
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+                if (pr != 0) {
+                        gv_exporter_free(&exp);
+                        free_signal(&ns);
+                        gv_error_set(&err, pr, GV_REASON_INTERNAL, "node signal: cannot start its thread: %s",
+                                     strerror(pr));
+                        return gv_cli_fail(cli, "metrics", &err);
+                }
+                started = true;
+        }
 
         gv_cli_logf(cli, GV_LOG_INFO, "metrics", "", "serving http://%s" GV_METRICS_PATH " for node %s (status folder %s)",
                     gv_exporter_address(exp), node, output_dir ? output_dir : GV_DEFAULT_OUTPUT_DIR);
         r = gv_exporter_run(exp, cli->stop, &err);
+        signal_stop = 1;
+        if (started)
+                pthread_join(tid, NULL);
         uint64_t scrapes = gv_exporter_scrapes(exp), renders = gv_exporter_renders(exp);
         gv_exporter_free(&exp);
+        if (ns) {
+                gv_cli_logf(cli, GV_LOG_INFO, "node-signal", "", "stopped after %llu Node updates (%llu failed tries)",
+                            (unsigned long long) gv_nodesignal_writes(ns),
+                            (unsigned long long) gv_nodesignal_failures(ns));
+                free_signal(&ns);
+        }
+        if (st.r < 0 && r >= 0) {
+                r = st.r;
+                err = TAKE_PTR(st.err);
+        }
+        gv_error_free(&st.err);
         if (r < 0)
                 return gv_cli_fail(cli, "metrics", &err);
         gv_cli_logf(cli, GV_LOG_INFO, "metrics", "", "stopped after %llu scrapes (%llu renders)",

@@ -166,6 +166,8 @@ class Chart(unittest.TestCase):
         main = spec["containers"]
         self.assertEqual(len(main), 1)
         self.assertEqual(main[0]["command"], ["gpu-validator", "metrics", "--listen", ":8000"])
+        for name in ("NODE_CONDITION", "NODE_LABEL", "STARTUP_TAINT", "LAST_COMPONENT"):
+            self.assertNotIn(name, env_of(main[0]))  # the node-level signal is off by default
         self.assertEqual(main[0]["ports"][0]["containerPort"], 8000)
         self.assertEqual(main[0]["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
         self.assertEqual(mounts_of(main[0])["run-nvidia-validations"]["mountPropagation"], "Bidirectional")
@@ -194,7 +196,9 @@ class Chart(unittest.TestCase):
             })
             cr = one(docs, "ClusterRole")
             self.assertEqual(cr["rules"], [{"apiGroups": [""], "resources": ["nodes"],
-                                            "verbs": ["get", "list", "watch"] + (["patch"] if patch else [])}])
+                                            "verbs": ["get", "list", "watch"] + (["patch"] if patch else [])}]
+                             + ([{"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]}]
+                                if patch else []))
             sa = one(docs, "ServiceAccount")["metadata"]["name"]
             for kind, ref in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
                 b = one(docs, kind)
@@ -277,6 +281,25 @@ class Chart(unittest.TestCase):
         self.assertEqual(svc["spec"]["ports"][0]["port"], 9400)
         self.assertEqual(svc["spec"]["selector"]["app"], "nvidia-operator-validator")
         self.assertEqual(svc["metadata"]["annotations"], {"prometheus.io/scrape": "true"})
+        sm = one(docs, "ServiceMonitor")
+        self.assertEqual(sm["apiVersion"], "monitoring.coreos.com/v1")
+        self.assertEqual(sm["metadata"]["labels"]["release"], "prometheus")
+        self.assertEqual(sm["spec"]["endpoints"], [{"port": "metrics", "path": "/metrics", "scheme": "http",
+                                                    "interval": "15s", "scrapeTimeout": "5s"}])
+        # The node-level signal: its values as the metrics container's environment, and the
+        # start-up taint tolerated by the validator pod (and so by its validation pods).
+        env = env_of(main)
+        self.assertEqual(env["NODE_CONDITION"], "example.com/GPUReady")
+        self.assertEqual(env["NODE_LABEL"], "nvidia.com/gpu.validated=true")
+        self.assertEqual(env["STARTUP_TAINT"], "nvidia.com/gpu.not-validated=yes:NoSchedule")
+        self.assertEqual(env["LAST_COMPONENT"], "cuda")
+        self.assertEqual(env["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
+        self.assertEqual(env["OPERATOR_NAMESPACE"], {"fieldRef": {"fieldPath": "metadata.namespace"}})
+        self.assertEqual(spec["tolerations"][-1], {"key": "nvidia.com/gpu.not-validated", "operator": "Exists",
+                                                   "effect": "NoSchedule"})
+        self.assertEqual(spec["tolerations"][0]["key"], "dedicated")
+        for c in inits:
+            self.assertNotIn("NODE_CONDITION", env_of(c))
 
         cm = one(docs, "ConfigMap")
         vols = {v["name"]: v for v in spec["volumes"]}
@@ -293,6 +316,53 @@ class Chart(unittest.TestCase):
         self.assertEqual(mock["initContainers"][0]["command"][3:13], [
             "--profile", "h200", "--gpus", "4", "--root", "/run/nvidia/driver-alt", "--cdi-dir", "/etc/cdi",
             "--device-nodes", "files"])
+
+    def test_node_status(self):
+        docs = render(sets=["nodeStatus.enabled=true"])
+        spec = validator(docs)["spec"]["template"]["spec"]
+        env = env_of(spec["containers"][0])
+        self.assertEqual(env["NODE_CONDITION"], "GPUValidated")
+        self.assertEqual(env["LAST_COMPONENT"], "plugin")
+        self.assertNotIn("NODE_LABEL", env)
+        self.assertNotIn("STARTUP_TAINT", env)
+        self.assertEqual(spec["tolerations"], [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+        verbs = {tuple(r["resources"]): r["verbs"] for r in one(docs, "ClusterRole")["rules"]}
+        self.assertEqual(verbs[("nodes/status",)], ["patch"])
+        self.assertIn("patch", verbs[("nodes",)])
+        # Only the taint, with the default tolerations replaced.
+        docs = render(sets=["nodeStatus.enabled=true", "nodeStatus.conditionType=",
+                            "nodeStatus.startupTaint=example.com/gate:NoExecute", "tolerations=null"])
+        spec = validator(docs)["spec"]["template"]["spec"]
+        env = env_of(spec["containers"][0])
+        self.assertNotIn("NODE_CONDITION", env)
+        self.assertEqual(env["STARTUP_TAINT"], "example.com/gate:NoExecute")
+        self.assertEqual(spec["tolerations"], [{"key": "example.com/gate", "operator": "Exists", "effect": "NoExecute"}])
+        # The signal runs in the metrics container: without it, the chart refuses.
+        for sets in (["nodeStatus.enabled=true", "metrics.enabled=false"],
+                     ["nodeStatus.enabled=true", "nodeStatus.startupTaint=no-effect"]):
+            p = helm_run("template", "rel", CHART, "--namespace", "gpu-ops", *[a for x in sets for a in ("--set", x)])
+            self.assertNotEqual(p.returncode, 0, sets)
+            self.assertIn("nodeStatus", p.stderr)
+
+    def test_service_monitor(self):
+        self.assertEqual(by_kind(render(), "ServiceMonitor"), [])
+        docs = render(sets=["metrics.serviceMonitor.enabled=true"])
+        svc = one(docs, "Service")  # rendered for the ServiceMonitor although service.enabled is false
+        sm = one(docs, "ServiceMonitor")
+        self.assertEqual(sm["metadata"]["namespace"], "gpu-ops")
+        for k, v in sm["spec"]["selector"]["matchLabels"].items():
+            self.assertEqual(svc["metadata"]["labels"].get(k), v, k)
+        self.assertEqual(sm["spec"]["namespaceSelector"], {"matchNames": ["gpu-ops"]})
+        self.assertEqual(sm["spec"]["endpoints"][0]["port"], svc["spec"]["ports"][0]["name"])
+        self.assertEqual(sm["spec"]["endpoints"][0]["interval"], "30s")
+        self.assertEqual(svc["spec"]["ports"][0]["port"], 8000)
+        self.assertEqual(svc["spec"]["ports"][0]["targetPort"], "metrics")
+        ds = validator(docs)
+        self.assertEqual(ds["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"], "metrics")
+        for k, v in svc["spec"]["selector"].items():
+            self.assertEqual(ds["spec"]["template"]["metadata"]["labels"].get(k), v, k)
+        docs = render(sets=["metrics.serviceMonitor.enabled=true", "metrics.enabled=false"])
+        self.assertEqual(by_kind(docs, "ServiceMonitor") + by_kind(docs, "Service"), [])
 
     def test_metrics_disabled(self):
         docs = render(sets=["metrics.enabled=false", "driver.enabled=false"])
@@ -362,6 +432,10 @@ class CommandLines(unittest.TestCase):
                 if args[0] == "mock":
                     sub.append(args[1])
                 text = self.help_text(sub)
+                if sub == ["metrics"]:
+                    for name in env:
+                        if name not in user | {"LOG_FORMAT"}:
+                            self.assertIn(name, text, f"{container}: {name} is not documented by `metrics --help`")
                 for a in args[len(sub):]:
                     if a.startswith("--"):
                         self.assertIn(a.split("=", 1)[0], text, f"{container}: {' '.join(argv)}")

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The pure part of the node-level signal: the verdict of the markers and the
+ * plan (merge patches and event) that brings a Node as read in line with it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "nodesignal.h"
+
+#define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
+
+/* ---- verdict ---- */
+
+void gv_nodesignal_verdict_clear(gv_nodesignal_verdict_t *v)
+{
+        if (!v)
+                return;
+        free(v->detail);
+        *v = (gv_nodesignal_verdict_t) { .validated = false, .last = GV_MARKER_INVALID,
+                                         .failing = GV_MARKER_INVALID, .state = GV_MARKER_MISSING };
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool gv_nodesignal_verdict_equal(const gv_nodesignal_verdict_t *a, const gv_nodesignal_verdict_t *b)
+{
+        return a->validated == b->validated && a->last == b->last && a->failing == b->failing &&
+               a->state == b->state && str_eq(a->detail, b->detail);
+}
+
+/* The chain root .. @last into @chain (root first); returns its length. */
+static size_t chain_of(gv_marker_id_t last, gv_marker_id_t chain[GV_MARKER__MAX])
+{
+        gv_marker_id_t rev[GV_MARKER__MAX];
+        size_t n = 0;
+        for (gv_marker_id_t m = last; m != GV_MARKER_INVALID && n < GV_MARKER__MAX; m = gv_marker_parent(m))
+                rev[n++] = m;
+        for (size_t i = 0; i < n; i++)
+                chain[i] = rev[n - 1 - i];
+        return n;
+}
+
+int gv_nodesignal_judge(gv_store_t *store, gv_marker_id_t last, gv_nodesignal_verdict_t *out, gv_error_t **err)
+{
+        if (last < 0 || last >= GV_MARKER__MAX || last == GV_MARKER_HOST_DRIVER)
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "judge: bad last component");
+        gv_marker_id_t chain[GV_MARKER__MAX];
+        size_t n = chain_of(last, chain);
+        gv_nodesignal_verdict_t v = { .last = last, .failing = GV_MARKER_INVALID, .state = GV_MARKER_READY };
+        if (!store) {
+                v.failing = chain[0];
+                v.state = GV_MARKER_MISSING;
+                v.detail = strdup("the status folder does not exist");
+                if (!v.detail)
+                        return OOM(err);
+                *out = v;
+                return 0;
+        }
+        /*
+         * The last marker decides (its READY covers the whole chain, judged in
+         * one inspection); when it is not READY, the first marker from the
+         * root that is not READY is the one to name.
+         */
+        gv_marker_info_t info = { 0 };
+        int r = gv_store_inspect(store, last, &info, err);
+        if (r < 0)
+                return r;
+        if (info.state == GV_MARKER_READY) {
+                gv_marker_info_clear(&info);
+                v.validated = true;
+                *out = v;
+                return 0;
+        }
+        for (size_t i = 0; i + 1 < n; i++) { /* the ancestors, root first */
+                gv_marker_info_t up = { 0 };
+                r = gv_store_inspect(store, chain[i], &up, err);
+                if (r < 0) {
+                        gv_marker_info_clear(&info);
+                        return r;
+                }
+                if (up.state != GV_MARKER_READY) {
+                        v.failing = chain[i];
+                        v.state = up.state;
+                        v.detail = TAKE_PTR(up.detail);
+                        gv_marker_info_clear(&up);
+                        break;
+                }
+                gv_marker_info_clear(&up);
+        }
+        if (v.failing == GV_MARKER_INVALID) { /* every ancestor is READY: the last one itself */
+                v.failing = last;
+                v.state = info.state;
+                v.detail = TAKE_PTR(info.detail);
+        }
+        gv_marker_info_clear(&info);
+        *out = v;
+        return 0;
+}
+
+/* "nvidia-fs" -> "NvidiaFs", "missing" -> "Missing", appended to @f. */
+static void camel(FILE *f, const char *s)
+{
+        bool up = true;
+        for (; *s; s++) {
+                if (*s == '-' || *s == '_') {
+                        up = true;
+                        continue;
+                }
+                fputc(up ? toupper((unsigned char) *s) : *s, f);
+                up = false;
+        }
+}
+
+char *gv_nodesignal_failure_reason(const gv_nodesignal_verdict_t *v)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        const char *comp = gv_marker_component(v->failing);
+        camel(f, comp ? comp : "Chain");
+        camel(f, gv_marker_state_name(v->state));
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* "driver, toolkit, cuda and plugin" for the chain up to @last. */
+static char *chain_words(gv_marker_id_t last)
+{
+        gv_marker_id_t chain[GV_MARKER__MAX];
+        size_t n = chain_of(last, chain);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ", gv_marker_component(chain[i]));
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* "toolkit-ready is missing (not present)" */
+static char *why_not(const gv_nodesignal_verdict_t *v)
+{
+        char *s = NULL;
+        if (asprintf(&s, "%s is %s%s%s%s", gv_marker_file(v->failing), gv_marker_state_name(v->state),
+                     v->detail ? " (" : "", v->detail ? v->detail : "", v->detail ? ")" : "") < 0)
+                return NULL;
+        return s;
+}
+
+/* ---- JSON helpers ---- */
+
+static json_object *get(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+        if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+                return NULL;
+        return v;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+        json_object *v = get(o, key);
+        return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* Add @val (taken, also on failure) under @key; -ENOMEM when @val is NULL or the add fails. */
+static int put(json_object *o, const char *key, json_object *val)
+{
+        if (!val)
+                return -ENOMEM;
+        if (json_object_object_add(o, key, val) < 0) {
+                json_object_put(val);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int put_str(json_object *o, const char *key, const char *s)
+{
+        return put(o, key, json_object_new_string(s));
+}
+
+static int append(json_object *arr, json_object *val)
+{
+        if (!val)
+                return -ENOMEM;
+        if (json_object_array_add(arr, val) < 0) {
+                json_object_put(val);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static void json_putp(json_object **o)
+{
+        if (*o)
+                json_object_put(*o);
+}
+#define _cleanup_json_ _cleanup_(json_putp)
+
+/* {"metadata":{"resourceVersion":rv}} */
+static json_object *patch_with_rv(const char *rv)
+{
+        _cleanup_json_ json_object *p = json_object_new_object();
+        json_object *md = json_object_new_object();
+        if (!p || put(p, "metadata", md) < 0 || put_str(md, "resourceVersion", rv) < 0)
+                return NULL;
+        return TAKE_PTR(p);
+}
+
+/* The condition of @type in @conds (an array or NULL), or NULL; *idx its index. */
+static json_object *find_condition(json_object *conds, const char *type, size_t *idx)
+{
+        if (!conds || !json_object_is_type(conds, json_type_array))
+                return NULL;
+        for (size_t i = 0; i < json_object_array_length(conds); i++) {
+                json_object *c = json_object_array_get_idx(conds, i);
+                if (str_eq(get_str(c, "type"), type)) {
+                        *idx = i;
+                        return c;
+                }
+        }
+        return NULL;
+}
+
+static bool taint_matches(json_object *t, const gv_nodesignal_taint_t *want)
+{
+        return str_eq(get_str(t, "key"), want->key) && str_eq(get_str(t, "effect"), want->effect);
+}
+
+/* ---- phase ---- */
+
+const char *gv_nodesignal_phase_name(gv_nodesignal_phase_t p)
+{
+        switch (p) {
+        case GV_NODESIGNAL_PENDING:
+                return "pending";
+        case GV_NODESIGNAL_VALIDATED:
+                return "validated";
+        case GV_NODESIGNAL_FAILED:
+                return "failed";
+        default:
+                return "unknown";
+        }
+}
+
+gv_nodesignal_phase_t gv_nodesignal_node_phase(const gv_nodesignal_spec_t *spec, json_object *node,
+                                               gv_nodesignal_phase_t memory)
+{
+        gv_nodesignal_phase_t fallback = memory != GV_NODESIGNAL_UNKNOWN ? memory : GV_NODESIGNAL_PENDING;
+        if (spec->condition_type) {
+                size_t idx = 0;
+                json_object *c = find_condition(get(get(node, "status"), "conditions"), spec->condition_type, &idx);
+                const char *status = get_str(c, "status");
+                if (str_eq(status, "True"))
+                        return GV_NODESIGNAL_VALIDATED;
+                if (str_eq(status, "False"))
+                        return str_eq(get_str(c, "reason"), GV_NODESIGNAL_REASON_PENDING) ? GV_NODESIGNAL_PENDING
+                                                                                         : GV_NODESIGNAL_FAILED;
+                return fallback;
+        }
+        if (memory != GV_NODESIGNAL_UNKNOWN)
+                return memory;
+        if (spec->label_key) {
+                const char *have = get_str(get(get(node, "metadata"), "labels"), spec->label_key);
+                if (have && str_eq(have, spec->label_value ? spec->label_value : ""))
+                        return GV_NODESIGNAL_VALIDATED;
+        }
+        return GV_NODESIGNAL_PENDING;
+}
+
+/* ---- plan ---- */
+
+void gv_nodesignal_plan_clear(gv_nodesignal_plan_t *p)
+{
+        if (!p)
+                return;
+        if (p->status_patch)
+                json_object_put(p->status_patch);
+        if (p->node_patch)
+                json_object_put(p->node_patch);
+        free(p->event_message);
+        free(p->condition_reason);
+        free(p->condition_message);
+        *p = (gv_nodesignal_plan_t) { 0 };
+}
+
+/* The status patch, or *out NULL when the condition is as wanted. */
+static int plan_condition(const gv_nodesignal_spec_t *spec, json_object *node, const char *rv, const char *status,
+                          const char *reason, const char *message, const char *now, json_object **out)
+{
+        *out = NULL;
+        json_object *conds = get(get(node, "status"), "conditions");
+        size_t idx = 0;
+        json_object *cur = find_condition(conds, spec->condition_type, &idx);
+        if (cur && str_eq(get_str(cur, "status"), status) && str_eq(get_str(cur, "reason"), reason) &&
+            str_eq(get_str(cur, "message"), message))
+                return 0;
+
+        _cleanup_json_ json_object *c = json_object_new_object();
+        if (!c)
+                return -ENOMEM;
+        const char *transition = cur && str_eq(get_str(cur, "status"), status) ? get_str(cur, "lastTransitionTime") : NULL;
+        int r;
+        if ((r = put_str(c, "type", spec->condition_type)) < 0 || (r = put_str(c, "status", status)) < 0 ||
+            (r = put_str(c, "reason", reason)) < 0 || (r = put_str(c, "message", message)) < 0 ||
+            (r = put_str(c, "lastHeartbeatTime", now)) < 0 ||
+            (r = put_str(c, "lastTransitionTime", transition ? transition : now)) < 0)
+                return r;
+
+        _cleanup_json_ json_object *list = json_object_new_array();
+        if (!list)
+                return -ENOMEM;
+        size_t n = conds && json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+        for (size_t i = 0; i < n; i++) {
+                if (cur && i == idx) {
+                        if ((r = append(list, TAKE_PTR(c))) < 0)
+                                return r;
+                        continue;
+                }
+                json_object *copy = NULL;
+                if (json_object_deep_copy(json_object_array_get_idx(conds, i), &copy, NULL) < 0)
+                        return -ENOMEM;
+                if ((r = append(list, copy)) < 0)
+                        return r;
+        }
+        if (c && (r = append(list, TAKE_PTR(c))) < 0)
+                return r;
+
+        _cleanup_json_ json_object *p = patch_with_rv(rv);
+        json_object *st = json_object_new_object();
+        if (!p || put(p, "status", st) < 0 || put(st, "conditions", TAKE_PTR(list)) < 0)
+                return -ENOMEM;
+        *out = TAKE_PTR(p);
+        return 0;
+}
+
+/* The node patch (labels, taints), or *out NULL when both are as wanted. */
+static int plan_node(const gv_nodesignal_spec_t *spec, json_object *node, const char *rv, bool validated,
+                     json_object **out)
+{
+        *out = NULL;
+        _cleanup_json_ json_object *labels = NULL, *taints = NULL;
+        bool set_taints = false;
+        int r;
+
+        if (spec->label_key) {
+                const char *want = spec->label_value ? spec->label_value : "";
+                json_object *lv = get(get(get(node, "metadata"), "labels"), spec->label_key);
+                const char *have = lv && json_object_is_type(lv, json_type_string) ? json_object_get_string(lv) : NULL;
+                if (validated ? !str_eq(have, want) : lv != NULL) {
+                        labels = json_object_new_object();
+                        if (!labels)
+                                return -ENOMEM;
+                        if (validated)
+                                r = put_str(labels, spec->label_key, want);
+                        else
+                                r = json_object_object_add(labels, spec->label_key, NULL) < 0 ? -ENOMEM : 0;
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        if (spec->taint) {
+                json_object *cur = get(get(node, "spec"), "taints");
+                size_t n = cur && json_object_is_type(cur, json_type_array) ? json_object_array_length(cur) : 0;
+                bool has = false;
+                for (size_t i = 0; i < n; i++)
+                        has = has || taint_matches(json_object_array_get_idx(cur, i), spec->taint);
+                if (validated == has) { /* validated and tainted, or not validated and not tainted */
+                        set_taints = true;
+                        taints = json_object_new_array();
+                        if (!taints)
+                                return -ENOMEM;
+                        for (size_t i = 0; i < n; i++) {
+                                json_object *t = json_object_array_get_idx(cur, i);
+                                if (validated && taint_matches(t, spec->taint))
+                                        continue;
+                                json_object *copy = NULL;
+                                if (json_object_deep_copy(t, &copy, NULL) < 0)
+                                        return -ENOMEM;
+                                if ((r = append(taints, copy)) < 0)
+                                        return r;
+                        }
+                        if (!validated) {
+                                json_object *t = json_object_new_object();
+                                if (!t)
+                                        return -ENOMEM;
+                                if ((r = append(taints, t)) < 0 || (r = put_str(t, "key", spec->taint->key)) < 0 ||
+                                    (spec->taint->value && (r = put_str(t, "value", spec->taint->value)) < 0) ||
+                                    (r = put_str(t, "effect", spec->taint->effect)) < 0)
+                                        return r;
+                        }
+                        if (json_object_array_length(taints) == 0) {
+                                json_object_put(taints);
+                                taints = NULL; /* null removes spec.taints */
+                        }
+                }
+        }
+
+        if (!labels && !set_taints)
+                return 0;
+        _cleanup_json_ json_object *p = patch_with_rv(rv);
+        if (!p)
+                return -ENOMEM;
+        if (labels) {
+                json_object *md = get(p, "metadata");
+                if (put(md, "labels", TAKE_PTR(labels)) < 0)
+                        return -ENOMEM;
+        }
+        if (set_taints) {
+                json_object *sp = json_object_new_object();
+                if (put(p, "spec", sp) < 0 || json_object_object_add(sp, "taints", TAKE_PTR(taints)) < 0)
+                        return -ENOMEM;
+        }
+        *out = TAKE_PTR(p);
+        return 0;
+}
+
+int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_verdict_t *v, json_object *node,
+                       gv_nodesignal_phase_t memory, const char *now, gv_nodesignal_plan_t *out, gv_error_t **err)
+{
+        *out = (gv_nodesignal_plan_t) { 0 };
+        json_object *md = get(node, "metadata");
+        const char *name = get_str(md, "name"), *rv = get_str(md, "resourceVersion");
+        if (!name || !rv)
+                return gv_error_set(err, EINVAL, GV_REASON_KUBERNETES,
+                                    "the Node as read has no metadata.name or metadata.resourceVersion");
+
+        gv_nodesignal_plan_t p = { .before = gv_nodesignal_node_phase(spec, node, memory) };
+        if (v->validated)
+                p.after = GV_NODESIGNAL_VALIDATED;
+        else if (p.before == GV_NODESIGNAL_VALIDATED || p.before == GV_NODESIGNAL_FAILED)
+                p.after = GV_NODESIGNAL_FAILED;
+        else
+                p.after = GV_NODESIGNAL_PENDING;
+
+        _cleanup_free_ char *words = chain_words(v->last), *why = v->validated ? NULL : why_not(v);
+        if (!words || (!v->validated && !why))
+                return OOM(err);
+        const char *comp = v->validated ? NULL : gv_marker_component(v->failing);
+        int r = 0;
+        switch (p.after) {
+        case GV_NODESIGNAL_VALIDATED:
+                p.condition_reason = strdup(GV_NODESIGNAL_REASON_VALIDATED);
+                r = asprintf(&p.condition_message, "%s validated", words);
+                break;
+        case GV_NODESIGNAL_FAILED:
+                p.condition_reason = gv_nodesignal_failure_reason(v);
+                r = asprintf(&p.condition_message, "%s not validated: %s", comp, why);
+                break;
+        default:
+                p.condition_reason = strdup(GV_NODESIGNAL_REASON_PENDING);
+                r = asprintf(&p.condition_message, "waiting for %s: %s", comp, why);
+                break;
+        }
+        if (r < 0)
+                p.condition_message = NULL;
+        if (!p.condition_reason || !p.condition_message) {
+                gv_nodesignal_plan_clear(&p);
+                return OOM(err);
+        }
+
+        if (spec->condition_type) {
+                r = plan_condition(spec, node, rv, v->validated ? "True" : "False", p.condition_reason,
+                                   p.condition_message, now, &p.status_patch);
+                if (r < 0) {
+                        gv_nodesignal_plan_clear(&p);
+                        return OOM(err);
+                }
+        }
+        r = plan_node(spec, node, rv, v->validated, &p.node_patch);
+        if (r < 0) {
+                gv_nodesignal_plan_clear(&p);
+                return OOM(err);
+        }
+
+        /* The event of the transition. */
+        r = 0;
+        if (p.after == GV_NODESIGNAL_VALIDATED && p.before != GV_NODESIGNAL_VALIDATED) {
+                size_t idx = 0;
+                const char *was = spec->condition_type
+                                          ? get_str(find_condition(get(get(node, "status"), "conditions"),
+                                                                   spec->condition_type, &idx), "reason")
+                                          : NULL;
+                p.event_type = "Normal";
+                if (p.before == GV_NODESIGNAL_FAILED) {
+                        p.event_reason = GV_NODESIGNAL_EVENT_RECOVERED;
+                        r = asprintf(&p.event_message, "GPU validation recovered on node %s: %s validated%s%s%s", name,
+                                     words, was ? " (was " : "", was ? was : "", was ? ")" : "");
+                } else {
+                        p.event_reason = GV_NODESIGNAL_EVENT_SUCCEEDED;
+                        r = asprintf(&p.event_message, "GPU validation succeeded on node %s: %s validated", name, words);
+                }
+        } else if (p.after == GV_NODESIGNAL_FAILED && p.before == GV_NODESIGNAL_VALIDATED) {
+                p.event_type = "Warning";
+                p.event_reason = GV_NODESIGNAL_EVENT_FAILED;
+                r = asprintf(&p.event_message, "GPU validation failed on node %s: component %s, reason %s: %s", name,
+                             comp, p.condition_reason, why);
+        }
+        if (r < 0) {
+                p.event_message = NULL;
+                gv_nodesignal_plan_clear(&p);
+                return OOM(err);
+        }
+        *out = p;
+        return 0;
+}
