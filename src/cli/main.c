@@ -46,7 +46,8 @@ static void usage(FILE *f, const char *prog)
 {
         fprintf(f,
                 "Usage: %s [GLOBAL OPTIONS] COMMAND [OPTIONS]\n"
-                "       %s                 (with COMPONENT set: validate that one component, as the upstream\n"
+                "       %s                 (with COMPONENT set: validate that one component, or serve\n"
+                "                                 metrics for COMPONENT=metrics, as the upstream\n"
                 "                                 nvidia-operator-validator does)\n"
                 "\n"
                 "Validates a Kubernetes GPU node (driver -> container toolkit -> CUDA -> device plugin) and\n"
@@ -143,7 +144,14 @@ int main(int argc, char **argv)
 
         if (optind >= argc) {
                 /* Drop-in mode for the upstream image: COMPONENT selects one component. */
-                if (gv_env("COMPONENT")) {
+                const char *component = gv_env("COMPONENT");
+                if (component && strcmp(component, "metrics") == 0) {
+                        /* The operator runs the validator image with COMPONENT=metrics too. */
+                        char *metrics_argv[] = { (char *) "metrics", NULL };
+                        optind = 0;
+                        return gv_cmd_metrics(&cli, 1, metrics_argv);
+                }
+                if (component) {
                         char *run_argv[] = { (char *) "run", NULL };
                         optind = 0;
                         return gv_cmd_run(&cli, 1, run_argv);

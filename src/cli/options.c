@@ -113,6 +113,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         c->max_wait_s = 0;
         c->dev_node_wait_s = 30;
         c->run_nvidia_smi = true;
+        c->pod_timeout_s = 300;
+        c->capacity_wait_s = 150; /* upstream: 30 polls, 5 s apart */
         c->stop = cli->stop;
         c->log = gv_cli_log;
         c->log_userdata = cli;
@@ -123,11 +125,25 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         } strings[] = {
                 { "OUTPUT_DIR", offsetof(gv_config_t, output_dir) },
                 { "HOST_ROOT", offsetof(gv_config_t, host_root) },
+                { "HOST_ROOT_CTR_PATH", offsetof(gv_config_t, host_root_ctr_path) },
                 { "DRIVER_INSTALL_DIR", offsetof(gv_config_t, driver_install_dir) },
                 { "DRIVER_INSTALL_DIR_CTR_PATH", offsetof(gv_config_t, driver_install_dir_ctr_path) },
                 { "DEV_CHAR_DIR", offsetof(gv_config_t, dev_char_dir) },
                 { "NODE_NAME", offsetof(gv_config_t, node_name) },
                 { "OPERATOR_NAMESPACE", offsetof(gv_config_t, namespace) },
+                { "KUBECONFIG", offsetof(gv_config_t, kubeconfig) },
+                { "KUBERNETES_SERVICE_HOST", offsetof(gv_config_t, k8s_service_host) },
+                { "KUBERNETES_SERVICE_PORT", offsetof(gv_config_t, k8s_service_port) },
+                { "HOME", offsetof(gv_config_t, home_dir) },
+                { "WORKLOAD_TEMPLATE", offsetof(gv_config_t, workload_template) },
+                { "VALIDATOR_IMAGE", offsetof(gv_config_t, validator_image) },
+                { "VALIDATOR_IMAGE_PULL_POLICY", offsetof(gv_config_t, validator_image_pull_policy) },
+                { "VALIDATOR_IMAGE_PULL_SECRETS", offsetof(gv_config_t, validator_image_pull_secrets) },
+                { "VALIDATOR_RUNTIME_CLASS", offsetof(gv_config_t, validator_runtime_class) },
+                { "POD_NAME", offsetof(gv_config_t, validator_pod_name) },
+                { "VALIDATOR_POD_NAME", offsetof(gv_config_t, validator_pod_name) }, /* wins over POD_NAME */
+                { "POD_UID", offsetof(gv_config_t, validator_pod_uid) },
+                { "VALIDATOR_POD_UID", offsetof(gv_config_t, validator_pod_uid) },   /* wins over POD_UID */
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(strings); i++) {
                 const char *v = gv_env(strings[i].var);
@@ -145,7 +161,9 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
             (r = gv_env_uint("SLEEP_INTERVAL_SECONDS", &c->sleep_interval_s, err)) < 0 ||
             (r = gv_env_uint("MAX_WAIT_SECONDS", &c->max_wait_s, err)) < 0 ||
             (r = gv_env_uint("MAX_BACKOFF_SECONDS", &c->max_backoff_s, err)) < 0 ||
-            (r = gv_env_uint("DEV_NODE_WAIT_SECONDS", &c->dev_node_wait_s, err)) < 0)
+            (r = gv_env_uint("DEV_NODE_WAIT_SECONDS", &c->dev_node_wait_s, err)) < 0 ||
+            (r = gv_env_uint("POD_TIMEOUT_SECONDS", &c->pod_timeout_s, err)) < 0 ||
+            (r = gv_env_uint("CAPACITY_WAIT_SECONDS", &c->capacity_wait_s, err)) < 0)
                 return r;
         bool no_smi = false;
         if ((r = gv_env_bool("NO_NVIDIA_SMI", &no_smi, err)) < 0)
@@ -186,6 +204,9 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
         case GV_OPT_HOST_ROOT:
                 target = &c->host_root;
                 break;
+        case GV_OPT_HOST_ROOT_CTR_PATH:
+                target = &c->host_root_ctr_path;
+                break;
         case GV_OPT_DRIVER_INSTALL_DIR:
                 target = &c->driver_install_dir;
                 break;
@@ -201,6 +222,22 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
         case GV_OPT_NAMESPACE:
                 target = &c->namespace;
                 break;
+        case GV_OPT_KUBECONFIG:
+                target = &c->kubeconfig;
+                break;
+        case GV_OPT_KUBE_CONTEXT:
+                target = &c->kube_context;
+                break;
+        case GV_OPT_WORKLOAD_TEMPLATE:
+                target = &c->workload_template;
+                break;
+        case GV_OPT_VALIDATOR_POD_NAME:
+                target = &c->validator_pod_name;
+                break;
+        case GV_OPT_POD_TIMEOUT:
+                return (r = parse_uint_opt("--pod-timeout", arg, &c->pod_timeout_s, err)) < 0 ? r : 1;
+        case GV_OPT_CAPACITY_WAIT:
+                return (r = parse_uint_opt("--capacity-wait", arg, &c->capacity_wait_s, err)) < 0 ? r : 1;
         case GV_OPT_NO_DEV_CHAR_SYMLINKS:
                 c->disable_dev_char_symlinks = true;
                 return 1;
@@ -288,7 +325,10 @@ void gv_options_help_validation(FILE *f)
 {
         gv_options_help_store(f);
         fprintf(f,
-                "  --host-root DIR          host filesystem (HOST_ROOT, default /)\n"
+                "  --host-root DIR          host filesystem as the host sees it, written into driver-ready\n"
+                "                           (HOST_ROOT, default /)\n"
+                "  --host-root-ctr-path DIR where that filesystem is mounted here, searched for a host\n"
+                "                           driver (HOST_ROOT_CTR_PATH, default: the host root; the chart: /host)\n"
                 "  --driver-install-dir DIR containerised driver root, host path (DRIVER_INSTALL_DIR,\n"
                 "                           default /run/nvidia/driver)\n"
                 "  --driver-install-dir-ctr-path DIR\n"
@@ -316,7 +356,18 @@ void gv_options_help_validation(FILE *f)
                 "                           (DEV_NODE_WAIT_SECONDS, default 30)\n"
                 "  --with-workload BOOL     run the cuda/plugin validation pods (WITH_WORKLOAD, default true)\n"
                 "  --node-name NAME         this node (NODE_NAME)\n"
-                "  --namespace NS           namespace for workload pods (OPERATOR_NAMESPACE)\n");
+                "  --namespace NS           namespace for workload pods (OPERATOR_NAMESPACE)\n"
+                "  --kubeconfig FILE        Kubernetes client configuration (KUBECONFIG; default: in-cluster,\n"
+                "                           then ~/.kube/config)\n"
+                "  --context NAME           kubeconfig context (default: current-context)\n"
+                "  --workload-template FILE override file for the cuda/plugin pods (WORKLOAD_TEMPLATE)\n"
+                "  --pod-timeout SECONDS    bound for one validation pod (POD_TIMEOUT_SECONDS, default 300)\n"
+                "  --capacity-wait SECONDS  plugin: how long to wait for GPU capacity on the node\n"
+                "                           (CAPACITY_WAIT_SECONDS, default 150)\n"
+                "  --validator-pod-name POD the validator's own pod, for tolerations and the owner\n"
+                "                           reference (VALIDATOR_POD_NAME or POD_NAME; VALIDATOR_POD_UID)\n"
+                "  Also read: VALIDATOR_IMAGE, VALIDATOR_IMAGE_PULL_POLICY, VALIDATOR_IMAGE_PULL_SECRETS,\n"
+                "  VALIDATOR_RUNTIME_CLASS (the validation pods' image settings).\n");
 }
 
 int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err)

@@ -37,6 +37,7 @@ enum {
         GV_OPT_OUTPUT_DIR = 0x100,
         GV_OPT_BOOT_ID_FILE,
         GV_OPT_HOST_ROOT,
+        GV_OPT_HOST_ROOT_CTR_PATH,
         GV_OPT_DRIVER_INSTALL_DIR,
         GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH,
         GV_OPT_DEV_CHAR_DIR,
@@ -64,6 +65,13 @@ enum {
         GV_OPT_JSON,
         GV_OPT_TIMEOUT,
         GV_OPT_PRINT_ENV,
+        /* cuda/plugin on Kubernetes (docs/workload-lifecycle.md) */
+        GV_OPT_KUBECONFIG,
+        GV_OPT_KUBE_CONTEXT,
+        GV_OPT_WORKLOAD_TEMPLATE,
+        GV_OPT_POD_TIMEOUT,
+        GV_OPT_CAPACITY_WAIT,
+        GV_OPT_VALIDATOR_POD_NAME,
 };
 
 /* getopt_long entries for the store-only options (--output-dir, --boot-id-file). */
@@ -75,6 +83,7 @@ enum {
 #define GV_VALIDATION_LONG_OPTIONS                                                              \
         GV_STORE_LONG_OPTIONS,                                                                  \
         { "host-root", required_argument, NULL, GV_OPT_HOST_ROOT },                             \
+        { "host-root-ctr-path", required_argument, NULL, GV_OPT_HOST_ROOT_CTR_PATH },           \
         { "driver-install-dir", required_argument, NULL, GV_OPT_DRIVER_INSTALL_DIR },           \
         { "driver-install-dir-ctr-path", required_argument, NULL, GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH }, \
         { "dev-char-dir", required_argument, NULL, GV_OPT_DEV_CHAR_DIR },                       \
@@ -94,7 +103,13 @@ enum {
         { "cdi-dir", required_argument, NULL, GV_OPT_CDI_DIR },                                 \
         { "runtime-config", required_argument, NULL, GV_OPT_RUNTIME_CONFIG },                   \
         { "node-name", required_argument, NULL, GV_OPT_NODE_NAME },                             \
-        { "namespace", required_argument, NULL, GV_OPT_NAMESPACE }
+        { "namespace", required_argument, NULL, GV_OPT_NAMESPACE },                             \
+        { "kubeconfig", required_argument, NULL, GV_OPT_KUBECONFIG },                           \
+        { "context", required_argument, NULL, GV_OPT_KUBE_CONTEXT },                            \
+        { "workload-template", required_argument, NULL, GV_OPT_WORKLOAD_TEMPLATE },             \
+        { "pod-timeout", required_argument, NULL, GV_OPT_POD_TIMEOUT },                         \
+        { "capacity-wait", required_argument, NULL, GV_OPT_CAPACITY_WAIT },                     \
+        { "validator-pod-name", required_argument, NULL, GV_OPT_VALIDATOR_POD_NAME }
 
 /*
  * gv_options_init - defaults, then the environment variables.

@@ -37,7 +37,10 @@ typedef void (*gv_log_fn)(void *userdata, gv_log_level_t level, const char *comp
 typedef struct gv_config {
         const char *output_dir;                  /* OUTPUT_DIR, /run/nvidia/validations */
         const char *boot_id_path;                /* --boot-id-file (tests), /proc/sys/kernel/random/boot_id */
-        const char *host_root;                   /* HOST_ROOT, "/" */
+        const char *host_root;                   /* HOST_ROOT, "/": the host filesystem as the host sees it
+                                                    (written into driver-ready) */
+        const char *host_root_ctr_path;          /* HOST_ROOT_CTR_PATH: where that filesystem is mounted
+                                                    here (the chart: /host); NULL = host_root */
         const char *driver_install_dir;          /* DRIVER_INSTALL_DIR, /run/nvidia/driver (host path) */
         const char *driver_install_dir_ctr_path; /* DRIVER_INSTALL_DIR_CTR_PATH, /run/nvidia/driver (as mounted here) */
         const char *dev_char_dir;                /* where /dev/char symlinks go; "/dev/char" */
@@ -57,6 +60,21 @@ typedef struct gv_config {
         const char *const *runtime_configs;      /* containerd/CRI-O/Docker config files to look for nvidia runtime */
         const char *node_name;                   /* NODE_NAME */
         const char *namespace;                   /* OPERATOR_NAMESPACE */
+        /* cuda and plugin on Kubernetes (docs/workload-lifecycle.md); strings may be NULL */
+        const char *kubeconfig;                  /* --kubeconfig / KUBECONFIG (first of a ':' list) */
+        const char *kube_context;                /* --kube-context, NULL: current-context */
+        const char *k8s_service_host;            /* KUBERNETES_SERVICE_HOST (in-cluster configuration) */
+        const char *k8s_service_port;            /* KUBERNETES_SERVICE_PORT */
+        const char *home_dir;                    /* HOME, for ~/.kube/config */
+        const char *workload_template;           /* --workload-template / WORKLOAD_TEMPLATE: override file */
+        const char *validator_image;             /* VALIDATOR_IMAGE */
+        const char *validator_image_pull_policy; /* VALIDATOR_IMAGE_PULL_POLICY */
+        const char *validator_image_pull_secrets;/* VALIDATOR_IMAGE_PULL_SECRETS, comma list */
+        const char *validator_runtime_class;     /* VALIDATOR_RUNTIME_CLASS */
+        const char *validator_pod_name;          /* VALIDATOR_POD_NAME (else POD_NAME): own pod, for tolerations/owner */
+        const char *validator_pod_uid;           /* VALIDATOR_POD_UID (else POD_UID) */
+        unsigned pod_timeout_s;                  /* --pod-timeout / POD_TIMEOUT_SECONDS: one bound per pod, 300 (0: 300) */
+        unsigned capacity_wait_s;                /* --capacity-wait / CAPACITY_WAIT_SECONDS: GPU capacity wait, 150 */
         bool mock;                               /* validating a mock driver root as a containerised driver:
                                                     no host-driver probe, no kernel module (run --mock) */
         const volatile sig_atomic_t *stop;       /* set by SIGTERM/SIGINT; components give up promptly */

@@ -75,6 +75,14 @@ const char *const *gv_driver_default_bin_search(void)
 
 static const char *host_root_of(const gv_config_t *cfg)
 {
+        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
+                return cfg->host_root_ctr_path;
+        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+}
+
+/* The host root as the host sees it (HOST_ROOT), for driver-ready. */
+static const char *host_root_view(const gv_config_t *cfg)
+{
         return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
 }
 
@@ -714,12 +722,13 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         /* dev root: the driver root if it has a /dev folder, else the host root (upstream) */
         bool dev_in_driver_root = root_is_dir(loc.root, "/dev");
-        const char *driver_root_host = loc.host ? host : (cfg->driver_install_dir && *cfg->driver_install_dir
+        const char *host_view = host_root_view(cfg);
+        const char *driver_root_host = loc.host ? host_view : (cfg->driver_install_dir && *cfg->driver_install_dir
                                                                   ? cfg->driver_install_dir
                                                                   : "/run/nvidia/driver");
         const char *driver_root_ctr = loc.host ? "/host" : "/driver-root";
         const char *dev_root_here = dev_in_driver_root ? loc.root : host;
-        const char *dev_root_host = dev_in_driver_root ? driver_root_host : host;
+        const char *dev_root_host = dev_in_driver_root ? driver_root_host : host_view;
         const char *dev_root_ctr = dev_in_driver_root ? driver_root_ctr : "/host";
 
         _cleanup_strv_free_ char **names = node_names(&f);

@@ -139,6 +139,7 @@ static int attempt_once(const gv_component_t *c, const gv_config_t *cfg, gv_stor
         r = read_parent_generation(store, c->marker, &parent_gen, err);
         if (r < 0)
                 return r;
+        int64_t t0 = gv_now_ms();
         r = c->validate(cfg, store, res, err);
         if (r < 0)
                 return r;
@@ -146,6 +147,12 @@ static int attempt_once(const gv_component_t *c, const gv_config_t *cfg, gv_stor
                 return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted");
         if (res->skipped)
                 return 0;
+        /* How long this validation took, seconds (read by the metrics exporter). */
+        char duration[32];
+        snprintf(duration, sizeof(duration), "%.3f", (double) (gv_now_ms() - t0) / 1000.0);
+        r = gv_kvlist_set(&res->facts, "VALIDATION_DURATION_SECONDS", duration, err);
+        if (r < 0)
+                return r;
         r = gv_store_publish(store, c->marker, &res->facts, res->host_driver, parent_gen, generation, err);
         if (r < 0)
                 return gv_error_prefix(err, "publish %s", gv_marker_file(c->marker));

@@ -59,6 +59,8 @@ const char *const *gv_toolkit_default_runtime_configs(void)
 
 static const char *host_root_of(const gv_config_t *cfg)
 {
+        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
+                return cfg->host_root_ctr_path;
         return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
 }
 

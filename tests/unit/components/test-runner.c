@@ -342,21 +342,24 @@ static void test_component_table(void **state)
         assert_null(gv_component_find(NULL));
 }
 
-static void test_cuda_and_plugin_placeholders(void **state)
+static void test_cuda_and_plugin_need_node(void **state)
 {
         (void) state;
+        /* cuda.c / plugin.c: without NODE_NAME (and OPERATOR_NAMESPACE) it is a config error, before any
+         * API call; WITH_WORKLOAD=false publishes cuda-ready with no check (docs/workload-lifecycle.md) */
         gv_config_t cfg = { .with_workload = true };
         gv_result_t res = { 0 };
         gv_error_t *err = NULL;
         assert_true(gv_component_find("cuda")->validate(&cfg, NULL, &res, &err) < 0);
-        assert_int_equal(err->reason, GV_REASON_NOT_IMPLEMENTED);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
         gv_error_free(&err);
         cfg.with_workload = false;
         assert_int_equal(gv_component_find("cuda")->validate(&cfg, NULL, &res, &err), 0);
         assert_non_null(strstr(res.summary, "WITH_WORKLOAD=false"));
         gv_result_clear(&res);
         assert_true(gv_component_find("plugin")->validate(&cfg, NULL, &res, &err) < 0);
-        assert_int_equal(err->reason, GV_REASON_NOT_IMPLEMENTED);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_non_null(strstr(err->msg, "NODE_NAME"));
         gv_error_free(&err);
 }
 
@@ -389,7 +392,7 @@ int main(void)
                 T(test_dependant_records_parent_generation),
                 T(test_skip_writes_no_marker),
                 cmocka_unit_test(test_component_table),
-                cmocka_unit_test(test_cuda_and_plugin_placeholders),
+                cmocka_unit_test(test_cuda_and_plugin_need_node),
                 cmocka_unit_test(test_clear_functions_accept_empty),
         };
 #undef T

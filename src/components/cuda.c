@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cuda: run the CUDA validation pod on this node (upstream's cuda
+ * component, with the lifecycle of src/workload/lifecycle.c: watched, not
+ * polled, failures named as they happen, the pod deleted afterwards).
+ * WITH_WORKLOAD=false publishes cuda-ready with no check, as upstream.
+ * Also the Kubernetes glue shared with plugin.c (kube.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "kube.h"
+
+#define COMPONENT "cuda"
+
+void gv_kube_log(void *userdata, gv_k8s_log_level_t level, const char *msg)
+{
+        const gv_kube_log_ctx_t *l = userdata;
+        if (!l || !l->cfg || !l->cfg->log)
+                return;
+        /* gv_k8s_log_level_t has the values of gv_log_level_t (k8s.h) */
+        l->cfg->log(l->cfg->log_userdata, (gv_log_level_t) level, l->component, "", msg);
+}
+
+int gv_kube_client(const gv_config_t *cfg, gv_kube_log_ctx_t *log, gv_k8s_client_t **out, gv_error_t **err)
+{
+        gv_k8s_env_t env = {
+                .kubeconfig = cfg->kubeconfig,
+                .context = cfg->kube_context,
+                .service_host = cfg->k8s_service_host,
+                .service_port = cfg->k8s_service_port,
+                .home = cfg->home_dir,
+        };
+        gv_k8s_config_t *kc = NULL;
+        int r = gv_k8s_config_load(&env, &kc, err);
+        if (r < 0)
+                return gv_error_prefix(err, "Kubernetes configuration");
+        gv_k8s_options_t opts = {
+                .stop = cfg->stop,
+                .log = gv_kube_log,
+                .log_userdata = log,
+        };
+        return gv_k8s_client_new(kc, &opts, out, err);
+}
+
+void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, gv_kube_log_ctx_t *log, gv_workload_job_t *job)
+{
+        *job = (gv_workload_job_t) {
+                .run = {
+                        .kind = kind,
+                        .namespace = cfg->namespace,
+                        .node_name = cfg->node_name,
+                        .timeout_s = cfg->pod_timeout_s,
+                        .stop = cfg->stop,
+                        .log = gv_kube_log,
+                        .log_userdata = log,
+                },
+                .template_path = cfg->workload_template,
+                .image = cfg->validator_image,
+                .image_pull_policy = cfg->validator_image_pull_policy,
+                .image_pull_secrets = cfg->validator_image_pull_secrets,
+                .runtime_class = cfg->validator_runtime_class,
+                .validator_pod_name = cfg->validator_pod_name,
+                .validator_pod_uid = cfg->validator_pod_uid,
+        };
+}
+
+int gv_kube_require(const gv_config_t *cfg, const char *component, bool need_namespace, gv_error_t **err)
+{
+        if (!cfg->node_name || !*cfg->node_name)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: NODE_NAME is not set (the DaemonSet passes spec.nodeName; or --node-name)",
+                                    component);
+        if (need_namespace && (!cfg->namespace || !*cfg->namespace))
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: OPERATOR_NAMESPACE is not set (the DaemonSet passes metadata.namespace; or "
+                                    "--namespace); needed for the validation pod (set WITH_WORKLOAD=false to skip it)",
+                                    component);
+        return 0;
+}
+
+static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
+{
+        (void) store;
+        gv_result_t res = { 0 };
+        if (!cfg->with_workload) {
+                /* upstream: WITH_WORKLOAD=false writes cuda-ready with no check */
+                res.summary = strdup("no CUDA workload check (WITH_WORKLOAD=false, as upstream)");
+                if (!res.summary)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                *result = res;
+                return 0;
+        }
+        int r = gv_kube_require(cfg, COMPONENT, true, err);
+        if (r < 0)
+                return r;
+        gv_kube_log_ctx_t log = { .cfg = cfg, .component = COMPONENT };
+        gv_k8s_client_t *client = NULL;
+        r = gv_kube_client(cfg, &log, &client, err);
+        if (r < 0)
+                return r;
+        gv_workload_job_t job;
+        gv_kube_job(cfg, GV_WORKLOAD_CUDA, &log, &job);
+        gv_pod_run_result_t pr = { 0 };
+        r = gv_workload_validate(client, &job, &pr, err);
+        gv_k8s_client_free(client);
+        if (r < 0) {
+                gv_pod_run_result_clear(&pr);
+                return r;
+        }
+        if (asprintf(&res.summary, "CUDA validation pod %s succeeded in %.1f s%s", pr.pod_name ? pr.pod_name : "",
+                     pr.duration_s, pr.creations > 1 ? " (re-created after deletion)" : "") < 0) {
+                res.summary = NULL;
+                gv_pod_run_result_clear(&pr);
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+        gv_pod_run_result_clear(&pr);
+        *result = res;
+        return 0;
+}
+
+const gv_component_t gv_component_cuda = {
+        .name = "cuda",
+        .marker = GV_MARKER_CUDA,
+        .validate = cuda_validate,
+};

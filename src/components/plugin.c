@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plugin: the device plugin advertises GPUs on this node.  Watches the Node
+ * (never polls) until status.allocatable has nvidia.com/gpu* or
+ * nvidia.com/mig-* >= 1, bounded by CAPACITY_WAIT_SECONDS; skips when the
+ * node carries nvidia.com/gpu.deploy.device-plugin=false (FR08); with
+ * WITH_WORKLOAD runs the plugin validation pod asking for one unit of the
+ * resource found (MIG first, as upstream), which detects "every GPU already
+ * allocated" (FR07).  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "kube.h"
+
+#define COMPONENT "plugin"
+
+typedef struct node_wait {
+        bool once;             /* capacity wait 0: decide on the first full list */
+        bool seen;             /* the node was delivered at least once */
+        bool missing;          /* the list had no such node (and once) or it was deleted */
+        bool disabled;         /* FR08 label */
+        unsigned long devices; /* gv_node_gpu_devices() of the last version */
+        json_object *node;     /* last version (owned) */
+} node_wait_t;
+
+static bool node_cb(void *userdata, const gv_k8s_watch_event_t *ev)
+{
+        node_wait_t *w = userdata;
+        switch (ev->type) {
+        case GV_K8S_EVENT_ADDED:
+        case GV_K8S_EVENT_MODIFIED:
+                if (!ev->object)
+                        return true;
+                json_object_put(w->node);
+                w->node = json_object_get(ev->object);
+                w->seen = true;
+                w->missing = false;
+                w->disabled = gv_node_device_plugin_disabled(ev->object);
+                w->devices = gv_node_gpu_devices(ev->object);
+                return !(w->disabled || w->devices > 0);
+        case GV_K8S_EVENT_DELETED:
+                json_object_put(w->node);
+                w->node = NULL;
+                w->devices = 0;
+                w->missing = true;
+                return true;
+        case GV_K8S_EVENT_SYNCED:
+                if (!w->seen)
+                        w->missing = true;
+                return !(w->once || (w->missing && !w->seen));
+        default:
+                return true;
+        }
+}
+
+/* "nvidia.com/gpu: 8, nvidia.com/mig-1g.5gb: 7" of the node's GPU resources (heap), for messages. */
+static char *describe_resources(json_object *node)
+{
+        json_object *res = gv_node_gpu_resources(node);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        bool any = false;
+        if (res) {
+                json_object_object_foreach(res, key, val)
+                {
+                        if (strncmp(key, "nvidia.com/gpu", 14) != 0 && strncmp(key, "nvidia.com/mig-", 15) != 0)
+                                continue;
+                        fprintf(f, "%s%s: %s", any ? ", " : "", key, json_object_get_string(val));
+                        any = true;
+                }
+        }
+        if (!any)
+                fputs("no nvidia.com/gpu* or nvidia.com/mig-* resource", f);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
+{
+        (void) store;
+        int r = gv_kube_require(cfg, COMPONENT, cfg->with_workload, err);
+        if (r < 0)
+                return r;
+        gv_kube_log_ctx_t log = { .cfg = cfg, .component = COMPONENT };
+        gv_k8s_client_t *client = NULL;
+        r = gv_kube_client(cfg, &log, &client, err);
+        if (r < 0)
+                return r;
+
+        gv_result_t res = { 0 };
+        node_wait_t w = { .once = cfg->capacity_wait_s == 0 };
+        _cleanup_free_ char *resource = NULL;
+        _cleanup_free_ char *described = NULL;
+        gv_pod_run_result_t pr = { 0 };
+
+        gv_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
+                "waiting up to %u s for GPU capacity on node %s (CAPACITY_WAIT_SECONDS)", cfg->capacity_wait_s,
+                cfg->node_name);
+        r = gv_k8s_node_watch(client, cfg->node_name, NULL, cfg->capacity_wait_s ? cfg->capacity_wait_s : 1, node_cb,
+                              &w, err);
+        if (r == -ETIMEDOUT || (r == 0 && w.once && !w.disabled && w.devices == 0 && !w.missing)) {
+                described = w.node ? describe_resources(w.node) : NULL;
+                r = gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT,
+                                 "no GPU advertised on node %s after %u s (allocatable: %s); is the NVIDIA device "
+                                 "plugin running there? (bound: CAPACITY_WAIT_SECONDS / --capacity-wait)",
+                                 cfg->node_name, cfg->capacity_wait_s,
+                                 described ? described : w.seen ? "unknown" : "node never seen");
+                goto out;
+        }
+        if (r < 0) {
+                gv_error_prefix(err, "watch node %s", cfg->node_name);
+                goto out;
+        }
+        if (w.missing && !w.node) {
+                r = gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
+                                 "node %s not found in the API (NODE_NAME must be this node's name)", cfg->node_name);
+                goto out;
+        }
+        if (w.disabled) {
+                res.skipped = true;
+                if (asprintf(&res.summary,
+                             "the device plugin is disabled on node %s (label " GV_DEVICE_PLUGIN_DEPLOY_LABEL
+                             "=false); nothing to validate, plugin-ready not written",
+                             cfg->node_name) < 0) {
+                        res.summary = NULL;
+                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        goto out;
+                }
+                r = 0;
+                goto out;
+        }
+        described = describe_resources(w.node);
+        r = gv_workload_pick_gpu_resource(gv_node_gpu_resources(w.node), &resource, err);
+        if (r < 0)
+                goto out;
+        gv_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE, "node %s advertises %lu GPU device(s) (%s)",
+                cfg->node_name, w.devices, described ? described : "");
+
+        if (cfg->with_workload) {
+                gv_workload_job_t job;
+                gv_kube_job(cfg, GV_WORKLOAD_PLUGIN, &log, &job);
+                job.gpu_resource = resource;
+                r = gv_workload_validate(client, &job, &pr, err);
+                if (r < 0)
+                        goto out;
+        }
+        char count[32];
+        snprintf(count, sizeof(count), "%lu", w.devices);
+        if ((r = gv_kvlist_set(&res.facts, "DEVICE_PLUGIN_DEVICES", count, err)) < 0)
+                goto out;
+        if ((cfg->with_workload
+                     ? asprintf(&res.summary, "%lu GPU device(s) advertised (%s); validation pod %s got one %s in "
+                                "%.1f s",
+                                w.devices, described ? described : "", pr.pod_name ? pr.pod_name : "", resource,
+                                pr.duration_s)
+                     : asprintf(&res.summary, "%lu GPU device(s) advertised (%s); no validation pod "
+                                "(WITH_WORKLOAD=false)",
+                                w.devices, described ? described : "")) < 0) {
+                res.summary = NULL;
+                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                goto out;
+        }
+        r = 0;
+out:
+        json_object_put(w.node);
+        gv_pod_run_result_clear(&pr);
+        gv_k8s_client_free(client);
+        if (r < 0) {
+                gv_result_clear(&res);
+                return r;
+        }
+        *result = res;
+        return 0;
+}
+
+const gv_component_t gv_component_plugin = {
+        .name = "plugin",
+        .marker = GV_MARKER_PLUGIN,
+        .validate = plugin_validate,
+};

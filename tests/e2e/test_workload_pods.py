@@ -1,0 +1,466 @@
+"""cuda and plugin on Kubernetes: the real `gpu-validator run --components cuda|plugin`
+against the test API server (tests/apiserver), with a valid driver-ready/toolkit-ready
+chain from a mock driver root.  Field reports FR07-FR11 and FR17; see
+docs/workload-lifecycle.md."""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import gvtest
+
+sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
+from client import TestApiServer  # noqa: E402
+
+NODE = "gpu-node-a"
+NS = "gpu-operator"
+IMAGE = "registry.local/gpu-validator:test"
+FR11 = os.path.join(gvtest.SOURCE, "tests", "unit", "workload", "data", "fr11.yaml")
+SELECTOR = {"cuda": "app=nvidia-cuda-validator", "plugin": "app=nvidia-device-plugin-validator"}
+_OURS = ["VALIDATOR_IMAGE", "VALIDATOR_IMAGE_PULL_POLICY", "VALIDATOR_IMAGE_PULL_SECRETS",
+         "VALIDATOR_RUNTIME_CLASS", "WORKLOAD_TEMPLATE", "POD_TIMEOUT_SECONDS", "CAPACITY_WAIT_SECONDS",
+         "VALIDATOR_POD_NAME", "VALIDATOR_POD_UID", "POD_NAME", "POD_UID", "KUBERNETES_SERVICE_PORT"]
+
+
+def pod_gets(requests):
+    """Non-watch GETs of one pod object (polling), not counting pods/log."""
+    out = []
+    for r in requests:
+        parts = r["path"].strip("/").split("/")
+        if r["method"] == "GET" and not r["watch"] and len(parts) == 6 and parts[4] == "pods":
+            out.append(r["path"])
+    return out
+
+
+class Poller:
+    """A test-side helper thread: calls fn() every 50 ms until it returns True or stop()."""
+
+    def __init__(self, fn, limit_s=60):
+        self.fn, self.limit_s = fn, limit_s
+        self.done = threading.Event()
+        self.error = None
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        end = time.time() + self.limit_s
+        while not self.done.is_set() and time.time() < end:
+            try:
+                if self.fn():
+                    return
+            except Exception as e:  # noqa: BLE001 - reported by the test
+                self.error = e
+            time.sleep(0.05)
+
+    def stop(self):
+        self.done.set()
+        self.t.join(5)
+
+
+class WorkloadPodsTest(gvtest.TempDirTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.api = TestApiServer(token="gv-e2e-token", namespace=NS, bookmark_ms=500).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.api.stop()
+
+    def setUp(self):
+        super().setUp()
+        self.api.reset()
+        mock = self.path("mock")
+        gvtest.run(["run", "--mock", "--mock-dir", mock, "--components", "driver,toolkit"], check=0)
+        self.vdir = os.path.join(mock, "validations")
+
+    # -- helpers ------------------------------------------------------------------------
+    def env(self, **extra):
+        e = gvtest.clean_env()
+        for k in _OURS:
+            e.pop(k, None)
+        e.update(NODE_NAME=NODE, OPERATOR_NAMESPACE=NS, KUBECONFIG=self.api.kubeconfig, VALIDATOR_IMAGE=IMAGE)
+        e.update({k: str(v) for k, v in extra.items()})
+        return e
+
+    def args(self, component, *extra):
+        return ["run", "--components", component, "--output-dir", self.vdir, *extra]
+
+    def cuda_ready(self):
+        """plugin's parent: cuda-ready, published without a pod (WITH_WORKLOAD=false, no API call)."""
+        if not os.path.exists(self.marker("cuda-ready")):
+            gvtest.run(self.args("cuda"), env=self.env(WITH_WORKLOAD="false"), check=0)
+
+    def gv(self, component, *extra, timeout=90, **env):
+        if component == "plugin":
+            self.cuda_ready()
+        t0 = time.monotonic()
+        p = gvtest.run(self.args(component, *extra), env=self.env(**env), timeout=timeout)
+        p.elapsed = time.monotonic() - t0
+        return p
+
+    def gv_background(self, component, *extra, **env):
+        if component == "plugin":
+            self.cuda_ready()
+        return subprocess.Popen([gvtest.GV] + self.args(component, *extra), env=self.env(**env),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def out(self, p):
+        return p.stdout + p.stderr
+
+    def marker(self, name):
+        return os.path.join(self.vdir, name)
+
+    def gpu_node(self, **kw):
+        kw.setdefault("labels", {"nvidia.com/gpu.present": "true"})
+        kw.setdefault("capacity", {"nvidia.com/gpu": "1"})
+        kw.setdefault("allocatable", {"nvidia.com/gpu": "1"})
+        self.api.node(NODE, **kw)
+
+    def pods(self, component):
+        return self.api.pods(NS, SELECTOR[component])
+
+    def posts(self):
+        return [r for r in self.api.requests() if r["method"] == "POST" and r["path"].endswith("/pods")]
+
+    def assert_no_polling(self):
+        reqs = self.api.requests()
+        self.assertEqual(pod_gets(reqs), [], "the pod must be watched, not polled")
+        self.assertTrue(any(r["watch"] and "/pods" in r["path"] for r in reqs), "no pod watch seen")
+        self.assertTrue(all(r["auth"] == "ok" for r in reqs))
+
+    def capture_pod(self, component):
+        """Start a thread that records the first validation pod it sees (test-side)."""
+        seen = {}
+
+        def look():
+            items = self.pods(component)
+            if items:
+                seen["pod"] = items[0]
+                return True
+            return False
+        return seen, Poller(look)
+
+    # -- cuda ------------------------------------------------------------------------------
+    def test_cuda_success_watched_and_deleted(self):
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=100, exitAfterMs=200)
+        p = self.gv("cuda")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertIn("CUDA validation pod", p.stdout)
+        self.assertTrue(os.path.exists(self.marker("cuda-ready")))
+        self.assertEqual(self.pods("cuda"), [], "the pod is deleted afterwards")
+        self.assertEqual(len(self.posts()), 1)
+        self.assert_no_polling()
+
+    def test_cuda_without_workload_publishes_without_pod(self):
+        p = self.gv("cuda", WITH_WORKLOAD="false", KUBECONFIG="/nonexistent")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertTrue(os.path.exists(self.marker("cuda-ready")))
+        self.assertEqual(self.api.requests(), [])
+
+    def test_cuda_needs_node_and_namespace(self):
+        env = self.env()
+        del env["OPERATOR_NAMESPACE"]
+        p = gvtest.run(self.args("cuda"), env=env)
+        self.assertEqual(p.returncode, 2, self.out(p))
+        self.assertIn("OPERATOR_NAMESPACE", self.out(p))
+        env = self.env()
+        del env["NODE_NAME"]
+        p = gvtest.run(self.args("cuda"), env=env)
+        self.assertEqual(p.returncode, 2, self.out(p))
+        self.assertIn("NODE_NAME", self.out(p))
+
+    def test_earlier_pods_deleted_and_awaited_first(self):
+        labels = {"app": "nvidia-cuda-validator", "nvidia.com/gpu-validator.node": NODE}
+        for name in ("old-1", "old-2"):
+            self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
+                "metadata": {"name": name, "labels": labels},
+                "spec": {"nodeName": NODE, "containers": [{"name": "c", "image": "x"}]}})
+        other = {"app": "nvidia-cuda-validator", "nvidia.com/gpu-validator.node": "other-node"}
+        self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
+            "metadata": {"name": "elsewhere", "labels": other},
+            "spec": {"nodeName": "other-node", "containers": [{"name": "c", "image": "x"}]}})
+        self.api.settings(deleteDelayMs=400)
+        self.api.clear_requests()
+        self.api.kubelet(enabled=True, nodeName=NODE)
+        p = self.gv("cuda")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        reqs = self.api.requests()
+        order = [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in reqs if r["method"] in ("DELETE", "POST")]
+        self.assertEqual(sorted(order[:2]), [("DELETE", "old-1"), ("DELETE", "old-2")])
+        self.assertEqual(order[2], ("POST", "pods"))
+        # ours is deleted too, gracefully (still terminating for deleteDelayMs)
+        names = [x["metadata"]["name"] for x in self.api.pods(NS) if not x["metadata"].get("deletionTimestamp")]
+        self.assertEqual(names, ["elsewhere"], "only this node's pods are deleted")
+
+    def test_image_pull_error_named_with_image(self):
+        self.api.kubelet(enabled=True, nodeName=NODE, waitingReason="ImagePullBackOff")
+        p = self.gv("cuda")
+        self.assertEqual(p.returncode, 1, self.out(p))
+        self.assertIn("ImagePullBackOff", p.stdout)
+        self.assertIn(IMAGE, p.stdout)
+        self.assertIn("workload-failed", p.stdout)
+        self.assertLess(p.elapsed, 20)
+        self.assertEqual(self.pods("cuda"), [])
+        self.assertFalse(os.path.exists(self.marker("cuda-ready")))
+
+    def test_init_container_failure_with_log_lines(self):
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=1000, initExitCode=3)
+
+        def set_log():
+            items = self.pods("cuda")
+            if not items:
+                return False
+            name = items[0]["metadata"]["name"]
+            self.api.set_log(NS, name, "cuda-validation",
+                             "".join("line %d\n" % i for i in range(1, 40)) + "cudaErrorNoDevice: no CUDA device\n")
+            return True
+        poller = Poller(set_log)
+        p = self.gv("cuda")
+        poller.stop()
+        self.assertEqual(p.returncode, 1, self.out(p))
+        self.assertIn("init container cuda-validation exited with code 3", p.stdout)
+        self.assertIn("cudaErrorNoDevice: no CUDA device", p.stdout)
+        self.assertNotIn("line 5\n", p.stdout, "only the last lines (tailLines)")
+        self.assertIn("line 39", p.stdout)
+        self.assertTrue(any("tailLines=" in r["query"] and r["path"].endswith("/log") for r in self.api.requests()))
+        self.assertEqual(self.pods("cuda"), [])
+
+    def test_pod_timeout_bound(self):
+        # no kubelet: the pod stays Pending
+        p = self.gv("cuda", "--pod-timeout", "2")
+        self.assertEqual(p.returncode, 3, self.out(p))
+        self.assertIn("2 s", p.stdout)
+        self.assertLess(p.elapsed, 15)
+        self.assertEqual(self.pods("cuda"), [])
+
+    def test_tolerations_and_owner_from_validator_pod(self):
+        self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
+            "metadata": {"name": "nvidia-operator-validator-xyz", "labels": {"app": "nvidia-operator-validator"}},
+            "spec": {"nodeName": NODE, "containers": [{"name": "c", "image": "x"}],
+                     "tolerations": [{"key": "example.com/custom-taint", "operator": "Exists",
+                                      "effect": "NoExecute"}]}})
+        uid = self.api.api("GET", "/api/v1/namespaces/%s/pods/nvidia-operator-validator-xyz" % NS)["metadata"]["uid"]
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=800)
+        seen, poller = self.capture_pod("cuda")
+        p = self.gv("cuda", POD_NAME="nvidia-operator-validator-xyz")
+        poller.stop()
+        self.assertEqual(p.returncode, 0, self.out(p))
+        pod = seen["pod"]
+        self.assertIn("example.com/custom-taint", [t.get("key") for t in pod["spec"]["tolerations"]])
+        owner = pod["metadata"]["ownerReferences"][0]
+        self.assertEqual((owner["kind"], owner["name"], owner["uid"]), ("Pod", "nvidia-operator-validator-xyz", uid))
+
+    def test_fr11_override_file_reaches_the_created_pod(self):
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=800)
+        seen, poller = self.capture_pod("cuda")
+        p = self.gv("cuda", WORKLOAD_TEMPLATE=FR11)
+        poller.stop()
+        self.assertEqual(p.returncode, 0, self.out(p))
+        pod = seen["pod"]
+        meta, spec = pod["metadata"], pod["spec"]
+        self.assertEqual(meta["labels"]["team"], "ml-platform")
+        self.assertEqual(meta["annotations"]["example.com/owner"], "gpu-team")
+        self.assertEqual(spec["priorityClassName"], "system-node-critical")
+        self.assertEqual(spec["runtimeClassName"], "nvidia-cdi")
+        self.assertEqual(spec["nodeSelector"], {"nvidia.com/gpu.present": "true"})
+        self.assertEqual(spec["imagePullSecrets"], [{"name": "regcred"}])
+        self.assertEqual(spec["securityContext"], {"runAsUser": 0})
+        self.assertEqual(spec["nodeName"], NODE)
+        self.assertIn("example.com/dedicated", [t.get("key") for t in spec["tolerations"]])
+        init = spec["initContainers"][0]
+        main = [c for c in spec["containers"] if c["name"] == "nvidia-cuda-validator"][0]
+        self.assertEqual(init["image"], "registry.example.com/nvidia/gpu-validator:v1.2")
+        self.assertEqual(main["image"], "registry.example.com/nvidia/gpu-validator:v1.2")
+        self.assertEqual(init["resources"], {"requests": {"cpu": "200m", "memory": "256Mi"},
+                                             "limits": {"cpu": "2", "memory": "2Gi"}})
+        self.assertEqual(main["resources"]["limits"], {"cpu": "50m", "memory": "32Mi"})
+        self.assertEqual(init["securityContext"]["seLinuxOptions"], {"level": "s0"})
+
+    def test_bad_override_file_is_a_config_error(self):
+        bad = self.path("bad.yaml")
+        with open(bad, "w") as f:
+            f.write("cuda:\n  spec:\n    nodeName: elsewhere\n")
+        p = self.gv("cuda", WORKLOAD_TEMPLATE=bad)
+        self.assertEqual(p.returncode, 2, self.out(p))
+        self.assertIn("bad.yaml", p.stdout)
+        self.assertEqual(self.posts(), [])
+
+    # -- FR09 / FR10 --------------------------------------------------------------------------
+    def test_fr09_sidecar_never_exits_success_and_deleted(self):
+        self.gpu_node()
+        self.api.kubelet(enabled=True, nodeName=NODE, sidecar=True, sidecarName="istio-proxy")
+        p = self.gv("plugin")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertTrue(os.path.exists(self.marker("plugin-ready")))
+        self.assertEqual(self.pods("plugin"), [], "the pod with its sidecar is deleted afterwards")
+        self.assertLess(p.elapsed, 20)
+        self.assert_no_polling()
+
+    def test_fr10_deleted_externally_recreated_then_success(self):
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=1500, exitAfterMs=200)
+        deleted = []
+
+        def delete_first():
+            items = self.pods("cuda")
+            if items:
+                name = items[0]["metadata"]["name"]
+                self.api.delete_pod_as_someone_else(NS, name)
+                deleted.append(name)
+                return True
+            return False
+        poller = Poller(delete_first)
+        p = self.gv("cuda")
+        poller.stop()
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertEqual(len(deleted), 1)
+        self.assertIn("deleted by someone else", p.stderr + p.stdout)
+        self.assertEqual(len(self.posts()), 2)
+        self.assertTrue(os.path.exists(self.marker("cuda-ready")))
+        self.assertEqual(self.pods("cuda"), [])
+        self.assert_no_polling()
+
+    def test_fr10_deleted_every_time_bounded_failure(self):
+        # no kubelet: pods stay Pending; a "controller" deletes every one it sees
+        deleted = set()
+
+        def delete_all():
+            for item in self.pods("cuda"):
+                name = item["metadata"]["name"]
+                if name not in deleted:
+                    deleted.add(name)
+                    try:
+                        self.api.delete_pod_as_someone_else(NS, name)
+                    except RuntimeError:
+                        pass
+            return False
+        poller = Poller(delete_all)
+        t0 = time.monotonic()
+        p = self.gv("cuda")
+        poller.stop()
+        self.assertEqual(p.returncode, 1, self.out(p))
+        self.assertLess(time.monotonic() - t0, 40)
+        self.assertIn("deleted by someone else; giving up after 3 re-creations", p.stdout)
+        self.assertEqual(len(self.posts()), 4)
+        self.assertNotIn("Sanitizer", p.stderr)
+        self.assertFalse(os.path.exists(self.marker("cuda-ready")))
+
+    # -- plugin: FR07, FR08, FR17 -------------------------------------------------------------
+    def test_plugin_success_publishes_device_count(self):
+        self.gpu_node(capacity={"nvidia.com/gpu": "4"}, allocatable={"nvidia.com/gpu": "4"})
+        self.api.kubelet(enabled=True, nodeName=NODE)
+        p = self.gv("plugin")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        m = gvtest.read_marker(self.marker("plugin-ready"))
+        self.assertEqual(m["DEVICE_PLUGIN_DEVICES"], "4")
+        self.assertEqual(self.pods("plugin"), [])
+        self.assert_no_polling()
+        node_gets = [r for r in self.api.requests() if r["method"] == "GET" and not r["watch"]
+                     and r["path"] == "/api/v1/nodes/" + NODE]
+        self.assertEqual(node_gets, [], "the node is watched, not polled")
+
+    def test_plugin_requests_mig_resource_first(self):
+        res = {"nvidia.com/gpu": "1", "nvidia.com/mig-1g.5gb": "7"}
+        self.gpu_node(capacity=res, allocatable=res)
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=800)
+        seen, poller = self.capture_pod("plugin")
+        p = self.gv("plugin")
+        poller.stop()
+        self.assertEqual(p.returncode, 0, self.out(p))
+        limits = seen["pod"]["spec"]["initContainers"][0]["resources"]["limits"]
+        self.assertIn("nvidia.com/mig-1g.5gb", limits)
+        self.assertNotIn("nvidia.com/gpu", limits)
+        self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "8")
+
+    def test_fr07_all_gpus_allocated_admission_error(self):
+        self.gpu_node()
+        self.api.kubelet(enabled=True, nodeName=NODE, admissionError=True)
+        p = self.gv("plugin")
+        self.assertEqual(p.returncode, 1, self.out(p))
+        self.assertLess(p.elapsed, 10, "detected within seconds")
+        self.assertIn("UnexpectedAdmissionError", p.stdout)
+        self.assertIn("no free GPU", p.stdout)
+        self.assertEqual(self.pods("plugin"), [], "the failed pod is deleted")
+        self.assertFalse(os.path.exists(self.marker("plugin-ready")))
+        self.assertEqual(len(self.posts()), 1)
+
+    def test_fr07_bounded_retries_with_wait(self):
+        self.gpu_node()
+        self.api.kubelet(enabled=True, nodeName=NODE, admissionError=True)
+        p = self.gv("plugin", "--wait", "--max-wait", "4", "--sleep-interval", "1", timeout=60)
+        self.assertEqual(p.returncode, 3, self.out(p))
+        self.assertLess(p.elapsed, 20)
+        self.assertIn("UnexpectedAdmissionError", p.stdout)
+        self.assertGreaterEqual(len(self.posts()), 2)
+        self.assertEqual(self.pods("plugin"), [])
+
+    def test_fr07_without_workload_capacity_is_enough(self):
+        self.gpu_node()
+        self.api.kubelet(enabled=True, nodeName=NODE, admissionError=True)
+        p = self.gv("plugin", WITH_WORKLOAD="false")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertEqual(self.posts(), [], "no pod at all")
+        self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "1")
+
+    def test_fr08_device_plugin_disabled_skips(self):
+        self.gpu_node(labels={"nvidia.com/gpu.deploy.device-plugin": "false"}, capacity={}, allocatable={})
+        p = self.gv("plugin", CAPACITY_WAIT_SECONDS="30")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertIn("skipped", p.stdout)
+        self.assertIn("nvidia.com/gpu.deploy.device-plugin=false", self.out(p))
+        self.assertFalse(os.path.exists(self.marker("plugin-ready")))
+        self.assertLess(p.elapsed, 10)
+        self.assertEqual(self.posts(), [])
+
+    def test_fr17_capacity_wait_bound(self):
+        self.gpu_node(capacity={}, allocatable={"cpu": "8"})
+        p = self.gv("plugin", CAPACITY_WAIT_SECONDS="3")
+        self.assertEqual(p.returncode, 3, self.out(p))
+        self.assertGreater(p.elapsed, 2.5)
+        self.assertLess(p.elapsed, 12, "fails at about the bound")
+        self.assertIn("no GPU advertised on node " + NODE + " after 3 s", p.stdout)
+        self.assertIn("CAPACITY_WAIT_SECONDS", p.stdout)
+        p = self.gv("plugin", "--capacity-wait", "1")
+        self.assertEqual(p.returncode, 3, self.out(p))
+        self.assertIn("after 1 s", p.stdout)
+
+    def test_capacity_appears_while_watching(self):
+        self.gpu_node(capacity={}, allocatable={})
+        proc = self.gv_background("plugin", CAPACITY_WAIT_SECONDS="60", WITH_WORKLOAD="false")
+        time.sleep(1.0)
+        self.gpu_node(capacity={"nvidia.com/gpu": "2"}, allocatable={"nvidia.com/gpu": "2"})
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, out + err)
+        self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "2")
+
+    def test_node_missing_is_named(self):
+        p = self.gv("plugin", CAPACITY_WAIT_SECONDS="30")
+        self.assertEqual(p.returncode, 1, self.out(p))
+        self.assertIn("node %s not found" % NODE, p.stdout)
+        self.assertLess(p.elapsed, 10)
+
+    # -- the API server unreachable -------------------------------------------------------------
+    def test_api_server_unreachable_clear_bounded_error(self):
+        import socket
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()  # nothing listens there now
+        kc = self.path("kubeconfig")
+        with open(kc, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: t\n  cluster:\n"
+                    "    server: http://127.0.0.1:%d\ncontexts:\n- name: t\n  context: {cluster: t, user: t}\n"
+                    "users:\n- name: t\n  user: {token: x}\n" % port)
+        p = self.gv("cuda", KUBECONFIG=kc, timeout=120)
+        self.assertEqual(p.returncode, 1, self.out(p))
+        self.assertIn("127.0.0.1:%d" % port, p.stdout)
+        self.assertIn("kubernetes-api", p.stdout)
+        self.assertLess(p.elapsed, 90)
+        self.assertFalse(os.path.exists(self.marker("cuda-ready")))
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
