@@ -14,6 +14,7 @@
 #include "base/cleanup.h"
 #include "cli.h"
 #include "gv-version.h"
+#include "k8s/k8s.h"
 
 /*
  * The one piece of process-wide mutable state: the flag a signal handler
@@ -90,6 +91,8 @@ static char *find_exe_dir(const char *argv0)
         return strdup(dirname(self));
 }
 
+static int dispatch(gv_cli_t *cli, int argc, char **argv);
+
 int main(int argc, char **argv)
 {
         gv_cli_t cli = {
@@ -107,6 +110,18 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
 
+        /* libcurl's process-wide set-up, once, before any thread (nodesignal) starts. */
+        _cleanup_error_ gv_error_t *init_err = NULL;
+        if (gv_k8s_global_init(&init_err) < 0)
+                return gv_cli_fail(&cli, NULL, &init_err);
+        int code = dispatch(&cli, argc, argv);
+        gv_k8s_global_cleanup();
+        return code;
+}
+
+static int dispatch(gv_cli_t *cli_ptr, int argc, char **argv)
+{
+        gv_cli_t cli = *cli_ptr;
         const char *lf = gv_env("LOG_FORMAT");
         if (lf && set_log_format(&cli, lf) < 0)
                 return gv_cli_usage_error(&cli, "", "LOG_FORMAT=%s: expected text or json", lf);

@@ -368,6 +368,31 @@ void gv_options_help_validation(FILE *f)
                 "                           reference (VALIDATOR_POD_NAME or POD_NAME; VALIDATOR_POD_UID)\n"
                 "  Also read: VALIDATOR_IMAGE, VALIDATOR_IMAGE_PULL_POLICY, VALIDATOR_IMAGE_PULL_SECRETS,\n"
                 "  VALIDATOR_RUNTIME_CLASS (the validation pods' image settings).\n");
+        static const struct {
+                const char *title;
+                const char *const *(*list)(void);
+        } defaults[] = {
+                { "libnvidia-ml.so.1 search, under a driver root (--lib-search)", gv_driver_default_lib_search },
+                { "nvidia-smi search, under a driver root (--bin-search)", gv_driver_default_bin_search },
+                { "CDI folders, under the host root (--cdi-dir)", gv_toolkit_default_cdi_dirs },
+                { "runtime configurations, under the host root (--runtime-config)",
+                  gv_toolkit_default_runtime_configs },
+        };
+        fprintf(f, "\nDefault search lists:\n");
+        for (size_t i = 0; i < GV_ARRAY_SIZE(defaults); i++) {
+                fprintf(f, "  %s:\n   ", defaults[i].title);
+                size_t col = 3;
+                for (const char *const *p = defaults[i].list(); p && *p; p++) {
+                        size_t w = strlen(*p) + 1;
+                        if (col + w > 92) {
+                                fputs("\n   ", f);
+                                col = 3;
+                        }
+                        fprintf(f, " %s", *p);
+                        col += w;
+                }
+                fputc('\n', f);
+        }
 }
 
 int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err)
