@@ -53,7 +53,7 @@ static char *format_facts(const gv_marker_info_t *info)
         const char *gen = gv_kvlist_get(&info->content, "GENERATION");
         if (gen)
                 fprintf(f, "%sgeneration=%.8s", ftell(f) ? " " : "", gen);
-        if (info->detail)
+        if (info->detail && info->state != GV_MARKER_MISSING)
                 fprintf(f, "%s(%s)", ftell(f) ? " " : "", info->detail);
         fclose(f);
         return buf;
