@@ -164,18 +164,6 @@ static nvmlReturn_t resolve(nvmlDevice_t h, unsigned *gpu, int *mig)
         return NVML_SUCCESS;
 }
 
-/* For queries that a MIG handle answers with its parent's value. */
-static nvmlReturn_t resolve_gpu(nvmlDevice_t h, gv_mock_device_t **d)
-{
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(h, &g, &m);
-        if (r != NVML_SUCCESS)
-                return r;
-        *d = gpu_at(g);
-        return NVML_SUCCESS;
-}
-
 /* For queries only a physical GPU handle answers. */
 static nvmlReturn_t resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu)
 {
@@ -192,6 +180,76 @@ static nvmlReturn_t resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsig
         return NVML_SUCCESS;
 }
 
+static bool unsup(const gv_mock_device_t *d, uint32_t bit)
+{
+        return (d->unsupported & bit) != 0;
+}
+
+/*
+ * The preamble of the entry points.  The macros below return from the entry
+ * point on the first failed check, in this order: UNINITIALIZED before init,
+ * then the handle (INVALID_ARGUMENT for a bad one, GPU_IS_LOST), then
+ * INVALID_ARGUMENT for a NULL output, then NOT_SUPPORTED.  When they do not
+ * return, S.lock is held: the entry point ends with `return leave(code)`.
+ */
+
+/* BEGIN_OUT(out) - BEGIN() and INVALID_ARGUMENT when @out is NULL. */
+#define BEGIN_OUT(out)                                                   \
+        do {                                                             \
+                BEGIN();                                                 \
+                if (!(out))                                              \
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);       \
+        } while (0)
+
+/* What a device query accepts as its handle. */
+enum handle_kind {
+        ANY_HANDLE, /* a GPU or a MIG device; a MIG device answers with its parent GPU's values */
+        GPU_HANDLE, /* a physical GPU only: a MIG handle is INVALID_ARGUMENT */
+};
+
+/* @out for an entry point that checks its outputs itself. */
+#define NO_OUT ((const void *) &S)
+
+/*
+ * enter_device - lock, check initialised, resolve @h as a @kind handle into
+ * *d (the GPU, the parent GPU for a MIG handle), *gpu and *mig (the MIG slot
+ * or -1), refuse a NULL @out, and answer NOT_SUPPORTED when @bit (0: none)
+ * is marked unsupported on the GPU.  Returns NVML_SUCCESS with S.lock held,
+ * or the error code with S.lock released.
+ */
+static nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out, uint32_t bit,
+                                 gv_mock_device_t **d, unsigned *gpu, int *mig)
+{
+        pthread_mutex_lock(&S.lock);
+        if (!S.refcount)
+                return leave(NVML_ERROR_UNINITIALIZED);
+        nvmlReturn_t r = resolve(h, gpu, mig);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        if (kind == GPU_HANDLE && *mig >= 0)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!out)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *d = gpu_at(*gpu);
+        if (bit && unsup(*d, bit))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        return NVML_SUCCESS;
+}
+
+/*
+ * DEVICE_QUERY(kind, h, out, bit) - enter_device() for a device entry point:
+ * declares d, g and m, or returns the error code.
+ */
+#define DEVICE_QUERY(kind, h, out, bit)                                                       \
+        gv_mock_device_t *d;                                                                  \
+        unsigned g;                                                                           \
+        int m;                                                                                \
+        do {                                                                                  \
+                nvmlReturn_t enter_r_ = enter_device((h), (kind), (out), (bit), &d, &g, &m);  \
+                if (enter_r_ != NVML_SUCCESS)                                                 \
+                        return enter_r_;                                                      \
+        } while (0)
+
 static nvmlReturn_t copy_str(char *buf, unsigned length, const char *s)
 {
         if (!buf)
@@ -201,11 +259,6 @@ static nvmlReturn_t copy_str(char *buf, unsigned length, const char *s)
                 return NVML_ERROR_INSUFFICIENT_SIZE;
         memcpy(buf, s, n);
         return NVML_SUCCESS;
-}
-
-static bool unsup(const gv_mock_device_t *d, uint32_t bit)
-{
-        return (d->unsupported & bit) != 0;
 }
 
 static const gv_mock_mig_profile_t *mig_profile_of(const gv_mock_device_t *d, const gv_mock_mig_device_t *m)
@@ -485,9 +538,7 @@ nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
-        BEGIN();
-        if (!cudaDriverVersion)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        BEGIN_OUT(cudaDriverVersion);
         *cudaDriverVersion = S.profile->cuda_driver_version;
         return leave(NVML_SUCCESS);
 }
@@ -502,9 +553,7 @@ nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
-        BEGIN();
-        if (!deviceCount)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        BEGIN_OUT(deviceCount);
         *deviceCount = S.profile->device_count;
         return leave(NVML_SUCCESS);
 }
@@ -564,13 +613,7 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        const gv_mock_device_t *d = gpu_at(g);
+        DEVICE_QUERY(ANY_HANDLE, device, NO_OUT, 0);
         if (m < 0)
                 return leave(copy_str(name, length, d->name));
         const gv_mock_mig_device_t *md = &d->mig_devices[m];
@@ -582,41 +625,20 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int len
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        const gv_mock_device_t *d = gpu_at(g);
+        DEVICE_QUERY(ANY_HANDLE, device, NO_OUT, 0);
         return leave(copy_str(uuid, length, m < 0 ? d->uuid : d->mig_devices[m].uuid));
 }
 
 nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        nvmlReturn_t r = resolve_physical(device, &d, &g);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!index)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(GPU_HANDLE, device, index, 0);
         *index = g;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!minorNumber)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if (unsup(d, GV_MOCK_FIELD_MINOR_NUMBER))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+        DEVICE_QUERY(GPU_HANDLE, device, minorNumber, GV_MOCK_FIELD_MINOR_NUMBER);
         *minorNumber = d->minor_number;
         return leave(NVML_SUCCESS);
 }
@@ -637,13 +659,7 @@ static void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned
 
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_gpu(device, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!pci)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, pci, 0);
         fill_pci(pci, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
         return leave(NVML_SUCCESS);
 }
@@ -671,16 +687,9 @@ static void memory_of(const gv_mock_device_t *d, int m, unsigned long long *tota
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!memory)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, memory, 0);
         unsigned long long t, res, u;
-        memory_of(gpu_at(g), m, &t, &res, &u);
+        memory_of(d, m, &t, &res, &u);
         /* Version 1 counts the driver's reservation as used. */
         memory->total = t * MIB;
         memory->used = (u + res) * MIB;
@@ -690,18 +699,11 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!memory)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, memory, 0);
         if (memory->version != nvmlMemory_v2)
                 return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         unsigned long long t, res, u;
-        memory_of(gpu_at(g), m, &t, &res, &u);
+        memory_of(d, m, &t, &res, &u);
         memory->total = t * MIB;
         memory->reserved = res * MIB;
         memory->used = u * MIB;
@@ -711,12 +713,8 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *me
 
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_gpu(device, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!major || !minor)
+        DEVICE_QUERY(ANY_HANDLE, device, major, 0);
+        if (!minor)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         *major = d->cuda_cc_major;
         *minor = d->cuda_cc_minor;
@@ -725,39 +723,21 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
 
 nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_gpu(device, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!arch)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, arch, 0);
         *arch = d->architecture;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_gpu(device, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!type)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, type, 0);
         *type = (nvmlBrandType_t) d->brand;
         return leave(NVML_SUCCESS);
 }
 
 static nvmlReturn_t string_field(nvmlDevice_t device, size_t off, uint32_t bit, char *buf, unsigned length)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_gpu(device, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!buf)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, buf, 0);
         const char *s = *(char *const *) ((const char *) d + off);
         if (unsup(d, bit) || !s)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
@@ -785,12 +765,8 @@ nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber,
 
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!currentMode || !pendingMode)
+        DEVICE_QUERY(GPU_HANDLE, device, currentMode, 0);
+        if (!pendingMode)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!d->mig_capable)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
@@ -814,13 +790,7 @@ static unsigned max_mig_devices(const gv_mock_device_t *d)
 
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!count)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
         /* NVML: zero when MIG is not supported or not enabled. */
         *count = max_mig_devices(d);
         return leave(NVML_SUCCESS);
@@ -828,14 +798,7 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *c
 
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        nvmlReturn_t r = resolve_physical(device, &d, &g);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!migDevice)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(GPU_HANDLE, device, migDevice, 0);
         if (!d->mig_capable)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
         if (!mig_on(d) || index >= d->n_mig_devices)
@@ -846,89 +809,43 @@ nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned i
 
 nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!isMigDevice)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(ANY_HANDLE, device, isMigDevice, 0);
         *isMigDevice = m >= 0;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(migDevice, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!device || m < 0)
+        DEVICE_QUERY(ANY_HANDLE, migDevice, device, 0);
+        if (m < 0)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         *device = &S.gpus[g];
         return leave(NVML_SUCCESS);
 }
 
-/* Resolves a MIG device handle; NOT_SUPPORTED for a physical GPU. */
-static nvmlReturn_t resolve_mig(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu, int *mig)
-{
-        nvmlReturn_t r = resolve(h, gpu, mig);
-        if (r != NVML_SUCCESS)
-                return r;
-        *d = gpu_at(*gpu);
-        return *mig < 0 ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
-}
-
 nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!id)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if ((r = resolve_mig(device, &d, &g, &m)) != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, id, 0);
+        if (m < 0)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
         *id = d->mig_devices[m].gi_id;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!id)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if ((r = resolve_mig(device, &d, &g, &m)) != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, id, 0);
+        if (m < 0)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
         *id = d->mig_devices[m].ci_id;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!attributes)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if ((r = resolve_mig(device, &d, &g, &m)) != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, attributes, 0);
+        if (m < 0)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
         const gv_mock_mig_device_t *md = &d->mig_devices[m];
         const gv_mock_mig_profile_t *mp = mig_profile_of(d, md);
         memset(attributes, 0, sizeof(*attributes));
@@ -947,12 +864,8 @@ nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttribute
 nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile,
                                                  nvmlGpuInstanceProfileInfo_t *info)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!info || profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
+        DEVICE_QUERY(GPU_HANDLE, device, info, 0);
+        if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!d->mig_capable)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
@@ -979,19 +892,12 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned i
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        nvmlReturn_t r = resolve_physical(device, &d, &g);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!gpuInstance)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(GPU_HANDLE, device, gpuInstance, 0);
         if (!d->mig_capable)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
-        for (size_t m = 0; mig_on(d) && m < d->n_mig_devices; m++)
-                if (d->mig_devices[m].gi_id == id) {
-                        *gpuInstance = &S.gis[g][m];
+        for (size_t i = 0; mig_on(d) && i < d->n_mig_devices; i++)
+                if (d->mig_devices[i].gi_id == id) {
+                        *gpuInstance = &S.gis[g][i];
                         return leave(NVML_SUCCESS);
                 }
         return leave(NVML_ERROR_NOT_FOUND);
@@ -1013,17 +919,27 @@ static nvmlReturn_t resolve_instance(const void *h, const void *base, gv_mock_de
         return NVML_SUCCESS;
 }
 
+/*
+ * INSTANCE_QUERY(h, base, out) - the preamble of an entry point taking a GPU
+ * or compute instance handle @h into the array @base: BEGIN(), resolve it
+ * (declares d, g and s) and refuse a NULL @out, or return the error code.
+ */
+#define INSTANCE_QUERY(h, base, out)                                                  \
+        gv_mock_device_t *d;                                                          \
+        unsigned g;                                                                   \
+        int s;                                                                        \
+        do {                                                                          \
+                BEGIN();                                                              \
+                nvmlReturn_t enter_r_ = resolve_instance((h), (base), &d, &g, &s);    \
+                if (enter_r_ != NVML_SUCCESS)                                         \
+                        return leave(enter_r_);                                       \
+                if (!(out))                                                           \
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);                    \
+        } while (0)
+
 nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        int s;
-        nvmlReturn_t r = resolve_instance(gpuInstance, S.gis, &d, &g, &s);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!info)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        INSTANCE_QUERY(gpuInstance, S.gis, info);
         const gv_mock_mig_device_t *md = &d->mig_devices[s];
         const gv_mock_mig_profile_t *mp = mig_profile_of(d, md);
         memset(info, 0, sizeof(*info));
@@ -1038,15 +954,7 @@ nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstan
 nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id,
                                                    nvmlComputeInstance_t *computeInstance)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        int s;
-        nvmlReturn_t r = resolve_instance(gpuInstance, S.gis, &d, &g, &s);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!computeInstance)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        INSTANCE_QUERY(gpuInstance, S.gis, computeInstance);
         unsigned gi = d->mig_devices[s].gi_id;
         for (size_t m = 0; m < d->n_mig_devices; m++)
                 if (d->mig_devices[m].gi_id == gi && d->mig_devices[m].ci_id == id) {
@@ -1065,15 +973,7 @@ static unsigned ci_profile_id(unsigned slices)
 
 nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance, nvmlComputeInstanceInfo_t *info)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        int s;
-        nvmlReturn_t r = resolve_instance(computeInstance, S.cis, &d, &g, &s);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!info)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        INSTANCE_QUERY(computeInstance, S.cis, info);
         const gv_mock_mig_device_t *md = &d->mig_devices[s];
         unsigned start = 0;
         size_t first = (size_t) s;
@@ -1096,29 +996,22 @@ nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance
 /* ------------------------------------------------------------------ */
 /* fabric, topology, NVLink                                            */
 
-static nvmlReturn_t fabric_common(nvmlDevice_t device, gv_mock_device_t **d, unsigned char *state)
+/* The fabric state of @d, after MOCK_NVML_FABRIC_STATE; NOT_SUPPORTED when it has none. */
+static nvmlReturn_t fabric_state(const gv_mock_device_t *d, unsigned char *state)
 {
-        nvmlReturn_t r = resolve_physical(device, d, NULL);
-        if (r != NVML_SUCCESS)
-                return r;
-        if (unsup(*d, GV_MOCK_FIELD_FABRIC) || (*d)->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+        if (unsup(d, GV_MOCK_FIELD_FABRIC) || d->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
                 return NVML_ERROR_NOT_SUPPORTED;
         if (S.fabric_override == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
                 return NVML_ERROR_NOT_SUPPORTED;
-        *state = (unsigned char) (S.fabric_override > 0 ? S.fabric_override : (int) (*d)->fabric_state);
+        *state = (unsigned char) (S.fabric_override > 0 ? S.fabric_override : (int) d->fabric_state);
         return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
 {
-        BEGIN();
-        gv_mock_device_t *d;
+        DEVICE_QUERY(GPU_HANDLE, device, gpuFabricInfo, 0);
         unsigned char st;
-        if (!gpuFabricInfo) {
-                nvmlReturn_t r = resolve_physical(device, &d, NULL);
-                return leave(r != NVML_SUCCESS ? r : NVML_ERROR_INVALID_ARGUMENT);
-        }
-        nvmlReturn_t r = fabric_common(device, &d, &st);
+        nvmlReturn_t r = fabric_state(d, &st);
         if (r != NVML_SUCCESS)
                 return leave(r);
         memset(gpuFabricInfo, 0, sizeof(*gpuFabricInfo));
@@ -1142,7 +1035,10 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV
         unsigned v = gpuFabricInfo->version;
         if (v != nvmlGpuFabricInfo_v2 && v != nvmlGpuFabricInfo_v3)
                 return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-        nvmlReturn_t r = fabric_common(device, &d, &st);
+        /* Here the version is checked before the handle. */
+        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        if (r == NVML_SUCCESS)
+                r = fabric_state(d, &st);
         if (r != NVML_SUCCESS)
                 return leave(r);
         /* Write only as many bytes as the caller's version has. */
@@ -1162,54 +1058,52 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV
 nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
                                                  nvmlGpuTopologyLevel_t *pathInfo)
 {
-        BEGIN();
-        gv_mock_device_t *a, *b;
-        unsigned ga, gb;
-        nvmlReturn_t r = resolve_physical(device1, &a, &ga);
-        if (r == NVML_SUCCESS)
-                r = resolve_physical(device2, &b, &gb);
+        DEVICE_QUERY(GPU_HANDLE, device1, NO_OUT, 0);
+        gv_mock_device_t *b;
+        unsigned gb;
+        nvmlReturn_t r = resolve_physical(device2, &b, &gb);
         if (r != NVML_SUCCESS)
                 return leave(r);
         if (!pathInfo)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         /* HGX-like layout: pairs share a PCIe switch, halves a CPU socket. */
-        if (ga == gb)
+        if (g == gb)
                 *pathInfo = NVML_TOPOLOGY_INTERNAL;
-        else if (ga / 2 == gb / 2)
+        else if (g / 2 == gb / 2)
                 *pathInfo = NVML_TOPOLOGY_MULTIPLE;
-        else if (ga / 4 == gb / 4)
+        else if (g / 4 == gb / 4)
                 *pathInfo = NVML_TOPOLOGY_NODE;
         else
                 *pathInfo = NVML_TOPOLOGY_SYSTEM;
         return leave(NVML_SUCCESS);
 }
 
+/* INVALID_ARGUMENT for a link number NVML never has, NOT_SUPPORTED for a link @d lacks. */
+static nvmlReturn_t nvlink_check(const gv_mock_device_t *d, unsigned link)
+{
+        if (link >= NVML_NVLINK_MAX_LINKS)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        if (unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
+                return NVML_ERROR_NOT_SUPPORTED;
+        return NVML_SUCCESS;
+}
+
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        DEVICE_QUERY(GPU_HANDLE, device, isActive, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
         if (r != NVML_SUCCESS)
                 return leave(r);
-        if (!isActive || link >= NVML_NVLINK_MAX_LINKS)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if (unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
         *isActive = d->nvlink_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        DEVICE_QUERY(GPU_HANDLE, device, pci, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
         if (r != NVML_SUCCESS)
                 return leave(r);
-        if (!pci || link >= NVML_NVLINK_MAX_LINKS)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if (unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
         /* The far end is an NVSwitch (PCI device 0x1AF1); links fan out over six switches. */
         fill_pci(pci, 0, 0x01 + link % 6, 0, 0x1AF1, 0x16A010DE);
         return leave(NVML_SUCCESS);
@@ -1240,9 +1134,7 @@ static off_t file_size(const char *path)
 
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
 {
-        BEGIN();
-        if (!set)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        BEGIN_OUT(set);
         struct nvmlEventSet_st *s = calloc(1, sizeof(*s));
         if (!s)
                 return leave(NVML_ERROR_MEMORY);
@@ -1256,26 +1148,15 @@ nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
 
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!eventTypes)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        DEVICE_QUERY(GPU_HANDLE, device, eventTypes, 0);
         *eventTypes = SUPPORTED_EVENTS;
         return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        unsigned g;
-        nvmlReturn_t r = resolve_physical(device, &d, &g);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!set || !live_set(set))
+        DEVICE_QUERY(GPU_HANDLE, device, set, 0);
+        if (!live_set(set))
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (eventTypes & ~(unsigned long long) SUPPORTED_EVENTS)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
@@ -1384,26 +1265,9 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 /* ------------------------------------------------------------------ */
 /* telemetry                                                           */
 
-/* Looks up a device for a scalar query; NOT_SUPPORTED when @bit is marked unsupported. */
-static nvmlReturn_t scalar_query(nvmlDevice_t device, const void *out, uint32_t bit, gv_mock_device_t **d)
-{
-        nvmlReturn_t r = resolve_gpu(device, d);
-        if (r != NVML_SUCCESS)
-                return r;
-        if (!out)
-                return NVML_ERROR_INVALID_ARGUMENT;
-        if (bit && unsup(*d, bit))
-                return NVML_ERROR_NOT_SUPPORTED;
-        return NVML_SUCCESS;
-}
-
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int *temp)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = scalar_query(device, temp, GV_MOCK_FIELD_TEMPERATURE, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, temp, GV_MOCK_FIELD_TEMPERATURE);
         if (sensorType != NVML_TEMPERATURE_GPU)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         *temp = d->temperature_c;
@@ -1413,11 +1277,7 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
 #define SCALAR_GETTER(fn, type, out, bit, expr)                               \
         nvmlReturn_t fn(nvmlDevice_t device, type *out)                       \
         {                                                                     \
-                BEGIN();                                                      \
-                gv_mock_device_t *d;                                          \
-                nvmlReturn_t r = scalar_query(device, out, bit, &d);          \
-                if (r != NVML_SUCCESS)                                        \
-                        return leave(r);                                      \
+                DEVICE_QUERY(ANY_HANDLE, device, out, bit);                   \
                 *out = (type) (expr);                                         \
                 return leave(NVML_SUCCESS);                                   \
         }
@@ -1440,11 +1300,7 @@ SCALAR_GETTER(nvmlDeviceGetDisplayActive, nvmlEnableState_t, isActive, GV_MOCK_F
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
                                                           unsigned int *maxLimit)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = scalar_query(device, minLimit, GV_MOCK_FIELD_POWER_LIMIT, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, minLimit, GV_MOCK_FIELD_POWER_LIMIT);
         if (!maxLimit)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         *minLimit = d->power_min_limit_mw;
@@ -1454,11 +1310,7 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, u
 
 static nvmlReturn_t clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock, bool max)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = scalar_query(device, clock, GV_MOCK_FIELD_CLOCKS, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, clock, GV_MOCK_FIELD_CLOCKS);
         switch (type) {
         case NVML_CLOCK_GRAPHICS: *clock = max ? d->max_clock_graphics_mhz : d->clock_graphics_mhz; break;
         case NVML_CLOCK_SM: *clock = max ? d->max_clock_sm_mhz : d->clock_sm_mhz; break;
@@ -1481,11 +1333,7 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = scalar_query(device, utilization, GV_MOCK_FIELD_UTILIZATION, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
         if (mig_on(d))
                 return leave(NVML_ERROR_NOT_SUPPORTED); /* as on real MIG-enabled GPUs */
         utilization->gpu = d->utilization_gpu;
@@ -1495,11 +1343,7 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
 
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
 {
-        BEGIN();
-        gv_mock_device_t *d;
-        nvmlReturn_t r = scalar_query(device, current, GV_MOCK_FIELD_ECC, &d);
-        if (r != NVML_SUCCESS)
-                return leave(r);
+        DEVICE_QUERY(ANY_HANDLE, device, current, GV_MOCK_FIELD_ECC);
         if (!pending)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         *current = d->ecc_current ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
@@ -1510,17 +1354,7 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
                                                      nvmlProcessInfo_t *infos)
 {
-        BEGIN();
-        unsigned g;
-        int m;
-        nvmlReturn_t r = resolve(device, &g, &m);
-        if (r != NVML_SUCCESS)
-                return leave(r);
-        if (!infoCount)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        const gv_mock_device_t *d = gpu_at(g);
-        if (unsup(d, GV_MOCK_FIELD_PROCESSES))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+        DEVICE_QUERY(ANY_HANDLE, device, infoCount, GV_MOCK_FIELD_PROCESSES);
         unsigned n = 0;
         for (size_t i = 0; i < d->n_processes; i++) {
                 const gv_mock_process_t *p = &d->processes[i];

@@ -480,6 +480,22 @@ static void set_supported(gv_mock_device_t *d, uint32_t bit, bool supported)
                 d->unsupported |= bit;
 }
 
+/*
+ * A field that may be "N/A": when @v is N/A, marks @bit unsupported and
+ * returns true (nothing left to parse); otherwise returns false after marking
+ * @bit supported when @mark_supported.
+ */
+static bool na_field(gv_mock_device_t *d, const yaml_node_t *v, uint32_t bit, bool mark_supported)
+{
+        if (is_na(v)) {
+                set_supported(d, bit, false);
+                return true;
+        }
+        if (mark_supported)
+                set_supported(d, bit, true);
+        return false;
+}
+
 /* Parses "%08X:%02X:%02X.0" or "%04X:%02X:%02X.0" into a canonical 8-digit form. */
 static int parse_bus_id(const char *s, unsigned *dom, unsigned *bus, unsigned *dev, char **canon)
 {
@@ -579,12 +595,7 @@ static int power_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t 
                 dst = &d->power_max_limit_mw;
         if (!dst)
                 return unknown_key(c, v, prefix, key);
-        if (is_na(v)) {
-                set_supported(d, bit, false);
-                return 0;
-        }
-        set_supported(d, bit, true);
-        return get_mw(c, v, prefix, key, watts, dst);
+        return na_field(d, v, bit, true) ? 0 : get_mw(c, v, prefix, key, watts, dst);
 }
 
 static int clocks_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
@@ -605,10 +616,8 @@ static int clocks_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(t); i++)
                 if (KEY_IS(key, t[i].ours) || KEY_IS(key, t[i].theirs)) {
-                        if (is_na(v)) {
-                                set_supported(d, GV_MOCK_FIELD_CLOCKS, false);
+                        if (na_field(d, v, GV_MOCK_FIELD_CLOCKS, false))
                                 return 0;
-                        }
                         return get_uint(c, v, prefix, key, 100000, (unsigned *) ((char *) d + t[i].off));
                 }
         return unknown_key(c, v, prefix, key);
@@ -620,11 +629,7 @@ static int util_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *
         unsigned *dst = KEY_IS(key, "gpu") ? &d->utilization_gpu : KEY_IS(key, "memory") ? &d->utilization_memory : NULL;
         if (!dst)
                 return unknown_key(c, v, prefix, key);
-        if (is_na(v)) {
-                set_supported(d, GV_MOCK_FIELD_UTILIZATION, false);
-                return 0;
-        }
-        return get_uint(c, v, prefix, key, 100, dst);
+        return na_field(d, v, GV_MOCK_FIELD_UTILIZATION, false) ? 0 : get_uint(c, v, prefix, key, 100, dst);
 }
 
 static int memory_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
@@ -995,11 +1000,8 @@ static int thermal_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_
 {
         gv_mock_device_t *d = data;
         if (KEY_IS(key, "temperature_gpu_c")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_TEMPERATURE, false);
+                if (na_field(d, v, GV_MOCK_FIELD_TEMPERATURE, true))
                         return 0;
-                }
-                set_supported(d, GV_MOCK_FIELD_TEMPERATURE, true);
                 return get_uint(c, v, prefix, key, 200, &d->temperature_c);
         }
         return unknown_key(c, v, prefix, key);
@@ -1008,14 +1010,8 @@ static int thermal_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_
 static int fan_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
 {
         gv_mock_device_t *d = data;
-        if (KEY_IS(key, "speed_percent")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_FAN, false);
-                        return 0;
-                }
-                set_supported(d, GV_MOCK_FIELD_FAN, true);
-                return get_uint(c, v, prefix, key, 100, &d->fan_speed);
-        }
+        if (KEY_IS(key, "speed_percent"))
+                return na_field(d, v, GV_MOCK_FIELD_FAN, true) ? 0 : get_uint(c, v, prefix, key, 100, &d->fan_speed);
         return unknown_key(c, v, prefix, key);
 }
 
@@ -1040,10 +1036,8 @@ static int sub_map(pctx_t *c, const char *prefix, const char *key, yaml_node_t *
 
 static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const char *key, gv_mock_device_t *d)
 {
-        if (is_na(v)) {
-                set_supported(d, GV_MOCK_FIELD_PROCESSES, false);
+        if (na_field(d, v, GV_MOCK_FIELD_PROCESSES, false))
                 return 0;
-        }
         int r = want_seq(c, v, prefix, key);
         if (r < 0)
                 return r;
@@ -1140,11 +1134,8 @@ static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(strs); i++)
                 if (KEY_IS(key, strs[i].key)) {
-                        if (is_na(v)) {
-                                set_supported(d, strs[i].bit, false);
+                        if (na_field(d, v, strs[i].bit, true))
                                 return 0;
-                        }
-                        set_supported(d, strs[i].bit, true);
                         return get_str(c, v, prefix, key, (char **) ((char *) d + strs[i].off));
                 }
         if (KEY_IS(key, "name")) {
@@ -1196,18 +1187,13 @@ static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
         if (KEY_IS(key, "pci"))
                 return sub_map(c, prefix, key, v, d, 0, pci_cb);
         if (KEY_IS(key, "minor_number")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_MINOR_NUMBER, false);
+                if (na_field(d, v, GV_MOCK_FIELD_MINOR_NUMBER, false))
                         return 0;
-                }
                 return get_uint(c, v, prefix, key, 255, &d->minor_number);
         }
         if (KEY_IS(key, "temperature_c")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_TEMPERATURE, false);
+                if (na_field(d, v, GV_MOCK_FIELD_TEMPERATURE, true))
                         return 0;
-                }
-                set_supported(d, GV_MOCK_FIELD_TEMPERATURE, true);
                 return get_uint(c, v, prefix, key, 200, &d->temperature_c);
         }
         if (KEY_IS(key, "thermal"))
@@ -1218,30 +1204,19 @@ static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                 return sub_map(c, prefix, key, v, d, GV_MOCK_FIELD_CLOCKS, clocks_cb);
         if (KEY_IS(key, "utilization"))
                 return sub_map(c, prefix, key, v, d, GV_MOCK_FIELD_UTILIZATION, util_cb);
-        if (KEY_IS(key, "fan_percent")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_FAN, false);
-                        return 0;
-                }
-                set_supported(d, GV_MOCK_FIELD_FAN, true);
-                return get_uint(c, v, prefix, key, 100, &d->fan_speed);
-        }
+        if (KEY_IS(key, "fan_percent"))
+                return na_field(d, v, GV_MOCK_FIELD_FAN, true) ? 0 : get_uint(c, v, prefix, key, 100, &d->fan_speed);
         if (KEY_IS(key, "fan"))
                 return sub_map(c, prefix, key, v, d, GV_MOCK_FIELD_FAN, fan_cb);
         if (KEY_IS(key, "persistence_mode")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_PERSISTENCE, false);
+                if (na_field(d, v, GV_MOCK_FIELD_PERSISTENCE, true))
                         return 0;
-                }
-                set_supported(d, GV_MOCK_FIELD_PERSISTENCE, true);
                 return get_bool(c, v, prefix, key, &d->persistence_mode);
         }
         if (KEY_IS(key, "compute_mode")) {
                 const char *s = scalar(v);
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_COMPUTE_MODE, false);
+                if (na_field(d, v, GV_MOCK_FIELD_COMPUTE_MODE, false))
                         return 0;
-                }
                 for (unsigned i = 0; s && i < GV_ARRAY_SIZE(compute_mode_names); i++)
                         if (strcasecmp(s, compute_mode_names[i]) == 0) {
                                 d->compute_mode = i;
@@ -1251,11 +1226,8 @@ static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                 return perr(c, v, prefix, key, "expected default, exclusive_thread, prohibited or exclusive_process");
         }
         if (KEY_IS(key, "ecc")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_ECC, false);
+                if (na_field(d, v, GV_MOCK_FIELD_ECC, true))
                         return 0;
-                }
-                set_supported(d, GV_MOCK_FIELD_ECC, true);
                 if (v->type == YAML_SCALAR_NODE) {
                         r = get_bool(c, v, prefix, key, &d->ecc_current);
                         d->ecc_pending = d->ecc_current;
@@ -1267,10 +1239,8 @@ static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                 const char *s = scalar(v);
                 unsigned p;
                 int n = -1;
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_PSTATE, false);
+                if (na_field(d, v, GV_MOCK_FIELD_PSTATE, false))
                         return 0;
-                }
                 if (!s || sscanf(s, "P%u%n", &p, &n) != 1 || n < 0 || s[n] || p > 15)
                         return perr(c, v, prefix, key, "expected P0..P15");
                 set_supported(d, GV_MOCK_FIELD_PSTATE, true);
@@ -1278,10 +1248,8 @@ static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                 return 0;
         }
         if (KEY_IS(key, "display_mode") || KEY_IS(key, "display_active")) {
-                if (is_na(v)) {
-                        set_supported(d, GV_MOCK_FIELD_DISPLAY, false);
+                if (na_field(d, v, GV_MOCK_FIELD_DISPLAY, false))
                         return 0;
-                }
                 return get_bool(c, v, prefix, key, KEY_IS(key, "display_mode") ? &d->display_mode : &d->display_active);
         }
         if (KEY_IS(key, "display"))

@@ -487,22 +487,6 @@ static const char *arch_name(unsigned long long a)
         }
 }
 
-static const char *compute_mode_q(unsigned long long m)
-{
-        switch (m) {
-        case NVML_COMPUTEMODE_DEFAULT:
-                return "Default";
-        case NVML_COMPUTEMODE_EXCLUSIVE_THREAD:
-                return "Exclusive_Thread";
-        case NVML_COMPUTEMODE_PROHIBITED:
-                return "Prohibited";
-        case NVML_COMPUTEMODE_EXCLUSIVE_PROCESS:
-                return "Exclusive_Process";
-        default:
-                return "Unknown";
-        }
-}
-
 static const char *compute_mode_table(unsigned long long m)
 {
         switch (m) {
@@ -911,7 +895,7 @@ static void emit_gpu(smi_t *s, smi_emit_t *e, const gpu_info_t *g)
                 smi_emit_leaf(e, "performance_state", "Performance State", "P%llu", g->pstate.v);
         emit_memory(e, "fb_memory_usage", "FB Memory Usage", g->mem_ret, g->mem_total, g->mem_reserved, g->mem_used,
                     g->mem_free);
-        leaf_str(e, "compute_mode", "Compute Mode", g->compute_mode.ret, compute_mode_q(g->compute_mode.v));
+        leaf_str(e, "compute_mode", "Compute Mode", g->compute_mode.ret, smi_compute_mode_name(g->compute_mode.v));
 
         smi_emit_open(e, "utilization", "Utilization", NULL, NULL);
         leaf_num(e, "gpu_util", "GPU", &(num_t){ g->util_ret, g->util.gpu }, "%");

@@ -214,7 +214,7 @@ bool smi_is_unavailable_cell(const char *cell)
         return len >= 2 && cell[0] == '[' && cell[len - 1] == ']';
 }
 
-static const char *compute_mode_csv(unsigned long long m)
+const char *smi_compute_mode_name(unsigned long long m)
 {
         switch (m) {
         case NVML_COMPUTEMODE_DEFAULT:
@@ -274,7 +274,7 @@ char *smi_format_value(const smi_field_def_t *def, const smi_value_t *v, bool un
                 r = asprintf(&s, "%lld.%lld", (long long) v->num, v->num2);
                 break;
         case SMI_STYLE_COMPUTE_MODE:
-                return strdup(compute_mode_csv(v->num));
+                return strdup(smi_compute_mode_name(v->num));
         default:
                 return strdup(smi_unavailable_text(NVML_ERROR_UNKNOWN));
         }

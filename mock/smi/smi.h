@@ -169,6 +169,13 @@ char *smi_csv_header(const smi_query_t *q);
  */
 char *smi_csv_row(const smi_query_t *q, const smi_value_t *values);
 
+/*
+ * smi_compute_mode_name - the name of an NVML compute mode as the CSV cells
+ * and -q / -x show it ("Default", "Exclusive_Thread", "Prohibited",
+ * "Exclusive_Process"; "Unknown" for anything else).  Static string.
+ */
+const char *smi_compute_mode_name(unsigned long long m);
+
 /* smi_is_unavailable_cell - whether a CSV cell is a bracketed "unavailable" value ("[N/A]", "[Unknown Error]"). */
 bool smi_is_unavailable_cell(const char *cell);
 

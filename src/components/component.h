@@ -15,18 +15,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/log.h" /* gv_log_fn, gv_log_level_t */
 #include "markers/markers.h"
-
-/* Log levels for the event callback. */
-typedef enum gv_log_level { GV_LOG_DEBUG, GV_LOG_INFO, GV_LOG_WARN, GV_LOG_ERROR } gv_log_level_t;
-
-/*
- * Event sink supplied by the CLI: one call per event, with the component
- * name ("driver"), the reason name (gv_reason_name(), or "" for progress)
- * and a message.  Only the CLI decides how it is printed (text or JSON).
- */
-typedef void (*gv_log_fn)(void *userdata, gv_log_level_t level, const char *component, const char *reason,
-                          const char *msg);
 
 /*
  * Everything a component needs, filled by the CLI from flags and the

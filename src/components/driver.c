@@ -361,12 +361,12 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
                                                     "GPU %u (%s, bus id %s): MIG is enabled but no MIG device "
                                                     "(GPU instance) exists",
                                                     i, name, *bus_id ? bus_id : "unknown");
-                        gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "GPU %u: MIG enabled, %u MIG devices", i,
-                                found);
+                        gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "GPU %u: MIG enabled, %u MIG devices",
+                                    i, found);
                 }
         }
-        gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "GPU %u: %s %s bus id %s", i, name, uuid,
-                *bus_id ? bus_id : "unknown");
+        gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "GPU %u: %s %s bus id %s", i, name, uuid,
+                    *bus_id ? bus_id : "unknown");
         return 0;
 }
 
@@ -552,9 +552,9 @@ static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char 
                 if (cfg->stop && *cfg->stop)
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted while waiting for device nodes");
                 if (!logged) {
-                        gv_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
-                                "waiting up to %u s for %zu device node(s) under %s/dev", cfg->dev_node_wait_s, bad,
-                                dev_root);
+                        gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
+                                    "waiting up to %u s for %zu device node(s) under %s/dev", cfg->dev_node_wait_s, bad,
+                                    dev_root);
                         logged = true;
                 }
                 if (ifd < 0) {
@@ -593,8 +593,8 @@ static void dev_char_symlinks(const gv_config_t *cfg, const char *dev_root_here,
                 if (!dir_ready) {
                         _cleanup_error_ gv_error_t *e = NULL;
                         if (gv_mkdir_p(dir, 0755, &e) < 0) {
-                                gv_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_IO, "cannot create %s: %s", dir,
-                                        e ? e->msg : "");
+                                gv_cfg_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_IO, "cannot create %s: %s", dir,
+                                            e ? e->msg : "");
                                 return;
                         }
                         dir_ready = true;
@@ -604,7 +604,7 @@ static void dev_char_symlinks(const gv_config_t *cfg, const char *dev_root_here,
                     asprintf(&target, "%s/dev/%s", strcmp(dev_root_host, "/") == 0 ? "" : dev_root_host, *n) < 0 ||
                     asprintf(&tmp, "%s/.%u:%u.tmp-%ld", dir, major(st.st_rdev), minor(st.st_rdev),
                              (long) getpid()) < 0) {
-                        gv_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_INTERNAL, "out of memory");
+                        gv_cfg_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_INTERNAL, "out of memory");
                         return;
                 }
                 char cur[4096];
@@ -616,12 +616,12 @@ static void dev_char_symlinks(const gv_config_t *cfg, const char *dev_root_here,
                 }
                 unlink(tmp);
                 if (symlink(target, tmp) < 0 || rename(tmp, link) < 0) {
-                        gv_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_IO, "cannot create symlink %s -> %s: %s",
-                                link, target, strerror(errno));
+                        gv_cfg_logf(cfg, GV_LOG_WARN, COMPONENT, GV_REASON_IO, "cannot create symlink %s -> %s: %s",
+                                    link, target, strerror(errno));
                         unlink(tmp);
                         continue;
                 }
-                gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "created %s -> %s", link, target);
+                gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "created %s -> %s", link, target);
         }
 }
 
@@ -677,8 +677,8 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         int r = locate_driver(cfg, &loc, err);
         if (r < 0)
                 return r;
-        gv_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "%s driver: %s%s%s", loc.host ? "host" : "container",
-                loc.lib, loc.smi ? ", " : "", loc.smi ? loc.smi : "");
+        gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "%s driver: %s%s%s", loc.host ? "host" : "container",
+                    loc.lib, loc.smi ? ", " : "", loc.smi ? loc.smi : "");
 
         bool files_ok = false;
         r = read_mock_manifest(loc.root, &files_ok, err);

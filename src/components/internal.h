@@ -21,11 +21,11 @@ extern const gv_component_t gv_component_cuda;
 extern const gv_component_t gv_component_plugin;
 
 /*
- * gv_logf - format a message and hand it to cfg->log (if set) with the
+ * gv_cfg_logf - gv_logf() to cfg->log (if @cfg and cfg->log are set) with the
  * component name and gv_reason_name(@reason) ("" for GV_REASON_NONE).
  */
-void gv_logf(const gv_config_t *cfg, gv_log_level_t level, const char *component, gv_reason_t reason,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void gv_cfg_logf(const gv_config_t *cfg, gv_log_level_t level, const char *component, gv_reason_t reason,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Monotonic clock in milliseconds. */
 int64_t gv_now_ms(void);

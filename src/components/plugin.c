@@ -104,9 +104,9 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         _cleanup_free_ char *described = NULL;
         gv_pod_run_result_t pr = { 0 };
 
-        gv_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
-                "waiting up to %u s for GPU capacity on node %s (CAPACITY_WAIT_SECONDS)", cfg->capacity_wait_s,
-                cfg->node_name);
+        gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
+                    "waiting up to %u s for GPU capacity on node %s (CAPACITY_WAIT_SECONDS)", cfg->capacity_wait_s,
+                    cfg->node_name);
         r = gv_k8s_node_watch(client, cfg->node_name, NULL, cfg->capacity_wait_s ? cfg->capacity_wait_s : 1, node_cb,
                               &w, err);
         if (r == -ETIMEDOUT || (r == 0 && w.once && !w.disabled && w.devices == 0 && !w.missing)) {
@@ -144,8 +144,8 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         r = gv_workload_pick_gpu_resource(gv_node_gpu_resources(w.node), &resource, err);
         if (r < 0)
                 goto out;
-        gv_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE, "node %s advertises %lu GPU device(s) (%s)",
-                cfg->node_name, w.devices, described ? described : "");
+        gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE, "node %s advertises %lu GPU device(s) (%s)",
+                    cfg->node_name, w.devices, described ? described : "");
 
         if (cfg->with_workload) {
                 gv_workload_job_t job;

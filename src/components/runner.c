@@ -195,9 +195,10 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                         report->message = dup_or_null(res.summary);
                         report->warning = dup_or_null(res.warning);
                         if (res.warning)
-                                gv_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_NONE, "%s", res.warning);
-                        gv_logf(cfg, GV_LOG_INFO, c->name, GV_REASON_NONE, "%s%s (attempt %u)",
-                                res.skipped ? "skipped: " : "ready: ", res.summary ? res.summary : c->name, attempt);
+                                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_NONE, "%s", res.warning);
+                        gv_cfg_logf(cfg, GV_LOG_INFO, c->name, GV_REASON_NONE, "%s%s (attempt %u)",
+                                    res.skipped ? "skipped: " : "ready: ", res.summary ? res.summary : c->name,
+                                    attempt);
                         gv_result_clear(&res);
                         break;
                 }
@@ -208,15 +209,15 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 /* the marker (and everything downstream) stays removed after a failure */
                 _cleanup_error_ gv_error_t *ferr = NULL;
                 if (gv_store_fail(store, c->marker, &ferr) < 0)
-                        gv_logf(cfg, GV_LOG_WARN, c->name, ferr->reason, "could not remove %s: %s",
-                                gv_marker_file(c->marker), ferr->msg);
+                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason, "could not remove %s: %s",
+                                    gv_marker_file(c->marker), ferr->msg);
 
                 gv_reason_t reason = err->reason;
                 report->last_reason = reason;
                 bool stopping = reason == GV_REASON_INTERRUPTED || (cfg->stop && *cfg->stop);
                 bool retry = cfg->with_wait && !stopping && gv_reason_retryable(reason);
                 if (!retry) {
-                        gv_logf(cfg, GV_LOG_ERROR, c->name, reason, "attempt %u: %s", attempt, err->msg);
+                        gv_cfg_logf(cfg, GV_LOG_ERROR, c->name, reason, "attempt %u: %s", attempt, err->msg);
                         break;
                 }
                 double delay_s = gv_backoff_delay_s(attempt, cfg->sleep_interval_s, cfg->max_backoff_s,
@@ -224,7 +225,7 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 int64_t delay_ms = (int64_t) llround(delay_s * 1000.0);
                 int64_t now = gv_now_ms();
                 if (deadline >= 0 && now >= deadline) {
-                        gv_logf(cfg, GV_LOG_ERROR, c->name, reason, "attempt %u: %s", attempt, err->msg);
+                        gv_cfg_logf(cfg, GV_LOG_ERROR, c->name, reason, "attempt %u: %s", attempt, err->msg);
                         char *last = err->msg ? strdup(err->msg) : NULL;
                         status = gv_error_set(&err, ETIMEDOUT, GV_REASON_TIMEOUT,
                                               "not ready after %u s (%u attempts); last failure (%s): %s",
@@ -235,8 +236,8 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 }
                 if (deadline >= 0 && now + delay_ms > deadline)
                         delay_ms = deadline - now; /* one last attempt right at the deadline */
-                gv_logf(cfg, GV_LOG_WARN, c->name, reason, "attempt %u: %s; retrying in %.1f s", attempt, err->msg,
-                        (double) delay_ms / 1000.0);
+                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, reason, "attempt %u: %s; retrying in %.1f s", attempt, err->msg,
+                            (double) delay_ms / 1000.0);
                 if (gv_sleep_ms(delay_ms, cfg->stop) < 0) {
                         status = gv_error_set(&err, EINTR, GV_REASON_INTERRUPTED,
                                               "interrupted while waiting to retry after attempt %u", attempt);
@@ -251,8 +252,8 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                         report->last_reason = GV_REASON_INTERRUPTED;
                         _cleanup_error_ gv_error_t *ferr = NULL;
                         (void) gv_store_fail(store, c->marker, &ferr);
-                        gv_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_INTERRUPTED, "%s; %s stays removed",
-                                err->msg, gv_marker_file(c->marker));
+                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_INTERRUPTED, "%s; %s stays removed",
+                                    err->msg, gv_marker_file(c->marker));
                 }
                 if (report->last_reason == GV_REASON_NONE)
                         report->last_reason = err->reason;

@@ -15,21 +15,16 @@
 
 #define GV_MAX_SYMLINKS 40
 
-void gv_logf(const gv_config_t *cfg, gv_log_level_t level, const char *component, gv_reason_t reason,
-             const char *fmt, ...)
+void gv_cfg_logf(const gv_config_t *cfg, gv_log_level_t level, const char *component, gv_reason_t reason,
+                 const char *fmt, ...)
 {
-        if (!cfg || !cfg->log)
+        if (!cfg)
                 return;
         va_list ap;
         va_start(ap, fmt);
-        char *msg = NULL;
-        int r = vasprintf(&msg, fmt, ap);
+        gv_vlogf(cfg->log, cfg->log_userdata, level, component, reason == GV_REASON_NONE ? "" : gv_reason_name(reason),
+                 fmt, ap);
         va_end(ap);
-        if (r < 0)
-                msg = NULL;
-        cfg->log(cfg->log_userdata, level, component, reason == GV_REASON_NONE ? "" : gv_reason_name(reason),
-                 msg ? msg : "(out of memory formatting a log message)");
-        free(msg);
 }
 
 int64_t gv_now_ms(void)

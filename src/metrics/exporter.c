@@ -24,6 +24,7 @@
 #include <microhttpd.h>
 
 #include "base/cleanup.h"
+#include "base/log.h"
 #include "gv-version.h"
 #include "metrics.h"
 
@@ -68,21 +69,9 @@ struct gv_exporter {
         uint64_t scrapes, renders;
 };
 
-static void logf_(gv_exporter_t *exp, gv_log_level_t level, const char *reason, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-
-static void logf_(gv_exporter_t *exp, gv_log_level_t level, const char *reason, const char *fmt, ...)
-{
-        if (!exp->log)
-                return;
-        _cleanup_free_ char *msg = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
-        va_end(ap);
-        exp->log(exp->log_userdata, level, LOG_COMPONENT, reason ? reason : "", msg ? msg : fmt);
-}
+/* Log through the caller's gv_log_fn (may be NULL) as LOG_COMPONENT; @reason NULL is "". */
+#define logf_(exp, level, reason, ...) \
+        gv_logf((exp)->log, (exp)->log_userdata, (level), LOG_COMPONENT, (reason), __VA_ARGS__)
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/log.h"
 #include "nodesignal.h"
 
 #define LOG_COMPONENT "node-signal"
@@ -57,21 +57,9 @@ struct gv_nodesignal {
         uint64_t writes, failures;
 };
 
-static void logf_(gv_nodesignal_t *ns, gv_log_level_t level, const char *reason, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-
-static void logf_(gv_nodesignal_t *ns, gv_log_level_t level, const char *reason, const char *fmt, ...)
-{
-        if (!ns->log)
-                return;
-        _cleanup_free_ char *msg = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
-        va_end(ap);
-        ns->log(ns->log_userdata, level, LOG_COMPONENT, reason ? reason : "", msg ? msg : fmt);
-}
+/* Log through the caller's gv_log_fn (may be NULL) as LOG_COMPONENT; @reason NULL is "". */
+#define logf_(ns, level, reason, ...) \
+        gv_logf((ns)->log, (ns)->log_userdata, (level), LOG_COMPONENT, (reason), __VA_ARGS__)
 
 static void k8s_log(void *userdata, gv_k8s_log_level_t level, const char *msg)
 {

@@ -126,13 +126,32 @@ class TestFieldReports(ChainTestCase):
         p = gvtest.run(["wait", "toolkit", "--timeout", "1", *self.node.store_args()], check=3)
         self.assertIn("toolkit-ready", p.stderr)
         # The driver component removes toolkit-ready before it touches its own marker,
-        # then publishes driver-ready and host-driver-ready (host driver).
-        watcher = subprocess.Popen(["sh", "-c", 'while [ -e "$1" ]; do :; done; ls "$2"', "sh",
-                                    self.node.marker("toolkit-ready"), self.node.status],
-                                   stdout=subprocess.PIPE, text=True)
-        self.node.run("driver", check=0)
-        seen, _ = watcher.communicate(timeout=30)
-        self.assertNotIn("driver-ready", seen.split(), "toolkit-ready outlived the new driver-ready")
+        # then publishes driver-ready and host-driver-ready (host driver).  A monitor
+        # reads driver-ready first, then toolkit-ready: once the new driver-ready
+        # exists the old toolkit-ready can never come back (no toolkit run here), so
+        # seeing both means toolkit-ready outlived the new driver-ready.
+        done = threading.Event()
+        both_seen = []
+        looked = [0]
+
+        def monitor():
+            d_path, t_path = self.node.marker("driver-ready"), self.node.marker("toolkit-ready")
+            while not done.is_set():
+                d = os.path.exists(d_path)
+                t = os.path.exists(t_path)
+                looked[0] += 1
+                if d and t:
+                    both_seen.append(True)
+
+        m = threading.Thread(target=monitor)
+        m.start()
+        try:
+            self.node.run("driver", check=0)
+        finally:
+            done.set()
+            m.join()
+        self.assertGreater(looked[0], 0)
+        self.assertEqual(both_seen, [], "toolkit-ready outlived the new driver-ready")
         self.assertEqual(self.node.present(), ["driver-ready", "host-driver-ready"])
         d = self.node.read("driver-ready")
         self.assertEqual(d["IS_HOST_DRIVER"], "true")
