@@ -129,6 +129,15 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 return gv_cli_usage_error(cli, "run", "unexpected argument '%s'", argv[optind]);
         }
 
+        if (!o.mock_profile && (o.mock_gpus || o.mock_dir)) {
+                gv_options_free(&o);
+                return gv_cli_usage_error(cli, "run", "--gpus and --mock-dir only apply with --mock");
+        }
+        if (o.components && !o.components[0]) {
+                gv_options_free(&o);
+                return gv_cli_usage_error(cli, "run", "--components names no component");
+        }
+
         _cleanup_error_ gv_error_t *err = NULL;
         gv_mock_run_t mock = { 0 };
         if (o.mock_profile) {

@@ -59,6 +59,47 @@ static char *format_facts(const gv_marker_info_t *info)
         return buf;
 }
 
+/* Length of the valid UTF-8 sequence at @s (1-4), or 0 when it is not valid. */
+static size_t utf8_seq(const unsigned char *s)
+{
+        if (s[0] < 0x80)
+                return 1;
+        size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0 || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
+                return 0;
+        for (size_t i = 1; i < n; i++)
+                if ((s[i] & 0xC0) != 0x80)
+                        return 0;
+        return n;
+}
+
+/*
+ * A JSON string object for marker bytes: JSON is UTF-8, marker values are
+ * bytes, so a byte that is not part of valid UTF-8 becomes U+FFFD.
+ */
+static json_object *json_string_utf8(const char *s)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return json_object_new_string("");
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = utf8_seq(p);
+                if (n == 0) {
+                        fputs("\xEF\xBF\xBD", f);
+                        p++;
+                } else {
+                        fwrite(p, 1, n, f);
+                        p += n;
+                }
+        }
+        fclose(f);
+        json_object *o = json_object_new_string(buf ? buf : "");
+        free(buf);
+        return o;
+}
+
 int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **err)
 {
         time_t now = time(NULL);
@@ -86,11 +127,11 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
                                 json_object_object_add(o, "mtime", json_object_new_int64(info.mtime));
                         }
                         if (info.detail)
-                                json_object_object_add(o, "detail", json_object_new_string(info.detail));
+                                json_object_object_add(o, "detail", json_string_utf8(info.detail));
                         json_object *content = json_object_new_object();
                         for (size_t i = 0; i < info.content.n; i++)
                                 json_object_object_add(content, info.content.items[i].key,
-                                                       json_object_new_string(info.content.items[i].value));
+                                                       json_string_utf8(info.content.items[i].value));
                         json_object_object_add(o, "content", content);
                         json_object_array_add(arr, o);
                 } else {

@@ -55,10 +55,38 @@ int gv_cli_parse_store_command(gv_cli_t *cli, const char *cmd, int argc, char **
         return 0;
 }
 
+/*
+ * The keys `env` exports: driver-ready's documented ones (docs/markers.md).
+ * Anything else in the file -- PATH, LD_PRELOAD, BASH_ENV written by hand --
+ * is never exported.
+ */
+static const char *const env_keys[] = {
+        "IS_HOST_DRIVER", "NVIDIA_DRIVER_ROOT", "DRIVER_ROOT_CTR_PATH", "NVIDIA_DEV_ROOT", "DEV_ROOT_CTR_PATH",
+        "DRIVER_VERSION", "CUDA_DRIVER_VERSION", "GPU_COUNT", "GPU_UUIDS", "VALIDATOR_VERSION", "GENERATION",
+        "BOOT_ID", "VALIDATED_AT", NULL,
+};
+
+/* The five upstream keys, without which driver-ready says nothing a consumer can use. */
+static const char *const env_required[] = { "IS_HOST_DRIVER", "NVIDIA_DRIVER_ROOT", "DRIVER_ROOT_CTR_PATH",
+                                            "NVIDIA_DEV_ROOT", "DEV_ROOT_CTR_PATH", NULL };
+
 int gv_cli_print_env(const gv_marker_info_t *info, FILE *f, gv_error_t **err)
 {
+        for (const char *const *k = env_required; *k; k++)
+                if (!gv_kvlist_get(&info->content, *k))
+                        return gv_error_set(err, EINVAL, GV_REASON_DEPENDENCY,
+                                            "driver-ready has no %s: not written by a driver validation", *k);
+        gv_kvlist_t known = { 0 };
+        for (const char *const *k = env_keys; *k; k++) {
+                const char *v = gv_kvlist_get(&info->content, *k);
+                if (v && gv_kvlist_set(&known, *k, v, err) < 0) {
+                        gv_kvlist_clear(&known);
+                        return -ENOMEM;
+                }
+        }
         _cleanup_free_ char *text = NULL;
-        int r = gv_marker_encode(&info->content, &text, err);
+        int r = gv_marker_encode(&known, &text, err);
+        gv_kvlist_clear(&known);
         if (r < 0)
                 return r;
         /* Each encoded entry starts a line with KEY=; quoted values may span lines. */

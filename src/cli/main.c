@@ -59,6 +59,7 @@ static void usage(FILE *f, const char *prog)
                 fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
         fprintf(f,
                 "\nGlobal options:\n"
+                "  -c, --component NAME     as COMPONENT: validate that one component (upstream's flag)\n"
                 "  --log-format=text|json   log line format on stderr (LOG_FORMAT)\n"
                 "  -v, --verbose            also log debug events\n"
                 "  -h, --help               show this help; COMMAND --help shows the command's\n"
@@ -66,7 +67,8 @@ static void usage(FILE *f, const char *prog)
                 "\nExit codes:\n"
                 "  0 success (or skipped on purpose)   1 validation failed\n"
                 "  2 usage or configuration error      3 timed out\n"
-                "  4 interrupted (SIGTERM/SIGINT)\n"
+                "  4 interrupted (SIGTERM/SIGINT)       5 cuda-check only: no GPU driver at all\n"
+                "Global options come before COMMAND.\n"
                 "\nSee docs/ (markers.md, errors.md, components.md) for the marker protocol.\n");
 }
 
@@ -129,13 +131,15 @@ static int dispatch(gv_cli_t *cli_ptr, int argc, char **argv)
         /* Global options stop at the first non-option (the command). */
         static const struct option opts[] = {
                 { "log-format", required_argument, NULL, 'L' },
+                { "component", required_argument, NULL, 'c' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {},
         };
+        const char *component_flag = NULL; /* -c/--component, upstream's flag for COMPONENT */
         int c;
-        while ((c = getopt_long(argc, argv, "+vhV", opts, NULL)) != -1) {
+        while ((c = getopt_long(argc, argv, "+vhVc:", opts, NULL)) != -1) {
                 switch (c) {
                 case 'L':
                         if (set_log_format(&cli, optarg) < 0)
@@ -144,6 +148,9 @@ static int dispatch(gv_cli_t *cli_ptr, int argc, char **argv)
                         break;
                 case 'v':
                         cli.min_level = GV_LOG_DEBUG;
+                        break;
+                case 'c':
+                        component_flag = optarg;
                         break;
                 case 'h':
                         usage(stdout, cli.prog);
@@ -159,7 +166,9 @@ static int dispatch(gv_cli_t *cli_ptr, int argc, char **argv)
 
         if (optind >= argc) {
                 /* Drop-in mode for the upstream image: COMPONENT selects one component. */
-                const char *component = gv_env("COMPONENT");
+                const char *component = component_flag ? component_flag : gv_env("COMPONENT");
+                if (component_flag && setenv("COMPONENT", component_flag, 1) < 0)
+                        return gv_cli_usage_error(&cli, "", "--component: %s", strerror(errno));
                 if (component && strcmp(component, "metrics") == 0) {
                         /* The operator runs the validator image with COMPONENT=metrics too. */
                         char *metrics_argv[] = { (char *) "metrics", NULL };

@@ -30,6 +30,8 @@ static char *default_work_dir(void)
         char *s = NULL;
         const char *base = gv_env("XDG_RUNTIME_DIR");
         if (!base || access(base, W_OK) < 0)
+                base = gv_env("TMPDIR");
+        if (!base || access(base, W_OK) < 0)
                 base = "/tmp";
         if (asprintf(&s, "%s/gpu-validator-mock-%u", base, (unsigned) getuid()) < 0)
                 return NULL;
@@ -41,12 +43,45 @@ static int make_dir(const char *path, gv_error_t **err)
         return gv_mkdir_p(path, 0755, err);
 }
 
+/*
+ * The work folder sits in a shared place (/tmp) under a predictable name:
+ * refuse one that another user could have planted or can change -- a
+ * symlink, a folder owned by someone else, or one others may write to --
+ * since the run loads a library from it and removes what its manifest lists.
+ */
+static int check_work_dir(const char *path, gv_error_t **err)
+{
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return gv_error_set(err, errno, GV_REASON_IO, "mock work folder %s: %s", path, strerror(errno));
+        const char *why = S_ISLNK(st.st_mode)          ? "is a symbolic link"
+                          : !S_ISDIR(st.st_mode)        ? "is not a folder"
+                          : st.st_uid != geteuid()      ? "belongs to another user"
+                          : (st.st_mode & (S_IWGRP | S_IWOTH)) ? "is writable by other users"
+                                                               : NULL;
+        if (why)
+                return gv_error_set(err, EPERM, GV_REASON_CONFIG,
+                                    "mock work folder %s %s; refusing to use it (remove it, or choose another with "
+                                    "--mock-dir)",
+                                    path, why);
+        return 0;
+}
+
 int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_error_t **err)
 {
         memset(m, 0, sizeof(*m));
-        m->work_dir = o->mock_dir ? strdup(o->mock_dir) : default_work_dir();
-        if (!m->work_dir)
+        _cleanup_free_ char *asked = o->mock_dir ? strdup(o->mock_dir) : default_work_dir();
+        if (!asked)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int r = make_dir(asked, err);
+        if (r < 0)
+                return gv_error_prefix(err, "mock work folder");
+        if ((r = check_work_dir(asked, err)) < 0)
+                return r;
+        /* Absolute from here on: the paths go into markers and the CDI spec. */
+        m->work_dir = realpath(asked, NULL);
+        if (!m->work_dir)
+                return gv_error_set(err, errno, GV_REASON_IO, "mock work folder %s: %s", asked, strerror(errno));
         m->root = gv_path_join(m->work_dir, "driver-root");
         m->status_dir = o->output_dir_set ? strdup(o->cfg.output_dir) : gv_path_join(m->work_dir, "validations");
         m->cdi_dir = gv_path_join(m->work_dir, "cdi");
@@ -57,8 +92,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
             !m->empty_list || !(m->cdi_list[0] = strdup(m->cdi_dir)))
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 
-        int r;
-        if ((r = make_dir(m->work_dir, err)) < 0 || (r = make_dir(m->cdi_dir, err)) < 0 || (r = make_dir(m->dev_char, err)) < 0)
+        if ((r = make_dir(m->cdi_dir, err)) < 0 || (r = make_dir(m->dev_char, err)) < 0)
                 return gv_error_prefix(err, "mock work folder");
 
         _cleanup_(gv_mock_artifacts_clear) gv_mock_artifacts_t art = { 0 };
@@ -72,7 +106,9 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
                 .gpus = o->mock_gpus,
                 .node_name = o->cfg.node_name,
                 .cdi_dir = m->cdi_dir,
-                .device_nodes = GV_MOCK_NODES_DEFAULT,
+                /* Plain files: validation needs no real character devices, and a
+                 * world-openable 195:N node in a temporary folder is not wanted. */
+                .device_nodes = GV_MOCK_NODES_FILES,
                 .nvml_lib = art.nvml_lib,
                 .nvidia_smi = art.nvidia_smi,
         };
@@ -113,6 +149,7 @@ void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f)
                 "  profile         %s, %u GPUs, device nodes: %s\n"
                 "  status folder   %s\n"
                 "  CDI spec folder %s\n"
-                "  remove with     gpu-validator mock remove --root %s\n\n",
-                m->root, m->profile, m->gpus, m->device_nodes, o->cfg.output_dir, m->cdi_dir, m->root);
+                "  remove with     gpu-validator mock remove --root %s\n"
+                "                  (the whole work folder: rm -r %s)\n\n",
+                m->root, m->profile, m->gpus, m->device_nodes, o->cfg.output_dir, m->cdi_dir, m->root, m->work_dir);
 }

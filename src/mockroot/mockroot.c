@@ -439,6 +439,27 @@ static int remove_one(const char *root, const entry_t *e)
         return unlink(full) < 0 ? -errno : 1;
 }
 
+/* The header line cdi_spec_text() writes; install and remove recognise our spec by it. */
+#define CDI_SPEC_HEADER "# Written by `gpu-validator mock install` for a mock driver root"
+
+/*
+ * Whether @path is a CDI spec that mock install wrote: named
+ * GV_MOCK_CDI_SPEC_NAME, a regular file (not a symlink), starting with our
+ * header.  A file that is not (or no longer) ours is never removed.
+ */
+static bool ours_cdi_spec(const char *path)
+{
+        const char *base = strrchr(path, '/');
+        if (!base || strcmp(base + 1, GV_MOCK_CDI_SPEC_NAME) != 0)
+                return false;
+        _cleanup_free_ char *text = NULL;
+        _cleanup_error_ gv_error_t *e = NULL;
+        if (gv_read_file_at(AT_FDCWD, path, true, 1 << 20, &text, NULL, &e) < 0)
+                return false;
+        return strncmp(text, CDI_SPEC_HEADER, strlen(CDI_SPEC_HEADER)) == 0 ||
+               strstr(text, "\n" CDI_SPEC_HEADER) != NULL;
+}
+
 static int depth_desc(const void *a, const void *b)
 {
         const entry_t *x = a, *y = b;
@@ -449,6 +470,8 @@ static int depth_desc(const void *a, const void *b)
 /* Remove files/links/nodes of @l, then its folders deepest first.  Counts into *removed / *kept. */
 static void remove_entries(const char *root, elist_t *l, const char *cdi_spec, unsigned *removed, unsigned *kept)
 {
+        /* Judged once, before the spec itself goes in the first pass. */
+        bool spec_ours = cdi_spec && ours_cdi_spec(cdi_spec);
         for (int pass = 0; pass < 2; pass++) {
                 if (pass == 1 && l->n > 1)
                         qsort(l->v, l->n, sizeof(*l->v), depth_desc);
@@ -458,11 +481,17 @@ static void remove_entries(const char *root, elist_t *l, const char *cdi_spec, u
                                 continue;
                         bool ok;
                         if (e->path[0] == '/') {
-                                /* Outside the root only the CDI spec and the folders above it. */
+                                /*
+                                 * Outside the root only the CDI spec and the (then empty)
+                                 * folders above it -- and only a spec that is ours by name
+                                 * and by content, so a hand-edited manifest cannot make
+                                 * remove delete anything else.
+                                 */
                                 size_t len = strlen(e->path);
-                                ok = cdi_spec && (strcmp(e->path, cdi_spec) == 0 ||
-                                                  (e->type == E_DIR && strncmp(cdi_spec, e->path, len) == 0 &&
-                                                   cdi_spec[len] == '/'));
+                                ok = spec_ours &&
+                                     (strcmp(e->path, cdi_spec) == 0 ||
+                                      (e->type == E_DIR && strncmp(cdi_spec, e->path, len) == 0 &&
+                                       cdi_spec[len] == '/'));
                         } else {
                                 ok = safe_relative(e->path) && !parent_is_symlink(root, e->path);
                         }
@@ -704,7 +733,7 @@ static char *cdi_spec_text(const char *root, const gv_mock_profile_t *p, const c
         FILE *f = open_memstream(&buf, &len);
         if (!f)
                 return NULL;
-        fputs("---\n# Written by `gpu-validator mock install` for a mock driver root; see docs/mock-driver-root.md.\n"
+        fputs("---\n" CDI_SPEC_HEADER "; see docs/mock-driver-root.md.\n"
               "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ncontainerEdits:\n  deviceNodes:\n",
               f);
         cdi_node(f, "  ", root, "nvidiactl");

@@ -73,6 +73,49 @@ class TestPublish(ChainTestCase):
         self.assertEqual(p.stdout, "")
         self.assertIn("foreign", p.stderr)
 
+    def test_env_exports_only_documented_keys(self):
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver", check=0)
+        # Someone appends hostile keys to a valid driver-ready.
+        with open(self.node.marker("driver-ready"), "a") as f:
+            f.write("PATH=/evil\nLD_PRELOAD=/tmp/evil.so\n")
+        p = gvtest.run(["env", *self.node.store_args()], check=0)
+        self.assertIn("export NVIDIA_DRIVER_ROOT=", p.stdout)
+        self.assertNotIn("export PATH=", p.stdout)
+        self.assertNotIn("LD_PRELOAD", p.stdout)
+
+    def test_env_refuses_driver_ready_without_upstream_keys(self):
+        with open(self.node.marker("driver-ready"), "w") as f:
+            f.write(f"GENERATION={'ab' * 16}\nBOOT_ID={self.node.boot}\nPATH=/evil\n")
+        p = gvtest.run(["env", *self.node.store_args()], check=1)
+        self.assertEqual(p.stdout, "")
+        self.assertIn("not written by a driver validation", p.stderr)
+
+    def test_status_json_is_valid_utf8_for_any_marker_bytes(self):
+        import json
+        with open(self.node.marker("driver-ready"), "wb") as f:
+            f.write(f"GENERATION={'ab' * 16}\nBOOT_ID={self.node.boot}\nX='\xff\xfe'\n".encode("latin-1"))
+        p = subprocess.run([gvtest.GV, "status", "--json", *self.node.store_args()], capture_output=True,
+                           env=gvtest.clean_env(), timeout=30)
+        doc = json.loads(p.stdout.decode("utf-8"))
+        content = {m["marker"]: m.get("content", {}) for m in doc["markers"]}
+        self.assertEqual(content["driver-ready"]["X"], "\ufffd\ufffd")
+
+    def test_mock_only_options_without_mock_are_usage_errors(self):
+        p = gvtest.run(["run", "--gpus", "2", "--output-dir", self.node.status], check=2)
+        self.assertIn("--mock", p.stderr)
+        gvtest.run(["run", "--components", "", "--output-dir", self.node.status], check=2)
+        self.assertEqual(self.node.present(), [])
+
+    def test_component_flag_is_upstreams_drop_in(self):
+        self.node.install_mock("driver", gpus=1)
+        env = gvtest.clean_env(OUTPUT_DIR=self.node.status, HOST_ROOT=self.node.host,
+                               DRIVER_INSTALL_DIR=self.node.driver, DRIVER_INSTALL_DIR_CTR_PATH=self.node.driver,
+                               DEV_CHAR_DIR=self.node.devchar, DEV_NODE_WAIT_SECONDS="1")
+        p = subprocess.run([gvtest.GV, "-c", "driver"], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(self.node.exists("driver-ready"))
+
     def test_cleanup_removes_markers_keeps_driver_ctr_ready(self):
         self.node.install_mock("driver", gpus=1)
         self.node.run("driver,toolkit", check=0)

@@ -42,6 +42,27 @@ class TestRunMock(gvtest.TempDirTestCase):
         self.assertIn("2 GPUs", p.stdout)
         self.assertIn("NVIDIA H100 80GB HBM3", p.stdout)
 
+    def test_run_mock_relative_work_folder(self):
+        p = subprocess.run([gvtest.GV, "run", "--mock", "--mock-dir", "rel"], cwd=self.tmp, capture_output=True,
+                           text=True, timeout=120, env=gvtest.clean_env())
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        d = gvtest.read_marker(self.path("rel", "validations", "driver-ready"))
+        self.assertEqual(d["NVIDIA_DRIVER_ROOT"], os.path.realpath(self.path("rel", "driver-root")))
+
+    def test_run_mock_refuses_a_work_folder_others_can_write(self):
+        work = self.path("shared")
+        os.makedirs(work)
+        os.chmod(work, 0o777)
+        p = gvtest.run(["run", "--mock", "--mock-dir", work], check=2)
+        self.assertIn("writable by other users", p.stderr)
+        self.assertEqual(os.listdir(work), [])
+        link = self.path("link")
+        os.symlink(self.path("elsewhere"), link)
+        os.makedirs(self.path("elsewhere"))
+        p = gvtest.run(["run", "--mock", "--mock-dir", link], check=2)
+        self.assertIn("symbolic link", p.stderr)
+        self.assertEqual(os.listdir(self.path("elsewhere")), [])
+
     def test_run_mock_bad_profile_is_a_configuration_error(self):
         bad = self.path("bad.yaml")
         with open(bad, "w") as f:

@@ -201,3 +201,35 @@ class TestMockInstall(gvtest.TempDirTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestHostileManifest(unittest.TestCase):
+    """A manifest edited by hand (or by another user) must not make remove delete
+    anything outside the root but our own CDI spec."""
+
+    def test_remove_never_deletes_a_victim_named_in_the_manifest(self):
+        import json
+        import tempfile
+        base = tempfile.mkdtemp(prefix="gv-hostile-")
+        self.addCleanup(__import__("shutil").rmtree, base, True)
+        root = os.path.join(base, "root")
+        victim_dir = os.path.join(base, "victim")
+        os.makedirs(victim_dir)
+        victim = os.path.join(victim_dir, "important.txt")
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        decoy = os.path.join(victim_dir, "nvidia-mock.yaml")  # our spec's name, not our content
+        with open(decoy, "w") as f:
+            f.write("precious: true\n")
+        gvtest.run(["mock", "install", "--root", root, "--gpus", "1", "--device-nodes", "files"], check=0)
+        manifest = os.path.join(root, ".gpu-validator-mock.json")
+        with open(manifest) as f:
+            m = json.load(f)
+        m["cdi_spec"] = decoy
+        m["entries"] += [{"path": victim, "type": "file"}, {"path": decoy, "type": "file"},
+                         {"path": victim_dir, "type": "dir"}, {"path": "../victim/important.txt", "type": "file"}]
+        with open(manifest, "w") as f:
+            json.dump(m, f)
+        gvtest.run(["mock", "remove", "--root", root])
+        self.assertTrue(os.path.exists(victim))
+        self.assertTrue(os.path.exists(decoy))
