@@ -117,7 +117,10 @@ int gv_cli_usage_error(gv_cli_t *cli, const char *cmd, const char *fmt, ...)
                 msg = NULL;
         va_end(ap);
         const char *prog = cli && cli->prog ? cli->prog : "gpu-validator";
-        fprintf(stderr, "%s %s: %s\nTry '%s %s --help'.\n", prog, cmd, msg ? msg : fmt, prog, cmd);
+        const char *sep = cmd && *cmd ? " " : "";
+        if (!cmd)
+                cmd = "";
+        fprintf(stderr, "%s%s%s: %s\nTry '%s%s%s --help'.\n", prog, sep, cmd, msg ? msg : fmt, prog, sep, cmd);
         return GV_EXIT_USAGE;
 }
 

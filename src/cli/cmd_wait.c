@@ -40,7 +40,7 @@ static void help(FILE *f)
                    "are present, written during this boot, and carry matching generations. Event-driven\n"
                    "(inotify), no polling. A marker created by hand (touch) never counts.\n"
                    "\nOptions:\n"
-                   "  --timeout SECONDS        give up after this long (default: wait forever)\n"
+                   "  --timeout SECONDS        give up after this long (default: wait forever; 0 checks once)\n"
                    "  --print-env              on success print driver-ready's variables as\n"
                    "                           `export KEY=value` lines for eval\n");
         gv_options_help_store(f);
