@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,17 @@ static const struct {
         const char *name;
         int (*fn)(gv_cli_t *cli, int argc, char **argv);
         const char *summary;
+        bool kubernetes; /* may talk to an API server */
 } commands[] = {
-        { "run", gv_cmd_run, "validate components in chain order and publish their readiness markers" },
-        { "wait", gv_cmd_wait, "block until a component's marker and its whole chain are ready" },
-        { "status", gv_cmd_status, "show every marker: ready, missing, stale, inconsistent or foreign" },
-        { "env", gv_cmd_env, "print driver-ready's variables for eval, if the chain up to the driver is valid" },
-        { "cleanup", gv_cmd_cleanup, "remove every marker, downstream first (for preStop)" },
-        { "mock", gv_cmd_mock, "install or remove a mock driver root (mock libnvidia-ml.so.1, nvidia-smi)" },
-        { "render", gv_cmd_render, "print the final cuda or plugin validation pod as YAML" },
-        { "metrics", gv_cmd_metrics, "serve Prometheus metrics about the markers (read-only)" },
-        { "cuda-check", gv_cmd_cuda_check, "run a vector-add kernel on every GPU (the cuda validation pod's program)" },
+        { "run", gv_cmd_run, "validate components in chain order and publish their readiness markers", true },
+        { "wait", gv_cmd_wait, "block until a component's marker and its whole chain are ready", false },
+        { "status", gv_cmd_status, "show every marker: ready, missing, stale, inconsistent or foreign", false },
+        { "env", gv_cmd_env, "print driver-ready's variables for eval, if the chain up to the driver is valid", false },
+        { "cleanup", gv_cmd_cleanup, "remove every marker, downstream first (for preStop)", false },
+        { "mock", gv_cmd_mock, "install or remove a mock driver root (mock libnvidia-ml.so.1, nvidia-smi)", false },
+        { "render", gv_cmd_render, "print the final cuda or plugin validation pod as YAML", false },
+        { "metrics", gv_cmd_metrics, "serve Prometheus metrics about the markers (read-only)", true },
+        { "cuda-check", gv_cmd_cuda_check, "run a vector-add kernel on every GPU (the cuda validation pod's program)", false },
 };
 
 static void usage(FILE *f, const char *prog)
@@ -94,6 +96,7 @@ static char *find_exe_dir(const char *argv0)
 }
 
 static int dispatch(gv_cli_t *cli, int argc, char **argv);
+static int call(gv_cli_t *cli, int (*fn)(gv_cli_t *, int, char **), bool kubernetes, int argc, char **argv);
 
 int main(int argc, char **argv)
 {
@@ -112,11 +115,22 @@ int main(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
 
-        /* libcurl's process-wide set-up, once, before any thread (nodesignal) starts. */
+        return dispatch(&cli, argc, argv);
+}
+
+/*
+ * Run @fn with libcurl's process-wide set-up done first (once, before any
+ * thread such as the node signal's starts) when @kubernetes; commands that
+ * never talk to an API server skip it and stay small.
+ */
+static int call(gv_cli_t *cli, int (*fn)(gv_cli_t *, int, char **), bool kubernetes, int argc, char **argv)
+{
+        if (!kubernetes)
+                return fn(cli, argc, argv);
         _cleanup_error_ gv_error_t *init_err = NULL;
         if (gv_k8s_global_init(&init_err) < 0)
-                return gv_cli_fail(&cli, NULL, &init_err);
-        int code = dispatch(&cli, argc, argv);
+                return gv_cli_fail(cli, NULL, &init_err);
+        int code = fn(cli, argc, argv);
         gv_k8s_global_cleanup();
         return code;
 }
@@ -173,12 +187,12 @@ static int dispatch(gv_cli_t *cli_ptr, int argc, char **argv)
                         /* The operator runs the validator image with COMPONENT=metrics too. */
                         char *metrics_argv[] = { (char *) "metrics", NULL };
                         optind = 0;
-                        return gv_cmd_metrics(&cli, 1, metrics_argv);
+                        return call(&cli, gv_cmd_metrics, true, 1, metrics_argv);
                 }
                 if (component) {
                         char *run_argv[] = { (char *) "run", NULL };
                         optind = 0;
-                        return gv_cmd_run(&cli, 1, run_argv);
+                        return call(&cli, gv_cmd_run, true, 1, run_argv);
                 }
                 usage(stderr, cli.prog);
                 return GV_EXIT_USAGE;
@@ -190,7 +204,7 @@ static int dispatch(gv_cli_t *cli_ptr, int argc, char **argv)
                         int sub_argc = argc - optind;
                         char **sub_argv = argv + optind;
                         optind = 0; /* full getopt re-initialisation for the subcommand */
-                        return commands[i].fn(&cli, sub_argc, sub_argv);
+                        return call(&cli, commands[i].fn, commands[i].kubernetes, sub_argc, sub_argv);
                 }
         }
         fprintf(stderr, "%s: unknown command '%s'\n", cli.prog, name);
