@@ -156,7 +156,8 @@ static char *run_sh(const char *shell, const char *script, const char *file, siz
                 dup2(p[1], 1);
                 close(p[0]);
                 close(p[1]);
-                execl(shell, shell, "-c", script, "sh", file, (char *) NULL);
+                /* argv[0] "sh": busybox picks its applet by it (bash then runs in POSIX mode, as sh). */
+                execl(shell, "sh", "-c", script, "sh", file, (char *) NULL);
                 _exit(127);
         }
         close(p[1]);
