@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "components/component.h" /* gv_log_fn, gv_log_level_t (header only) */
+#include "base/log.h"
 #include "markers/markers.h"
 
 #define GV_METRICS_DEFAULT_PORT 8000

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "components/component.h" /* gv_log_fn, gv_log_level_t (header only) */
+#include "base/log.h"
 #include "k8s/k8s.h"
 #include "markers/markers.h"
 
