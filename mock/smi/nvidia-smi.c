@@ -313,7 +313,9 @@ static void collect(const gv_nvml_t *n, gpu_info_t *g)
 static char *lost_id(const gpu_info_t *g)
 {
         char *s = NULL;
-        int r = g->pci_ret == NVML_SUCCESS ? asprintf(&s, "%s", g->pci.busIdLegacy) : asprintf(&s, " %u", g->index);
+        /* A GPU found lost at its handle lookup never had its PCI info read. */
+        bool have_bus = g->pci_ret == NVML_SUCCESS && g->pci.busIdLegacy[0] != '\0';
+        int r = have_bus ? asprintf(&s, "%s", g->pci.busIdLegacy) : asprintf(&s, " %u", g->index);
         return r < 0 ? NULL : s;
 }
 

@@ -909,6 +909,7 @@ int gv_workload_validate(gv_k8s_client_t *c, const gv_workload_job_t *job, gv_po
                 .image_pull_secrets = job->image_pull_secrets,
                 .runtime_class = job->runtime_class,
                 .tolerations = tol && json_object_is_type(tol, json_type_array) ? tol : NULL,
+                .service_account = jstr(jget(self, "spec"), "serviceAccountName"),
                 .owner_name = job->validator_pod_name,
                 .owner_uid = job->validator_pod_uid && *job->validator_pod_uid ? job->validator_pod_uid : self_uid,
                 .gpu_resource = job->gpu_resource,

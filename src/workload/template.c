@@ -985,6 +985,13 @@ int gv_workload_fill(json_object *pod, gv_workload_kind_t kind, const gv_workloa
                         json_object_object_del(spec, "runtimeClassName");
                 }
         }
+        /* The validation pods run as the validator's own service account (the chart's,
+         * or the operator's nvidia-operator-validator), so the name always exists. */
+        json_object *sa = NULL;
+        if (json_object_object_get_ex(spec, "serviceAccountName", &sa) && is_placeholder(sa) &&
+            set_string(spec, "serviceAccountName",
+                       nz(rt->service_account) ? rt->service_account : "nvidia-operator-validator") < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if ((r = fill_tolerations(spec, rt->tolerations, err)) < 0)
                 return r;
 

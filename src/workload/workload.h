@@ -207,6 +207,9 @@ typedef struct gv_workload_runtime {
         const char *image_pull_secrets; /* comma list -> spec.imagePullSecrets when the template has none */
         const char *runtime_class;      /* -> spec.runtimeClassName when absent or a placeholder */
         json_object *tolerations;       /* array, borrowed; appended to the template's, duplicates skipped */
+        const char *service_account;    /* the validator pod's spec.serviceAccountName -> spec.serviceAccountName
+                                           where the template has a placeholder (the defaults do); when
+                                           unknown, upstream's "nvidia-operator-validator" */
         const char *owner_name;         /* validator Pod name -> metadata.ownerReferences (always wins) */
         const char *owner_uid;          /* validator Pod uid; ownerReferences need both */
         const char *gpu_resource;       /* "nvidia.com/gpu", "nvidia.com/mig-1g.10gb": placeholder keys in limits */

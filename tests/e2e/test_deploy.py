@@ -141,6 +141,7 @@ class Chart(unittest.TestCase):
             self.assertEqual(env["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
             self.assertEqual(env["OPERATOR_NAMESPACE"], {"fieldRef": {"fieldPath": "metadata.namespace"}})
             self.assertTrue(c["securityContext"]["privileged"])
+            self.assertEqual(c["securityContext"]["runAsUser"], 0)  # the image's user is 65532
             m = mounts_of(c)
             self.assertEqual(m["run-nvidia-validations"]["mountPath"], "/run/nvidia/validations")
             self.assertEqual(m["run-nvidia-validations"]["mountPropagation"], "Bidirectional")
@@ -212,6 +213,7 @@ class Chart(unittest.TestCase):
         spec = mock["spec"]["template"]["spec"]
         self.assertEqual(spec["nodeSelector"], {"gpu-validator/mock": "true"})
         init = spec["initContainers"][0]
+        self.assertEqual(init["securityContext"]["runAsUser"], 0)
         self.assertEqual(init["command"], [
             "gpu-validator", "mock", "install", "--profile", "h100-sxm5-80gb", "--gpus", "2",
             "--root", "/run/nvidia/driver", "--cdi-dir", "/var/run/cdi", "--device-nodes", "char",

@@ -379,7 +379,7 @@ class TestBuildTree(gvtest.TempDirTestCase):
         self.assertEqual(p.returncode, 15, p.stdout)
         lines = p.stdout.strip().split("\n")
         self.assertEqual(len(lines), 8)
-        self.assertRegex(lines[1], r"^Unable to determine the device handle for GPU.*: GPU is lost")
+        self.assertRegex(lines[1], r"^Unable to determine the device handle for GPU( 1|[0-9A-F]{4}:[0-9A-F]{2}:[0-9A-F]{2}\.0): GPU is lost")
         self.assertTrue(GPU_LINE.match(lines[0]) and GPU_LINE.match(lines[2]))
         for args in ([], ["--query-gpu=index", "--format=csv,noheader"], ["-q"]):
             p = self.smi(*args, MOCK_NVML_LOST_GPUS="1")

@@ -240,6 +240,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
             "metadata": {"name": "nvidia-operator-validator-xyz", "labels": {"app": "nvidia-operator-validator"}},
             "spec": {"nodeName": NODE, "containers": [{"name": "c", "image": "x"}],
+                     "serviceAccountName": "gv-gpu-validator",
                      "tolerations": [{"key": "example.com/custom-taint", "operator": "Exists",
                                       "effect": "NoExecute"}]}})
         uid = self.api.api("GET", "/api/v1/namespaces/%s/pods/nvidia-operator-validator-xyz" % NS)["metadata"]["uid"]
@@ -252,6 +253,8 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertIn("example.com/custom-taint", [t.get("key") for t in pod["spec"]["tolerations"]])
         owner = pod["metadata"]["ownerReferences"][0]
         self.assertEqual((owner["kind"], owner["name"], owner["uid"]), ("Pod", "nvidia-operator-validator-xyz", uid))
+        # Runs as the validator's own service account (the chart's), which exists.
+        self.assertEqual(pod["spec"]["serviceAccountName"], "gv-gpu-validator")
 
     def test_fr11_override_file_reaches_the_created_pod(self):
         self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=800)
