@@ -151,7 +151,8 @@ int gv_parse_bool(const char *s, bool *out)
 
 int gv_parse_uint(const char *s, unsigned *out)
 {
-        if (!s || !*s || *s == '-' || *s == '+')
+        /* digits only: strtoul() alone would also take white space and a sign */
+        if (!s || *s < '0' || *s > '9')
                 return -EINVAL;
         char *end = NULL;
         errno = 0;

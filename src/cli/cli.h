@@ -68,7 +68,10 @@ const char *gv_env(const char *name);
 /* Parse "true/false/1/0/yes/no/on/off" (any case).  0 or -EINVAL. */
 int gv_parse_bool(const char *s, bool *out);
 
-/* Parse a non-negative decimal integer that fits unsigned.  0 or -EINVAL / -ERANGE. */
+/*
+ * Parse a non-negative decimal integer that fits unsigned: digits only (no
+ * sign, no white space).  0 or -EINVAL / -ERANGE; *out untouched on failure.
+ */
 int gv_parse_uint(const char *s, unsigned *out);
 
 /*
