@@ -450,6 +450,11 @@ static int get_str(pctx_t *c, yaml_node_t *n, const char *prefix, const char *ke
                 return perr(c, n, prefix, key, "expected a string");
         if (strlen(s) > 255)
                 return perr(c, n, prefix, key, "longer than 255 characters");
+        /* Names, UUIDs, serials and versions end up in log lines and `nvidia-smi -L` lines. */
+        for (const char *q = s; *q; q++)
+                if ((unsigned char) *q < 0x20 || *q == 0x7f)
+                        return perr(c, n, prefix, key, "contains a control character (0x%02x at offset %zu)",
+                                    (unsigned) (unsigned char) *q, (size_t) (q - s));
         char *d = strdup(s);
         if (!d)
                 return oom(c);
@@ -1429,13 +1434,20 @@ static int top_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v
         }
         if (KEY_IS(key, "gpu_count")) {
                 t->gpu_count_node = v;
-                unsigned long long n;
-                int r = get_ull(c, v, prefix, key, ULLONG_MAX, &n);
-                if (r < 0)
-                        return r;
-                if (n < GV_MOCK_MIN_GPUS || n > GV_MOCK_MAX_GPUS)
-                        return perr(c, v, prefix, key, "%llu is out of range (%u..%u)", n, GV_MOCK_MIN_GPUS,
-                                    GV_MOCK_MAX_GPUS);
+                /* Decimal digits only, so that -1 and 99999999999999999999 get the same plain answer. */
+                const char *s = scalar(v);
+                size_t len = s ? strlen(s) : 0;
+                unsigned long n = 0;
+                bool ok = len > 0 && len <= 3 && strspn(s, "0123456789") == len &&
+                          v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+                if (ok)
+                        n = strtoul(s, NULL, 10);
+                if (!ok || n < GV_MOCK_MIN_GPUS || n > GV_MOCK_MAX_GPUS) {
+                        if (s && len <= 32)
+                                return perr(c, v, prefix, key, "%s: expected %u to %u", s, GV_MOCK_MIN_GPUS,
+                                            GV_MOCK_MAX_GPUS);
+                        return perr(c, v, prefix, key, "expected %u to %u", GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
+                }
                 t->gpu_count = (unsigned) n;
                 return 0;
         }
@@ -1480,6 +1492,33 @@ static int check_required(pctx_t *c, top_t *t)
                 }
                 return perr(c, t->driver, drv, "cuda_version", "required field missing");
         }
+        return 0;
+}
+
+/*
+ * GPU @i's serial when the profile gives one serial for every GPU (@base, from
+ * `gpu:`): a numeric base counts up (1650000000000, ...001, ...002), any other
+ * base gets "-<i>" appended; GPU 0 keeps the base.  Deterministic and distinct
+ * per index.  Replaces d->serial; leaves it alone when @base is NULL.
+ * Returns 0 or -ENOMEM.
+ */
+static int derive_serial(gv_mock_device_t *d, const char *base, unsigned i)
+{
+        if (!base || i == 0)
+                return 0;
+        size_t len = strlen(base);
+        char *s = NULL;
+        int r;
+        errno = 0;
+        unsigned long long v = len > 0 && len <= 19 && strspn(base, "0123456789") == len ? strtoull(base, NULL, 10)
+                                                                                           : ULLONG_MAX;
+        if (v <= ULLONG_MAX - GV_MOCK_MAX_GPUS)
+                r = asprintf(&s, "%0*llu", (int) len, v + i);
+        else
+                r = asprintf(&s, "%s-%u", base, i);
+        if (r < 0)
+                return -ENOMEM;
+        replace_str(&d->serial, s);
         return 0;
 }
 
@@ -1568,6 +1607,8 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
                         return oom(c);
                 p->device_count = i + 1;
                 p->devices[i].index = i;
+                if (derive_serial(&p->devices[i], tmpl->serial, i) < 0) /* devices[] may set its own */
+                        return oom(c);
         }
         for (size_t i = 0; i < n_over; i++) {
                 yaml_node_t *item = ynode(c, t.devices->data.sequence.items.start[i]);
@@ -1709,6 +1750,8 @@ int gv_mock_profile_set_gpu_count(gv_mock_profile_t *p, unsigned n, gv_error_t *
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 nd[i].index = i;
                 p->device_count = i + 1;
+                if (derive_serial(&nd[i], p->device_template->serial, i) < 0)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
         p->finalized = false;
         return 0;
@@ -1718,6 +1761,11 @@ int gv_mock_profile_set_node_name(gv_mock_profile_t *p, const char *node_name, g
 {
         if (!p)
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "set_node_name: NULL profile");
+        for (const char *q = node_name; q && *q; q++)
+                if ((unsigned char) *q < 0x20 || *q == 0x7f)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "node name: contains a control character (0x%02x at offset %zu)",
+                                            (unsigned) (unsigned char) *q, (size_t) (q - node_name));
         char *s = NULL;
         if (node_name && *node_name && !(s = strdup(node_name)))
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
@@ -1923,10 +1971,10 @@ const gv_mock_device_t *gv_mock_profile_device(const gv_mock_profile_t *p, unsig
 /* ------------------------------------------------------------------ */
 /* writing                                                             */
 
-static void put_str(FILE *f, const char *indent, const char *key, const char *s)
+/* @s as a double-quoted YAML scalar with escapes (safe inside flow mappings too). */
+static void put_quoted(FILE *f, const char *s)
 {
-        /* double-quoted YAML scalar with escapes */
-        fprintf(f, "%s%s: \"", indent, key);
+        fputc('"', f);
         for (; s && *s; s++) {
                 unsigned char ch = (unsigned char) *s;
                 if (ch == '"' || ch == '\\')
@@ -1936,7 +1984,14 @@ static void put_str(FILE *f, const char *indent, const char *key, const char *s)
                 else
                         fputc(ch, f);
         }
-        fputs("\"\n", f);
+        fputc('"', f);
+}
+
+static void put_str(FILE *f, const char *indent, const char *key, const char *s)
+{
+        fprintf(f, "%s%s: ", indent, key);
+        put_quoted(f, s);
+        fputc('\n', f);
 }
 
 static bool unsup(const gv_mock_device_t *d, uint32_t bit)
@@ -2053,22 +2108,26 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
         if (!d->mig_capable) {
                 fprintf(f, "%smig: N/A\n", in);
         } else {
-                fprintf(f, "%smig:\n%s  mode: %s\n%s  pending_mode: %s\n%s  profiles:\n", in, in,
+                /* "profiles:" with nothing under it would read back as null, not as an empty list */
+                fprintf(f, "%smig:\n%s  mode: %s\n%s  pending_mode: %s\n%s  profiles:%s\n", in, in,
                         d->mig_mode_current ? "enabled" : "disabled", in, d->mig_mode_pending ? "enabled" : "disabled",
-                        in);
+                        in, d->n_mig_profiles ? "" : " []");
                 for (size_t i = 0; i < d->n_mig_profiles; i++) {
                         const gv_mock_mig_profile_t *m = &d->mig_profiles[i];
+                        fprintf(f, "%s    - {name: ", in);
+                        put_quoted(f, m->name);
                         fprintf(f,
-                                "%s    - {name: \"%s\", id: %u, slices: %u, instances: %u, memory_mib: %llu, "
+                                ", id: %u, slices: %u, instances: %u, memory_mib: %llu, "
                                 "multiprocessors: %u, copy_engines: %u, decoders: %u, encoders: %u, jpeg: %u, ofa: %u}\n",
-                                in, m->name, m->id, m->slice_count, m->instance_count, m->memory_mib,
+                                m->id, m->slice_count, m->instance_count, m->memory_mib,
                                 m->multiprocessor_count, m->copy_engine_count, m->decoder_count, m->encoder_count,
                                 m->jpeg_count, m->ofa_count);
                 }
                 fprintf(f, "%s  devices:%s\n", in, d->n_mig_devices ? "" : " []");
                 for (size_t i = 0; i < d->n_mig_devices; i++) {
                         const gv_mock_mig_device_t *m = &d->mig_devices[i];
-                        fprintf(f, "%s    - {profile: \"%s\"", in, m->profile);
+                        fprintf(f, "%s    - {profile: ", in);
+                        put_quoted(f, m->profile);
                         if (m->gi_id != UNSET)
                                 fprintf(f, ", gi_id: %u", m->gi_id);
                         if (m->ci_id != UNSET)
@@ -2081,10 +2140,14 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
                                 fprintf(f, ", memory_mib: %llu", m->memory_mib);
                         if (m->multiprocessor_count)
                                 fprintf(f, ", multiprocessors: %u", m->multiprocessor_count);
-                        if (m->ci_profile)
-                                fprintf(f, ", ci_profile: \"%s\"", m->ci_profile);
-                        if (m->uuid)
-                                fprintf(f, ", uuid: \"%s\"", m->uuid);
+                        if (m->ci_profile) {
+                                fputs(", ci_profile: ", f);
+                                put_quoted(f, m->ci_profile);
+                        }
+                        if (m->uuid) {
+                                fputs(", uuid: ", f);
+                                put_quoted(f, m->uuid);
+                        }
                         fputs("}\n", f);
                 }
         }

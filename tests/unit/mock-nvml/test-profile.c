@@ -103,6 +103,75 @@ static void test_gpu_count_and_node_name(void **state)
         free(u0);
 }
 
+static void test_node_name_control_characters(void **state)
+{
+        gv_mock_profile_t *p = NULL;
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_profile_load_builtin("h200", &p, &err), 0);
+        assert_int_equal(gv_mock_profile_set_node_name(p, "node-a", &err), 0);
+        assert_int_equal(gv_mock_profile_set_node_name(p, "node\nGPU 0: fake", &err), -EINVAL);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_string_equal(err->msg, "node name: contains a control character (0x0a at offset 4)");
+        gv_error_free(&err);
+        assert_int_equal(gv_mock_profile_set_node_name(p, "tab\there", &err), -EINVAL);
+        gv_error_free(&err);
+        /* the name before stays */
+        assert_int_equal(gv_mock_profile_finalize(p, &err), 0);
+        assert_string_equal(p->node_name, "node-a");
+        gv_mock_profile_free(&p);
+}
+
+/* One serial for every GPU (under gpu:) becomes one serial per GPU; devices[] still wins. */
+static void test_serials_distinct_per_gpu(void **state)
+{
+        gv_mock_profile_t *p = NULL;
+        _cleanup_error_ gv_error_t *err = NULL;
+        static const char text[] = "driver: {version: \"1\", cuda_version: 12040}\n"
+                                   "gpu_count: 3\n"
+                                   "gpu: {name: x, memory_mib: 10, serial: \"1650000000000\"}\n"
+                                   "devices:\n  - {index: 2, serial: \"42\"}\n";
+        assert_int_equal(gv_mock_profile_load_memory("s.yaml", text, strlen(text), &p, &err), 0);
+        assert_int_equal(gv_mock_profile_finalize(p, &err), 0);
+        assert_string_equal(p->devices[0].serial, "1650000000000");
+        assert_string_equal(p->devices[1].serial, "1650000000001");
+        assert_string_equal(p->devices[2].serial, "42");
+        /* GPUs added later get theirs the same way */
+        assert_int_equal(gv_mock_profile_set_gpu_count(p, 5, &err), 0);
+        assert_int_equal(gv_mock_profile_finalize(p, &err), 0);
+        assert_string_equal(p->devices[4].serial, "1650000000004");
+        gv_mock_profile_free(&p);
+
+        /* leading zeros keep their width; a serial that is no number gets -INDEX */
+        static const char text2[] = "driver: {version: \"1\", cuda_version: 12040}\n"
+                                    "gpu_count: 2\ngpu: {name: x, memory_mib: 10, serial: \"0009\"}\n";
+        assert_int_equal(gv_mock_profile_load_memory("s.yaml", text2, strlen(text2), &p, &err), 0);
+        assert_string_equal(p->devices[1].serial, "0010");
+        gv_mock_profile_free(&p);
+        static const char text3[] = "driver: {version: \"1\", cuda_version: 12040}\n"
+                                    "gpu_count: 2\ngpu: {name: x, memory_mib: 10, serial: \"SN-A\"}\n";
+        assert_int_equal(gv_mock_profile_load_memory("s.yaml", text3, strlen(text3), &p, &err), 0);
+        assert_string_equal(p->devices[0].serial, "SN-A");
+        assert_string_equal(p->devices[1].serial, "SN-A-1");
+        gv_mock_profile_free(&p);
+
+        /* every built-in profile: no two GPUs share a serial, and the same load gives the same serials */
+        for (const char *const *n = gv_mock_profile_builtin_names(); *n; n++) {
+                gv_mock_profile_t *q = NULL;
+                assert_int_equal(gv_mock_profile_load_builtin(*n, &p, &err), 0);
+                assert_int_equal(gv_mock_profile_load_builtin(*n, &q, &err), 0);
+                for (unsigned i = 0; i < p->device_count; i++) {
+                        if (!p->devices[i].serial)
+                                continue;
+                        assert_string_equal(p->devices[i].serial, q->devices[i].serial);
+                        for (unsigned j = 0; j < i; j++)
+                                if (p->devices[j].serial && strcmp(p->devices[j].serial, p->devices[i].serial) == 0)
+                                        fail_msg("%s: GPUs %u and %u share serial %s", *n, j, i, p->devices[i].serial);
+                }
+                gv_mock_profile_free(&p);
+                gv_mock_profile_free(&q);
+        }
+}
+
 static void test_to_yaml_round_trip(void **state)
 {
         const char *src = getenv("GV_SOURCE_DIR");
@@ -203,9 +272,26 @@ static void test_bad_profiles_name_file_line_field(void **state)
                 { 7, "  memory_mib: [1]\n", "profile.yaml:7: gpu.memory_mib: expected an integer" },
                 { 7, "  memory_mb: 40960\n", "profile.yaml:7: gpu.memory_mb: unknown field" },
                 { 6, "  nam: \"x\"\n", "profile.yaml:6: gpu.nam: unknown field" },
-                { 4, "gpu_count: 0\n", "profile.yaml:4: gpu_count: 0 is out of range (1..64)" },
-                { 4, "gpu_count: 65\n", "profile.yaml:4: gpu_count: 65 is out of range (1..64)" },
-                { 4, "gpu_count: -1\n", "profile.yaml:4: gpu_count: expected an integer" },
+                { 4, "gpu_count: 0\n", "profile.yaml:4: gpu_count: 0: expected 1 to 64" },
+                { 4, "gpu_count: 65\n", "profile.yaml:4: gpu_count: 65: expected 1 to 64" },
+                { 4, "gpu_count: -1\n", "profile.yaml:4: gpu_count: -1: expected 1 to 64" },
+                { 4, "gpu_count: 99999999999999999999\n",
+                  "profile.yaml:4: gpu_count: 99999999999999999999: expected 1 to 64" },
+                { 4, "gpu_count: 18446744073709551620\n", "gpu_count: 18446744073709551620: expected 1 to 64" },
+                { 4, "gpu_count: \"4\"\n", "profile.yaml:4: gpu_count: 4: expected 1 to 64" },
+                { 4, "gpu_count: [4]\n", "profile.yaml:4: gpu_count: expected 1 to 64" },
+                { 4, "gpu_count: 1.5\n", "profile.yaml:4: gpu_count: 1.5: expected 1 to 64" },
+                /* control characters would split log lines and `nvidia-smi -L` lines */
+                { 6, "  name: \"NVIDIA A100\\nGPU 9: fake\"\n",
+                  "profile.yaml:6: gpu.name: contains a control character (0x0a at offset 11)" },
+                { 6, "  name: \"NVIDIA\\tA100\"\n", "profile.yaml:6: gpu.name: contains a control character (0x09" },
+                { 10, "    serial: \"1650000000000\\r\"\n",
+                  "profile.yaml:10: devices[0].serial: contains a control character (0x0d" },
+                { 10, "    uuid: \"GPU-11111111-2222-3333-4444-555555555555\\x1b\"\n",
+                  "profile.yaml:10: devices[0].uuid: contains a control character (0x1b" },
+                { 10, "    name: \"A100\\x7f\"\n",
+                  "profile.yaml:10: devices[0].name: contains a control character (0x7f" },
+                { 4, "node_name: \"node\\nb\"\n", "profile.yaml:4: node_name: contains a control character (0x0a" },
                 { 4, "gpu_count: 2\n", "profile.yaml:4: gpu_count: 2, but devices lists GPU 3" },
                 { 2, "  versio: \"550\"\n", "profile.yaml:2: driver.versio: unknown field" },
                 { 3, "  cuda_version: twelve\n", "profile.yaml:3: driver.cuda_version: expected a CUDA version" },
@@ -297,6 +383,8 @@ int main(void)
                 cmocka_unit_test(test_every_builtin_loads_and_finalizes),
                 cmocka_unit_test(test_builtin_aliases_and_unknown),
                 cmocka_unit_test(test_gpu_count_and_node_name),
+                cmocka_unit_test(test_node_name_control_characters),
+                cmocka_unit_test(test_serials_distinct_per_gpu),
                 cmocka_unit_test(test_to_yaml_round_trip),
                 cmocka_unit_test(test_bad_profiles_name_file_line_field),
                 cmocka_unit_test(test_missing_file_and_file_errors),
