@@ -35,10 +35,11 @@ static void help(FILE *f)
                 "\n"
                 "Without a CUDA driver but with an NVML library (the mock GPU backend) it says so and checks\n"
                 "what NVML can tell: the devices it reports against NVIDIA_VISIBLE_DEVICES and\n"
-                "--expect-devices.\n"
+                "--expect-devices, and prints one line per device the container sees.\n"
                 "\nOptions:\n"
                 "  --elements N          floats per buffer, 1 to %u (default %u: %u MiB in all)\n"
-                "  --device I            check only CUDA device I (default: every device)\n"
+                "  --device I            check only device I as CUDA numbers them: the I-th device the\n"
+                "                        container sees, from 0 (default: every device)\n"
                 "  --expect-devices N    the number of devices the container must see (the pod's GPU\n"
                 "                        request); default: the length of a NVIDIA_VISIBLE_DEVICES list,\n"
                 "                        else at least one\n"
@@ -162,19 +163,45 @@ static int nvml_only(gv_cli_t *cli, const args_t *a, const gv_visible_devices_t 
                 return gv_cli_fail(cli, CMD, &err);
         }
         _cleanup_free_ const char **uuids = calloc(n + 1, sizeof(*uuids));
-        if (!uuids) {
+        _cleanup_free_ bool *selected = calloc(n + 1, sizeof(*selected));
+        if (!uuids || !selected) {
                 gv_nvml_gpus_free(gpus, n);
                 return GV_EXIT_FAILED;
         }
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++)
                 uuids[i] = gpus[i].uuid;
-                printf("GPU %u: %s (%s): reported by NVML\n", gpus[i].index, gpus[i].name, gpus[i].uuid);
-        }
         size_t visible = 0;
-        r = gv_visible_devices_resolve(vis, uuids, n, &visible, &err);
+        r = gv_visible_devices_select(vis, uuids, n, selected, &visible, &err);
+        if (r < 0) {
+                gv_nvml_gpus_free(gpus, n);
+                /* Not gv_cli_fail(): the no-gpu hint ("NVML sees no GPU") would be wrong, NVML may see many. */
+                gv_cli_log(cli, GV_LOG_ERROR, CMD, gv_reason_name(err->reason), err->msg);
+                if (err->errnum == ENODEV)
+                        gv_cli_log(cli, GV_LOG_ERROR, CMD, gv_reason_name(err->reason),
+                                   "hint: the container was given a GPU that NVML does not report; compare "
+                                   "NVIDIA_VISIBLE_DEVICES with `nvidia-smi -L` on the node");
+                return gv_cli_exit_code(err);
+        }
+        /* The devices the container sees, numbered as CUDA would (0 .. shown-1), in NVML order. */
+        size_t shown = 0;
+        int ordinal = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (!selected[i])
+                        continue;
+                if (a->device < 0 || ordinal == a->device) {
+                        printf("GPU %u: %s (%s): reported by NVML\n", gpus[i].index, gpus[i].name, gpus[i].uuid);
+                        shown++;
+                }
+                ordinal++;
+        }
         gv_nvml_gpus_free(gpus, n);
-        if (r < 0)
-                return gv_cli_fail(cli, CMD, &err);
+        if (a->device >= 0 && shown == 0) {
+                fflush(stdout);
+                gv_cli_logf(cli, GV_LOG_ERROR, CMD, gv_reason_name(GV_REASON_NO_GPU),
+                            "--device %d: the container sees only %d of the %zu GPU(s) NVML reports "
+                            "(NVIDIA_VISIBLE_DEVICES=%s)", a->device, ordinal, n, visible_text());
+                return GV_EXIT_FAILED;
+        }
 
         bool ok = expect >= 0 ? visible == (size_t) expect : visible > 0;
         if (expect >= 0)

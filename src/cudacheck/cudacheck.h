@@ -247,10 +247,23 @@ void gv_visible_devices_free(gv_visible_devices_t *v);
  * is counted as one device without a check).  Two items naming the same
  * device count once.  *n_visible gets the count.
  * Errors: -ENODEV / GV_REASON_NO_GPU naming the first item that names no
- * device (and how many devices there are).
+ * device and what NVML has: "NVIDIA_VISIBLE_DEVICES names GPU 9, but NVML
+ * reports 8 GPUs, indexes 0 to 7" (for a GPU- UUID, the UUIDs NVML reports).
  */
 int gv_visible_devices_resolve(const gv_visible_devices_t *v, const char *const *uuids, size_t n_devices,
                                size_t *n_visible, gv_error_t **err);
+
+/*
+ * gv_visible_devices_select - as gv_visible_devices_resolve(), and when
+ * @selected is not NULL (@n_devices entries, caller's memory) it is set to
+ * which NVML devices the container sees: every one for ALL and UNSET, none
+ * for NONE and VOID; for a LIST each device an index or GPU- UUID names, and
+ * GPU G for a pair G:M (its MIG device lives there); a MIG- UUID marks none.
+ * On failure @selected and *n_visible are left alone.  Errors: as
+ * gv_visible_devices_resolve().
+ */
+int gv_visible_devices_select(const gv_visible_devices_t *v, const char *const *uuids, size_t n_devices,
+                              bool *selected, size_t *n_visible, gv_error_t **err);
 
 /* One device as NVML reports it. */
 typedef struct gv_nvml_gpu {

@@ -162,39 +162,89 @@ static int resolve_item(const char *item, const char *const *uuids, size_t n_dev
         return -ENODEV;
 }
 
-int gv_visible_devices_resolve(const gv_visible_devices_t *v, const char *const *uuids, size_t n_devices,
-                               size_t *n_visible, gv_error_t **err)
+/*
+ * The error for an item that names no device NVML reports: which device it
+ * names, and what NVML has (the index range, or the UUIDs for a UUID item).
+ */
+static int no_such_device(const char *item, const char *const *uuids, size_t n_devices, gv_error_t **err)
 {
+        const char *what = strchr(item, ':') ? "MIG device" : "GPU";
+        if (n_devices == 0)
+                return gv_error_set(err, ENODEV, GV_REASON_NO_GPU,
+                                    "NVIDIA_VISIBLE_DEVICES names %s %s, but NVML reports no GPU", what, item);
+        if (strncasecmp(item, "GPU-", 4) != 0) {
+                if (n_devices == 1)
+                        return gv_error_set(err, ENODEV, GV_REASON_NO_GPU,
+                                            "NVIDIA_VISIBLE_DEVICES names %s %s, but NVML reports 1 GPU, index 0",
+                                            what, item);
+                return gv_error_set(err, ENODEV, GV_REASON_NO_GPU,
+                                    "NVIDIA_VISIBLE_DEVICES names %s %s, but NVML reports %zu GPUs, indexes 0 to %zu",
+                                    what, item, n_devices, n_devices - 1);
+        }
+        _cleanup_free_ char *list = NULL;
+        size_t list_len = 0;
+        FILE *f = open_memstream(&list, &list_len);
+        if (!f)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        for (size_t i = 0; i < n_devices; i++)
+                fprintf(f, "%s%zu: %s", i ? ", " : "", i, uuids && uuids[i] ? uuids[i] : "(UUID unknown)");
+        if (fclose(f) != 0 || !list)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return gv_error_set(err, ENODEV, GV_REASON_NO_GPU,
+                            "NVIDIA_VISIBLE_DEVICES names %s, but none of the %zu GPU(s) NVML reports has that "
+                            "UUID (NVML has %s)", item, n_devices, list);
+}
+
+int gv_visible_devices_select(const gv_visible_devices_t *v, const char *const *uuids, size_t n_devices,
+                              bool *selected, size_t *n_visible, gv_error_t **err)
+{
+        bool all = false;
         switch (v->kind) {
         case GV_VISIBLE_UNSET:
         case GV_VISIBLE_ALL:
-                *n_visible = n_devices;
-                return 0;
+                all = true;
+                break;
         case GV_VISIBLE_NONE:
         case GV_VISIBLE_VOID:
+                if (selected)
+                        memset(selected, 0, n_devices * sizeof(*selected));
                 *n_visible = 0;
                 return 0;
         case GV_VISIBLE_LIST:
                 break;
         }
+        if (all) {
+                for (size_t i = 0; selected && i < n_devices; i++)
+                        selected[i] = true;
+                *n_visible = n_devices;
+                return 0;
+        }
         _cleanup_free_ bool *seen = calloc(n_devices + 1, sizeof(*seen));
-        if (!seen)
+        _cleanup_free_ bool *holds = calloc(n_devices + 1, sizeof(*holds)); /* a MIG device G:M of GPU G */
+        if (!seen || !holds)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         size_t count = 0;
         for (size_t i = 0; i < v->n; i++) {
                 size_t dev = 0;
                 if (resolve_item(v->ids[i], uuids, n_devices, &dev) < 0)
-                        return gv_error_set(err, ENODEV, GV_REASON_NO_GPU,
-                                            "NVIDIA_VISIBLE_DEVICES names '%s', but no such device is among the "
-                                            "%zu that NVML reports",
-                                            v->ids[i], n_devices);
+                        return no_such_device(v->ids[i], uuids, n_devices, err);
                 if (dev == SIZE_MAX) {
                         count++;
+                        if (strchr(v->ids[i], ':'))
+                                holds[strtoul(v->ids[i], NULL, 10)] = true;
                 } else if (!seen[dev]) {
                         seen[dev] = true;
                         count++;
                 }
         }
+        for (size_t i = 0; selected && i < n_devices; i++)
+                selected[i] = seen[i] || holds[i];
         *n_visible = count;
         return 0;
+}
+
+int gv_visible_devices_resolve(const gv_visible_devices_t *v, const char *const *uuids, size_t n_devices,
+                               size_t *n_visible, gv_error_t **err)
+{
+        return gv_visible_devices_select(v, uuids, n_devices, NULL, n_visible, err);
 }

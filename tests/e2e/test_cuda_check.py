@@ -186,8 +186,61 @@ class MockBackend(unittest.TestCase):
             p = self.check(*args, MOCK_NVML_NUM_DEVICES="4", NVIDIA_VISIBLE_DEVICES=value)
             self.assertEqual(p.returncode, code, f"{value} {expect}: {p.stdout}{p.stderr}")
         p = self.check(MOCK_NVML_NUM_DEVICES="4", NVIDIA_VISIBLE_DEVICES="0,7")
-        self.assertIn("NVIDIA_VISIBLE_DEVICES names '7', but no such device is among the 4 that NVML reports",
+        self.assertIn("NVIDIA_VISIBLE_DEVICES names GPU 7, but NVML reports 4 GPUs, indexes 0 to 3", p.stderr)
+
+    def test_only_visible_devices_listed(self):
+        uuids = self.uuids(self.check())
+        self.assertEqual(len(uuids), 8)
+        p = self.check(NVIDIA_VISIBLE_DEVICES="0,1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.uuids(p), uuids[:2], p.stdout)
+        self.assertIn("2 of 8 NVML devices visible (NVIDIA_VISIBLE_DEVICES=0,1), 2 expected: OK", p.stdout)
+        p = self.check(NVIDIA_VISIBLE_DEVICES=f"{uuids[6]},3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.uuids(p), [uuids[3], uuids[6]], p.stdout)  # in NVML order
+        self.assertRegex(p.stdout, r"(?m)^GPU 3: .+: reported by NVML$")
+        p = self.check("--expect-devices", "0", NVIDIA_VISIBLE_DEVICES="none")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.uuids(p), [])
+        p = self.check(NVIDIA_VISIBLE_DEVICES="2:0")  # a MIG device: its GPU is listed
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.uuids(p), [uuids[2]])
+
+    def test_device(self):
+        uuids = self.uuids(self.check())
+        p = self.check("--device", "3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.uuids(p), [uuids[3]], p.stdout)
+        self.assertIn("8 of 8 NVML devices visible", p.stdout)
+        # Numbered as CUDA numbers them: the second device the container sees.
+        p = self.check("--device", "1", NVIDIA_VISIBLE_DEVICES="2,5")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.uuids(p), [uuids[5]], p.stdout)
+        p = self.check("--device", "2", NVIDIA_VISIBLE_DEVICES="2,5")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual(self.uuids(p), [])
+        self.assertIn("--device 2: the container sees only 2 of the 8 GPU(s) NVML reports "
+                      "(NVIDIA_VISIBLE_DEVICES=2,5)", p.stderr)
+        p = self.check("--device", "8")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("--device 8: the container sees only 8 of the 8 GPU(s)", p.stderr)
+
+    def test_visible_device_missing(self):
+        uuids = self.uuids(self.check())
+        p = self.check(NVIDIA_VISIBLE_DEVICES="9")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertEqual(self.uuids(p), [])
+        self.assertIn("no-gpu: NVIDIA_VISIBLE_DEVICES names GPU 9, but NVML reports 8 GPUs, indexes 0 to 7",
                       p.stderr)
+        self.assertIn("hint: the container was given a GPU that NVML does not report", p.stderr)
+        self.assertNotIn("NVML sees no GPU", p.stderr)
+        p = self.check(NVIDIA_VISIBLE_DEVICES="GPU-00000000-dead-beef")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("NVIDIA_VISIBLE_DEVICES names GPU-00000000-dead-beef, but none of the 8 GPU(s) NVML "
+                      f"reports has that UUID (NVML has 0: {uuids[0]}, 1: {uuids[1]}", p.stderr)
+        self.assertIn(f"7: {uuids[7]})", p.stderr)
+        p = self.check(NVIDIA_VISIBLE_DEVICES="9:0")
+        self.assertIn("names MIG device 9:0, but NVML reports 8 GPUs, indexes 0 to 7", p.stderr)
 
     def test_nvml_failure(self):
         p = self.check(MOCK_NVML_INIT_ERROR="driver-not-loaded")

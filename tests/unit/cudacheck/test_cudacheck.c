@@ -229,6 +229,62 @@ static void test_visible_resolve(void **state)
         resolve("0", 0, -ENODEV);
 }
 
+/* gv_visible_devices_select() on 4 devices: @want is the selection as "1010" (NVML order). */
+static void select_ok(const char *value, const char *want, size_t want_n)
+{
+        static const char *const uuids[] = { "GPU-aaaa-0000", "GPU-bbbb-1111", "GPU-cccc-2222", "GPU-dddd-3333", NULL };
+        gv_error_t *err = NULL;
+        gv_visible_devices_t v = { 0 };
+        assert_int_equal(gv_visible_devices_parse(value, &v, &err), 0);
+        bool sel[4];
+        size_t n = 99;
+        assert_int_equal(gv_visible_devices_select(&v, uuids, 4, sel, &n, &err), 0);
+        assert_int_equal(n, want_n);
+        char got[5] = { 0 };
+        for (size_t i = 0; i < 4; i++)
+                got[i] = sel[i] ? '1' : '0';
+        assert_string_equal(got, want);
+        gv_visible_devices_free(&v);
+}
+
+/* The error for @value on @n devices: out-parameters untouched, reason no-gpu, message @want. */
+static void select_fails(const char *value, size_t n_devices, const char *want)
+{
+        static const char *const uuids[] = { "GPU-aaaa-0000", "GPU-bbbb-1111", NULL };
+        gv_error_t *err = NULL;
+        gv_visible_devices_t v = { 0 };
+        assert_int_equal(gv_visible_devices_parse(value, &v, &err), 0);
+        bool sel[2] = { true, false };
+        size_t n = 99;
+        assert_int_equal(gv_visible_devices_select(&v, uuids, n_devices, sel, &n, &err), -ENODEV);
+        assert_int_equal(n, 99);
+        assert_true(sel[0] && !sel[1]);
+        assert_non_null(err);
+        assert_int_equal(err->reason, GV_REASON_NO_GPU);
+        assert_string_equal(err->msg, want);
+        gv_error_free(&err);
+        gv_visible_devices_free(&v);
+}
+
+static void test_visible_select(void **state)
+{
+        (void) state;
+        select_ok(NULL, "1111", 4);
+        select_ok("all", "1111", 4);
+        select_ok("none", "0000", 0);
+        select_ok("void", "0000", 0);
+        select_ok("0,1", "1100", 2);
+        select_ok("3,GPU-BBBB-1111", "0101", 2);
+        select_ok("2:0,2:1", "0010", 2);    /* two MIG devices of GPU 2 */
+        select_ok("MIG-1234,0", "1000", 2); /* a MIG UUID counts, marks nothing */
+        select_fails("9", 2, "NVIDIA_VISIBLE_DEVICES names GPU 9, but NVML reports 2 GPUs, indexes 0 to 1");
+        select_fails("0,1", 1, "NVIDIA_VISIBLE_DEVICES names GPU 1, but NVML reports 1 GPU, index 0");
+        select_fails("0", 0, "NVIDIA_VISIBLE_DEVICES names GPU 0, but NVML reports no GPU");
+        select_fails("4:1", 2, "NVIDIA_VISIBLE_DEVICES names MIG device 4:1, but NVML reports 2 GPUs, indexes 0 to 1");
+        select_fails("GPU-eeee", 2, "NVIDIA_VISIBLE_DEVICES names GPU-eeee, but none of the 2 GPU(s) NVML reports "
+                                    "has that UUID (NVML has 0: GPU-aaaa-0000, 1: GPU-bbbb-1111)");
+}
+
 /* ---- the vector add against the fake driver ---- */
 
 static int live_allocations(gv_cuda_t *cuda)
@@ -384,6 +440,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_ptx_header),      cmocka_unit_test(test_ptx_body),
                 cmocka_unit_test(test_ptx_registers),   cmocka_unit_test(test_pattern),
                 cmocka_unit_test(test_visible_parse),   cmocka_unit_test(test_visible_resolve),
+                cmocka_unit_test(test_visible_select),
                 cmocka_unit_test(test_open_errors),     cmocka_unit_test(test_vector_add_ok),
                 cmocka_unit_test(test_vector_add_faults), cmocka_unit_test(test_init_failure),
         };
