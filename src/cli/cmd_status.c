@@ -169,8 +169,10 @@ static void help(FILE *f)
                 "\nOptions:\n"
                 "  --json                   print a JSON document instead of the table\n");
         gv_options_help_store(f);
-        fprintf(f, "\nExit codes: 0 every present marker is ready, 1 some marker is stale, inconsistent\n"
-                   "or foreign, 2 usage error or the folder cannot be read.\n");
+        fprintf(f, "\nAn OUTPUT_DIR that does not exist is not an error: every marker reads as missing.\n"
+                   "\nExit codes: 0 every present marker is ready (also when none is), 1 some marker is\n"
+                   "stale, inconsistent or foreign, 2 usage error, a boot id file that cannot be read or\n"
+                   "holds no UUID, or an OUTPUT_DIR that exists but cannot be read as a folder.\n");
 }
 
 int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
@@ -223,9 +225,12 @@ int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
                 return code == GV_EXIT_FAILED ? GV_EXIT_USAGE : code;
         }
         int r = gv_cli_print_status(store, stdout, json, &err);
-        if (r < 0)
+        if (r < 0) {
+                /* the folder itself could not be read: as when opening it (--help's exit code 2) */
                 code = gv_cli_fail(cli, "status", &err);
-        else
+                if (code == GV_EXIT_FAILED)
+                        code = GV_EXIT_USAGE;
+        } else
                 code = r ? GV_EXIT_FAILED : GV_EXIT_OK;
         gv_store_close(&store);
         gv_options_free(&o);

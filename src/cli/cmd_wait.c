@@ -38,14 +38,16 @@ static void help(FILE *f)
                    "Exits 0 as soon as COMPONENT's marker (driver, toolkit, cuda, plugin, nvidia-fs, gdrcopy,\n"
                    "nvidia-peermem, or a marker file name such as toolkit-ready) and its whole upstream chain\n"
                    "are present, written during this boot, and carry matching generations. Event-driven\n"
-                   "(inotify), no polling. A marker created by hand (touch) never counts.\n"
+                   "(inotify), no polling. A marker created by hand (touch) never counts. An OUTPUT_DIR\n"
+                   "that does not exist yet is waited for (its parent is watched until it appears).\n"
                    "\nOptions:\n"
                    "  --timeout SECONDS        give up after this long (default: wait forever; 0 checks once)\n"
                    "  --print-env              on success print driver-ready's variables as\n"
                    "                           `export KEY=value` lines for eval\n");
         gv_options_help_store(f);
-        fprintf(f, "\nExit codes: 0 ready, 2 usage error, 3 timed out (what is missing or inconsistent is\n"
-                   "logged), 4 interrupted.\n");
+        fprintf(f, "\nExit codes: 0 ready, 1 OUTPUT_DIR or the boot id file cannot be read (other than\n"
+                   "OUTPUT_DIR not existing yet), 2 usage error or a boot id file that holds no UUID,\n"
+                   "3 timed out (what is missing or inconsistent is logged), 4 interrupted.\n");
 }
 
 int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)

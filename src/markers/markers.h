@@ -144,7 +144,9 @@ typedef struct gv_store_options {
  * by one thread at a time; use one store per thread.
  * Errors: -ENOENT / -ENOTDIR / -EACCES with GV_REASON_IO naming the folder
  * (-ELOOP when it is a symlink); the boot id file's errors prefixed
- * "read boot id" (-EINVAL, GV_REASON_CONFIG, when it is empty).
+ * "read boot id"; -EINVAL (GV_REASON_CONFIG, naming the file) when it
+ * holds anything but a UUID (8-4-4-4-12 hex digits, trailing white space
+ * allowed) -- the same rule for every command.
  */
 int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t **err);
 /* Close and free *store (folder fd, inotify fd) and set it to NULL; accepts NULL and an empty slot. */

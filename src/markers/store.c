@@ -6,6 +6,7 @@
  */
 #include "markers.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -202,17 +203,38 @@ int gv_store_attach(gv_store_t *s, gv_error_t **err)
         return 1;
 }
 
+/* Whether @s is a UUID as the kernel writes it: 8-4-4-4-12 hex digits (either case). */
+static bool boot_id_valid(const char *s)
+{
+        static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+        for (size_t i = 0; i < sizeof(shape) - 1; i++) {
+                bool ok = shape[i] == '-' ? s[i] == '-' : isxdigit((unsigned char) s[i]) != 0;
+                if (!ok)
+                        return false;
+        }
+        return s[sizeof(shape) - 1] == '\0';
+}
+
+/*
+ * The one rule for a boot id file, whichever command reads it: a UUID
+ * (8-4-4-4-12 hex, as /proc/sys/kernel/random/boot_id holds), optionally
+ * followed by white space (the kernel's newline).  Anything else is a
+ * config error naming the file.
+ */
 static int read_boot_id(const char *path, char **out, gv_error_t **err)
 {
         _cleanup_free_ char *buf = NULL;
-        int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, NULL, err);
+        size_t len = 0;
+        int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, err);
         if (r < 0)
                 return gv_error_prefix(err, "read boot id");
-        size_t n = strlen(buf);
+        size_t n = len;
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
                 buf[--n] = '\0';
-        if (n == 0 || strchr(buf, '\n'))
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: not a boot id", path);
+        if (strlen(buf) != n || !boot_id_valid(buf))
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: not a boot id (expected a UUID, 8-4-4-4-12 hex digits, as in %s)", path,
+                                    GV_DEFAULT_BOOT_ID_PATH);
         *out = TAKE_PTR(buf);
         return 0;
 }

@@ -127,6 +127,24 @@ class TestPublish(ChainTestCase):
     def test_cleanup_of_missing_folder_succeeds(self):
         gvtest.run(["cleanup", "--output-dir", self.path("nope")], check=0)
 
+    def test_status_and_wait_of_missing_folder(self):
+        # A reader: a folder that does not exist means every marker is missing (status 0; wait waits).
+        bid = ["--boot-id-file", self.node.boot_id]
+        p = gvtest.run(["status", "--output-dir", self.path("nope"), *bid], check=0)
+        self.assertRegex(p.stdout, r"(?m)^driver-ready +missing")
+        self.assertIn("does not exist is not an error", gvtest.run(["status", "--help"], check=0).stdout)
+        gvtest.run(["wait", "driver", "--timeout", "0", "--output-dir", self.path("nope"), *bid], check=3)
+        self.assertIn("does not exist yet is waited for", gvtest.run(["wait", "--help"], check=0).stdout)
+
+    def test_boot_id_file_one_rule_for_every_command(self):
+        for content in ("garbage\n", "", "6f1c7d52-0c7e-4e8e-9d4a-1b1d2f3a4b5\n"):
+            bad = self.path("boot_id_bad")
+            with open(bad, "w") as f:
+                f.write(content)
+            for args in (["status"], ["wait", "driver", "--timeout", "0"], ["env"], ["cleanup"]):
+                p = gvtest.run([*args, "--output-dir", self.node.status, "--boot-id-file", bad], check=2)
+                self.assertIn(f"{bad}: not a boot id (expected a UUID", p.stderr, f"{args} {content!r}")
+
     def test_unknown_component_is_a_usage_error(self):
         p = self.node.run("driver,frobnicate", check=2)
         self.assertIn("frobnicate", p.stderr)

@@ -708,6 +708,33 @@ static void test_open(void **state)
         o = (gv_store_options_t) { .dir = fx->dir, .boot_id_path = empty };
         assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
         gv_error_free(&e);
+        /* One rule: a UUID, 8-4-4-4-12 hex, trailing white space allowed; else a config error naming the file. */
+        static const char *const bad[] = {
+                "garbage\n",
+                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaa\n",   /* 11 hex digits at the end */
+                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaaa\n", /* 13 */
+                "0f3c2a4e11114a5b9c8daaaaaaaaaaaa\n",     /* no dashes */
+                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaag\n",
+                " 0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaa\n",
+                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaa\nsecond line\n",
+                "",
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                write_text(empty, bad[i]);
+                assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
+                assert_int_equal(e->reason, GV_REASON_CONFIG);
+                assert_non_null(strstr(e->msg, empty));
+                assert_non_null(strstr(e->msg, "not a boot id (expected a UUID"));
+                assert_null(s);
+                gv_error_free(&e);
+        }
+        static const char *const good[] = { "0F3C2A4E-1111-4A5B-9C8D-AAAAAAAAAAAA", BOOT_A " \r\n\n" };
+        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+                write_text(empty, good[i]);
+                assert_int_equal(gv_store_open(&o, &s, &e), 0);
+                assert_int_equal(strlen(gv_store_boot_id(s)), 36);
+                gv_store_close(&s);
+        }
         o.boot_id_path = "/nonexistent/boot_id";
         assert_int_equal(gv_store_open(&o, &s, &e), -ENOENT);
         assert_non_null(strstr(e->msg, "boot id"));
