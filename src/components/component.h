@@ -81,6 +81,7 @@ typedef struct gv_result {
         char *warning;      /* non-fatal problem (nvidia-smi exit 14), heap, may be NULL */
 } gv_result_t;
 
+/* gv_result_clear - free what @r holds (facts, summary, warning) and zero it; the struct itself is the caller's. */
 void gv_result_clear(gv_result_t *r);
 
 typedef struct gv_component {
@@ -114,6 +115,7 @@ typedef struct gv_run_report {
         char generation[GV_GENERATION_HEX_LEN + 1];
 } gv_run_report_t;
 
+/* gv_run_report_clear - free the report's strings and zero it; the struct itself is the caller's. */
 void gv_run_report_clear(gv_run_report_t *r);
 
 /*

@@ -68,6 +68,7 @@ typedef struct gv_proc_result {
         char *output;    /* heap: stdout and stderr interleaved, at most 64 KiB kept */
 } gv_proc_result_t;
 
+/* gv_proc_result_clear - free the captured output and zero @r. */
 void gv_proc_result_clear(gv_proc_result_t *r);
 
 /*

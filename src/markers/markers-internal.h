@@ -25,6 +25,7 @@ struct gv_store {
         bool on_folder; /* wd watches the folder itself (else its nearest existing ancestor) */
 };
 
+/* Whether @id names a marker (0 <= id < GV_MARKER__MAX). */
 bool gv_marker_id_valid(gv_marker_id_t id);
 
 /* Whether @ancestor is a strict ancestor of @id in the chain. */
