@@ -258,6 +258,26 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 *out = loc;
                 return 0;
         }
+        /*
+         * Nothing anywhere.  Upstream waits for the driver container: until it
+         * has written .driver-ctr-ready, an empty driver root means "not yet",
+         * which --wait retries (bounded by --max-wait).  Once the driver
+         * container says it is up, or for a mock root, the roots are wrong and
+         * retrying cannot help (FR06).
+         */
+        _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
+                                                 DRIVER_CTR_READY);
+        _cleanup_free_ char *manifest = gv_path_join(ctr, ".gpu-validator-mock.json");
+        if (!flag || !manifest)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        if (!cfg->mock && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
+                return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
+                                    "no NVIDIA driver yet: no host driver under HOST_ROOT=%s, and the driver "
+                                    "container has not signalled readiness (%s absent) nor installed "
+                                    "libnvidia-ml.so.1 under DRIVER_INSTALL_DIR(_CTR_PATH)=%s; tried:%s%s\n"
+                                    "if the driver is elsewhere, change HOST_ROOT, DRIVER_INSTALL_DIR / "
+                                    "DRIVER_INSTALL_DIR_CTR_PATH, or the search lists with --lib-search / --bin-search",
+                                    host, flag, ctr, tried_keep ? tried_keep : "", module_note(cfg));
         return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND,
                             "no NVIDIA driver found: no host driver (nvidia-smi and libnvidia-ml.so.1) under "
                             "HOST_ROOT=%s and no libnvidia-ml.so.1 under the driver container root "

@@ -287,6 +287,8 @@ class TestFieldReports(ChainTestCase):
         self.assertTrue(self.node.exists("driver-ready"), p.stdout + p.stderr)
 
     def test_fr06_not_found_lists_every_path_and_the_setting(self):
+        # The driver container says it is up, yet nothing is found: wrong roots.
+        open(self.node.marker(".driver-ctr-ready"), "w").close()
         t0 = time.monotonic()
         p = self.node.run("driver", "--wait", "--max-wait", "30", check=1)
         self.assertLess(time.monotonic() - t0, 10, "library-not-found must not be retried endlessly")
@@ -295,6 +297,18 @@ class TestFieldReports(ChainTestCase):
         for folder in ("usr/lib64", "lib64", "lib"):
             self.assertIn(os.path.join(self.node.driver, folder), out)
         self.assertIn("DRIVER_INSTALL_DIR", out)
+        self.assertEqual(self.node.present(), [])
+
+    def test_driver_container_not_ready_yet_is_waited_for_within_the_bound(self):
+        # An empty driver root and no .driver-ctr-ready: the driver container is
+        # still installing, so --wait retries (as upstream) until --max-wait.
+        t0 = time.monotonic()
+        p = self.node.run("driver", "--wait", "--max-wait", "3", "--sleep-interval", "1", check=3)
+        self.assertGreater(time.monotonic() - t0, 2.5)
+        out = p.stdout + p.stderr
+        self.assertIn(".driver-ctr-ready", out)
+        self.assertIn("driver-not-loaded", out)
+        self.assertIn(os.path.join(self.node.driver, "usr/lib64"), out)
         self.assertEqual(self.node.present(), [])
 
     def test_fr12_permission_denied(self):
