@@ -260,7 +260,8 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         }
         /*
          * Nothing anywhere.  Upstream waits for the driver container: until it
-         * has written .driver-ctr-ready, an empty driver root means "not yet",
+         * has written .driver-ctr-ready, an empty driver root (the folder the
+         * DaemonSet mounts, so it exists) means "not yet",
          * which --wait retries (bounded by --max-wait).  Once the driver
          * container says it is up, or for a mock root, the roots are wrong and
          * retrying cannot help (FR06).
@@ -270,7 +271,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         _cleanup_free_ char *manifest = gv_path_join(ctr, ".gpu-validator-mock.json");
         if (!flag || !manifest)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        if (!cfg->mock && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
+        if (!cfg->mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
                 return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                     "no NVIDIA driver yet: no host driver under HOST_ROOT=%s, and the driver "
                                     "container has not signalled readiness (%s absent) nor installed "
