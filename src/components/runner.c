@@ -209,7 +209,9 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 /* the marker (and everything downstream) stays removed after a failure */
                 _cleanup_error_ gv_error_t *ferr = NULL;
                 if (gv_store_fail(store, c->marker, &ferr) < 0)
-                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason, "could not remove %s: %s",
+                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason,
+                                    "could not remove %s and the markers downstream of it, which may still read "
+                                    "as ready: %s",
                                     gv_marker_file(c->marker), ferr->msg);
 
                 gv_reason_t reason = err->reason;
