@@ -174,10 +174,11 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
         FILE *out = stdout;
         if (o.mock_profile)
                 gv_mock_run_print(&mock, &o, out);
-        double t0 = now_s();
+        double t0 = now_s(), sum = 0;
         for (size_t i = 0; i < n_selected; i++) {
                 gv_run_report_t rep = { 0 };
                 int r = gv_component_run(selected[i], &o.cfg, store, &rep);
+                sum += rep.duration_s;
                 const char *verdict = r < 0 ? "FAILED" : rep.skipped ? "skipped" : rep.warning ? "ok (warning)" : "ok";
                 fprintf(out, "%-9s %-13s %7.3fs  %s%s%s\n", selected[i]->name, verdict, rep.duration_s,
                         r < 0 ? gv_reason_name(rep.reason) : "", r < 0 ? ": " : "",
@@ -196,7 +197,9 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 }
                 gv_run_report_clear(&rep);
         }
-        fprintf(out, "total     %-13s %7.3fs\n\n", code == GV_EXIT_OK ? "ok" : "FAILED", now_s() - t0);
+        /* The components time themselves in whole milliseconds: never show a total below their sum. */
+        double total = now_s() - t0;
+        fprintf(out, "total     %-13s %7.3fs\n\n", code == GV_EXIT_OK ? "ok" : "FAILED", total > sum ? total : sum);
         if (gv_cli_print_status(store, out, false, &err) < 0)
                 gv_cli_fail(cli, "status", &err);
         gv_store_close(&store);
