@@ -268,7 +268,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
          */
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  DRIVER_CTR_READY);
-        _cleanup_free_ char *manifest = gv_path_join(ctr, ".gpu-validator-mock.json");
+        _cleanup_free_ char *manifest = gv_path_join(ctr, MOCK_MANIFEST);
         if (!flag || !manifest)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (!cfg->mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)

@@ -18,54 +18,18 @@
 #include "base/fileio.h"
 #include "metrics/metrics.h"
 #include "testutil.h"
-
-typedef struct {
-        char *root;
-        char *dir;      /* status folder */
-        char *boot;     /* boot id file */
-        char *boot2;    /* another boot */
-        gv_store_t *store;
-} fixture_t;
-
-static void write_file(const char *path, const char *text)
-{
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
+#include "../store-fixture.h"
 
 static int setup(void **state)
 {
-        fixture_t *fx = calloc(1, sizeof(*fx));
-        char tmpl[] = "/tmp/gv-collect-XXXXXX";
-        assert_non_null(mkdtemp(tmpl));
-        fx->root = strdup(tmpl);
-        fx->dir = gv_path_join(fx->root, "validations");
-        fx->boot = gv_path_join(fx->root, "boot_id");
-        fx->boot2 = gv_path_join(fx->root, "boot_id2");
-        write_file(fx->boot, "11111111-2222-3333-4444-555555555555\n");
-        write_file(fx->boot2, "99999999-2222-3333-4444-555555555555\n");
-        gv_store_options_t o = { .dir = fx->dir, .boot_id_path = fx->boot, .create = true };
-        _cleanup_error_ gv_error_t *err = NULL;
-        if (gv_store_open(&o, &fx->store, &err) < 0)
-                fail_msg("store: %s", err->msg);
-        *state = fx;
-        return 0;
+        return store_fixture_setup(state, "gv-collect");
 }
 
-static int teardown(void **state)
-{
-        fixture_t *fx = *state;
-        gv_store_close(&fx->store);
-        rm_rf(fx->root);
-        free(fx->root);
-        free(fx->dir);
-        free(fx->boot);
-        free(fx->boot2);
-        free(fx);
-        return 0;
-}
+#define teardown store_fixture_teardown
+
+
+
+
 
 static void publish(fixture_t *fx, gv_marker_id_t id, const char *const *kv)
 {

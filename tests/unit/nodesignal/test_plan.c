@@ -18,28 +18,21 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "nodesignal/nodesignal.h"
+#include "../store-fixture.h"
+
+static int setup(void **state)
+{
+        return store_fixture_setup(state, "gv-nodesignal");
+}
+
+#define teardown store_fixture_teardown
 
 #define NOW "2026-03-01T12:00:00Z"
 #define EARLIER "2026-02-01T00:00:00Z"
 
 /* ---- helpers ---- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        remove(path);
-        return 0;
-}
 
-static void write_file(const char *path, const char *text)
-{
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
 
 static json_object *parse(const char *text)
 {
@@ -313,42 +306,8 @@ static void test_failure_reason_names(void **state)
 
 /* ---- judge against a real store ---- */
 
-typedef struct {
-        char *root, *dir, *boot, *boot2;
-        gv_store_t *store;
-} fixture_t;
 
-static int setup(void **state)
-{
-        fixture_t *fx = calloc(1, sizeof(*fx));
-        char tmpl[] = "/tmp/gv-nodesignal-XXXXXX";
-        assert_non_null(mkdtemp(tmpl));
-        fx->root = strdup(tmpl);
-        fx->dir = gv_path_join(fx->root, "validations");
-        fx->boot = gv_path_join(fx->root, "boot_id");
-        fx->boot2 = gv_path_join(fx->root, "boot_id2");
-        write_file(fx->boot, "11111111-2222-3333-4444-555555555555\n");
-        write_file(fx->boot2, "99999999-2222-3333-4444-555555555555\n");
-        gv_store_options_t o = { .dir = fx->dir, .boot_id_path = fx->boot, .create = true };
-        _cleanup_error_ gv_error_t *err = NULL;
-        if (gv_store_open(&o, &fx->store, &err) < 0)
-                fail_msg("store: %s", err->msg);
-        *state = fx;
-        return 0;
-}
 
-static int teardown(void **state)
-{
-        fixture_t *fx = *state;
-        gv_store_close(&fx->store);
-        nftw(fx->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(fx->root);
-        free(fx->dir);
-        free(fx->boot);
-        free(fx->boot2);
-        free(fx);
-        return 0;
-}
 
 static void publish(fixture_t *fx, gv_marker_id_t id)
 {
