@@ -23,7 +23,6 @@
 #include "base/fileio.h"
 #include "gv-version.h"
 
-#define MAX_BODY_BYTES (64u << 20)
 #define MAX_ERROR_BODY_BYTES (64u << 10)
 #define MAX_TOKEN_BYTES (64u << 10)
 
@@ -277,6 +276,7 @@ struct xfer {
         unsigned long retry_after_ms;
         bool has_retry_after;
         bool aborted_by_stop, aborted_by_deadline;
+        bool too_big;         /* a success body passed GV_K8S_MAX_BODY_BYTES: the transfer was ended */
         body_fn stream;       /* watch: called for 200 bodies instead of buffering */
         void *stream_data;
         char errbuf[CURL_ERROR_SIZE];
@@ -303,9 +303,16 @@ static size_t header_cb(char *buf, size_t size, size_t n, void *ud)
 
 static size_t append_body(xfer_t *x, const char *data, size_t len)
 {
-        size_t max = x->max ? x->max : MAX_BODY_BYTES;
-        if (x->len + len > max)
+        size_t max = x->max ? x->max : GV_K8S_MAX_BODY_BYTES;
+        if (x->status < 200 || x->status > 299) { /* an error body: its start says enough */
+                if (x->len >= MAX_ERROR_BODY_BYTES)
+                        return len;
+                if (x->len + len > MAX_ERROR_BODY_BYTES)
+                        len = MAX_ERROR_BODY_BYTES - x->len;
+        } else if (x->len + len > max) {
+                x->too_big = true;
                 return 0;
+        }
         if (x->len + len + 1 > x->cap) {
                 size_t ncap = x->cap ? x->cap : 8192;
                 while (ncap < x->len + len + 1)
@@ -328,9 +335,10 @@ static size_t write_cb(char *data, size_t size, size_t n, void *ud)
         size_t len = size * n;
         if (x->stream && x->status == 200)
                 return x->stream(x, data, len);
-        if (x->stream && x->len + len > MAX_ERROR_BODY_BYTES)
-                return len; /* an error body of a watch: keep the start only */
-        return append_body(x, data, len);
+        size_t took = append_body(x, data, len);
+        if (took == 0 && len > 0)
+                return 0; /* too big, or out of memory: end the transfer */
+        return len;       /* an error body past its bound is skipped */
 }
 
 static int xferinfo_cb(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
@@ -356,6 +364,7 @@ static void xfer_reset(xfer_t *x)
         x->has_retry_after = false;
         x->retry_after_ms = 0;
         x->aborted_by_stop = x->aborted_by_deadline = false;
+        x->too_big = false;
         x->errbuf[0] = '\0';
 }
 
@@ -651,6 +660,12 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                 bool retry;
                 unsigned long delay = 0;
                 _cleanup_error_ gv_error_t *e = NULL;
+                if (cc != CURLE_OK && x.too_big) {
+                        ret = gv_error_set(err, EMSGSIZE, GV_REASON_KUBERNETES,
+                                           "%s %s: the response body is larger than %u MiB (the limit); not read",
+                                           method, url, GV_K8S_MAX_BODY_BYTES >> 20);
+                        goto done;
+                }
                 if (cc != CURLE_OK) {
                         int en = curl_errno(cc, &x);
                         if (en == -EINTR) {
@@ -822,7 +837,6 @@ static size_t watch_stream(xfer_t *x, const char *data, size_t len)
         wstate_t *w = x->stream_data;
         int r = gv_k8s_linebuf_feed(&w->lb, data, len, watch_line, w);
         if (r == -EMSGSIZE) {
-                logf_(w->c, GV_K8S_LOG_WARN, "watch: an event line is longer than %zu bytes", w->lb.max_line);
                 w->line_error = -EMSGSIZE;
         }
         return r == 0 ? len : 0;
@@ -928,7 +942,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                         }
                         if (r < 0) {
                                 if (r == -EINTR || !gv_reason_retryable(e->reason) || r == -ENOENT || r == -EACCES ||
-                                    r == -EPERM || r == -EINVAL) {
+                                    r == -EPERM || r == -EINVAL || r == -EMSGSIZE) {
                                         ret = r;
                                         if (err) {
                                                 gv_error_free(err);
@@ -962,6 +976,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 w.gone = false;
                 w.line_error = 0;
                 gv_k8s_linebuf_clear(&w.lb);
+                w.lb.max_line = GV_K8S_MAX_WATCH_EVENT_BYTES;
                 uint64_t t0 = now_ms();
                 CURLcode cc = xfer_perform(&x, "GET", url, NULL, NULL, 0, 0);
                 logf_(c, GV_K8S_LOG_DEBUG, "GET %s: %s %ld, %u events (%llu ms)", url,
@@ -983,6 +998,12 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                         continue;
                 }
                 gv_error_free(&last);
+                if (w.line_error == -EMSGSIZE) { /* it would come again on resume */
+                        ret = gv_error_set(err, EMSGSIZE, GV_REASON_KUBERNETES,
+                                           "GET %s: a watch event is larger than %u MiB (the limit); watch ended",
+                                           url, GV_K8S_MAX_WATCH_EVENT_BYTES >> 20);
+                        break;
+                }
                 if (cc == CURLE_OK && x.status == 200) {
                         /* The server ended the stream (timeoutSeconds): resume at once, unless it
                          * keeps closing immediately without an event. */

@@ -30,6 +30,13 @@
 
 /* Default folder of the mounted service-account token, CA and namespace
  * (Kubernetes docs "Accessing the Kubernetes API from a Pod"). */
+/* Longest response body read, bytes (issue 9 defect 13: a 50 MB body was
+ * read whole); a larger one fails with -EMSGSIZE naming the request. */
+#define GV_K8S_MAX_BODY_BYTES (16u << 20)
+/* Longest watch event (one line of the stream), bytes; a larger one ends the
+ * watch with -EMSGSIZE.  A Node or Pod is a few KiB; 2 MiB leaves room for
+ * the biggest objects gpu-validator watches. */
+#define GV_K8S_MAX_WATCH_EVENT_BYTES (2u << 20)
 #define GV_K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 /* ------------------------------------------------------------------ */

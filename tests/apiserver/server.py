@@ -419,6 +419,10 @@ class Handler(BaseHTTPRequestHandler):
                     entry["status"] = 0
                     self.drop()
                     return
+                if fault.get("type") == "huge":
+                    entry["status"] = 200
+                    self.send_huge_body(fault, q.get("watch") in ("1", "true"))
+                    return
                 if fault.get("type") == "status":
                     hdrs = {}
                     if fault.get("retryAfter") is not None:
@@ -439,6 +443,42 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # noqa: BLE001 - a test server reports all
             if self.last_status is None:
                 self.send_status(500, "InternalError", "test apiserver: %s: %s" % (type(e).__name__, e))
+
+    def send_huge_body(self, fault, watch):
+        """Fault "huge": a 200 answer of `bytes` bytes (default 50 MB), streamed.
+        A plain request gets one JSON List with a long padding string; a watch
+        gets one ADDED event line of that size (issue 9 defect 13)."""
+        size = int(fault.get("bytes", 50 * 1000 * 1000))
+        if watch:
+            head = b'{"type":"ADDED","object":{"kind":"Node","apiVersion":"v1","metadata":{"name":"huge",' \
+                   b'"resourceVersion":"1"},"padding":"'
+            tail = b'"}}\n'
+        else:
+            head = b'{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[],"padding":"'
+            tail = b'"}\n'
+        pad = max(0, size - len(head) - len(tail))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if watch:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(head) + pad + len(tail)))
+        self.end_headers()
+        self.last_status = 200
+        block = b"x" * 65536
+        out = self.write_chunk if watch else self.wfile.write
+        try:
+            out(head)
+            while pad > 0:
+                n = min(pad, len(block))
+                out(block[:n])
+                pad -= n
+            out(tail)
+            if watch:
+                self.write_chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
 
     def take_fault(self, method, path, q):
         for f in self.store.faults:

@@ -786,6 +786,51 @@ static void test_tls(void **state)
         server_stop(&s);
 }
 
+static bool on_any(void *ud, const gv_k8s_watch_event_t *ev)
+{
+        (void) ev;
+        (*(int *) ud)++;
+        return true;
+}
+
+/* Issue 9 defect 13: a response body is bounded (16 MiB), a watch event too
+ * (2 MiB); the error names the request and the limit, and nothing is retried. */
+static void test_huge_bodies(void **state)
+{
+        fixture_t *f = *state;
+        _cleanup_error_ gv_error_t *err = NULL;
+        ctl0(f, "POST", "/_test/faults", "{\"type\":\"huge\",\"bytes\":50000000,\"path\":\"/nodes\",\"count\":5}");
+        json_object *list = NULL;
+        int r = gv_k8s_get(f->c, "/api/v1/nodes", &list, &err);
+        assert_int_equal(r, -EMSGSIZE);
+        assert_null(list);
+        assert_non_null(strstr(err->msg, "GET http://127.0.0.1:"));
+        assert_non_null(strstr(err->msg, "/api/v1/nodes"));
+        assert_non_null(strstr(err->msg, "16 MiB"));
+        assert_int_equal(count_requests(f, "GET", "/api/v1/nodes", 0), 1); /* not retried */
+        gv_error_free(&err);
+
+        /* Just under the limit is read. */
+        ctl0(f, "DELETE", "/_test/faults", NULL);
+        ctl0(f, "POST", "/_test/faults", "{\"type\":\"huge\",\"bytes\":16000000,\"path\":\"/nodes\"}");
+        assert_int_equal(gv_k8s_get(f->c, "/api/v1/nodes", &list, &err), 0);
+        assert_non_null(list);
+        json_object_put(list);
+
+        /* A watch event over 2 MiB ends the watch with a clear error. */
+        ctl0(f, "DELETE", "/_test/faults", NULL);
+        ctl0(f, "PUT", "/_test/nodes/node-a", "{}");
+        ctl0(f, "POST", "/_test/faults",
+             "{\"type\":\"huge\",\"bytes\":3000000,\"path\":\"/nodes\",\"watch\":true,\"count\":10}");
+        int events = 0;
+        r = gv_k8s_node_watch(f->c, "node-a", NULL, 20, on_any, &events, &err);
+        assert_int_equal(r, -EMSGSIZE);
+        assert_non_null(strstr(err->msg, "watch event"));
+        assert_non_null(strstr(err->msg, "2 MiB"));
+        assert_non_null(strstr(err->msg, "/api/v1/nodes"));
+        assert_int_equal(count_requests(f, "GET", "/api/v1/nodes", 1), 1); /* not resumed again and again */
+}
+
 int main(void)
 {
         if (!getenv("GV_SOURCE_DIR")) {
@@ -811,6 +856,7 @@ int main(void)
                 cmocka_unit_test_setup(test_node_watch, test_setup),
                 cmocka_unit_test_setup(test_token_file_rotation_and_secrecy, test_setup),
                 cmocka_unit_test_setup(test_tls, test_setup),
+                cmocka_unit_test_setup(test_huge_bodies, test_setup),
         };
         int r = cmocka_run_group_tests_name("k8s-apiserver", tests, group_setup, group_teardown);
         gv_k8s_global_cleanup();
