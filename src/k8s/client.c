@@ -183,6 +183,12 @@ int gv_k8s_client_new(gv_k8s_config_t *cfg, const gv_k8s_options_t *opts, gv_k8s
                 return gv_error_set(err, cfg ? ENOMEM : EINVAL, GV_REASON_INTERNAL,
                                     cfg ? "cannot make a curl handle" : "no configuration");
         }
+        if (cfg->insecure_skip_tls_verify && (cfg->ca_file || cfg->ca_data)) {
+                int r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "cluster %s: %s", cfg->server ? cfg->server : "",
+                                     GV_K8S_ERR_INSECURE_WITH_CA);
+                gv_k8s_client_free(c);
+                return r;
+        }
         *out = c;
         return 0;
 }
@@ -538,6 +544,25 @@ static const char *curl_text(CURLcode cc, const xfer_t *x)
         return x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc);
 }
 
+/* Whether @cc is a failure to verify the server or to load the CA. */
+static bool tls_trust_failure(CURLcode cc)
+{
+        return cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE;
+}
+
+/* Where the CA that failed came from, for the message of a TLS failure (static or cfg's). */
+static const char *ca_source(const gv_k8s_config_t *cfg, const char **file)
+{
+        *file = "";
+        if (cfg->ca_data)
+                return "the kubeconfig's certificate-authority-data";
+        if (cfg->ca_file) {
+                *file = cfg->ca_file;
+                return "CA file ";
+        }
+        return "the system's trust store";
+}
+
 /*
  * From an error body: the Status message and reason (heap copies, or NULL).
  * A body that is not a Status gives its first 200 printable bytes as message.
@@ -674,7 +699,14 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                         }
                         logf_(c, GV_K8S_LOG_DEBUG, "%s %s: %s (%llu ms)", method, url, curl_text(cc, &x),
                               (unsigned long long) (now_ms() - t0));
-                        gv_error_set(&e, en, GV_REASON_KUBERNETES, "%s %s: %s", method, url, curl_text(cc, &x));
+                        if (tls_trust_failure(cc)) {
+                                const char *file, *src = ca_source(c->cfg, &file);
+                                gv_error_set(&e, en, GV_REASON_KUBERNETES,
+                                             "%s %s: %s (the server %s not verified with %s%s)", method, url,
+                                             curl_text(cc, &x), c->cfg->server, src, file);
+                        } else {
+                                gv_error_set(&e, en, GV_REASON_KUBERNETES, "%s %s: %s", method, url, curl_text(cc, &x));
+                        }
                         retry = curl_retryable(cc, post);
                 } else {
                         logf_(c, GV_K8S_LOG_DEBUG, "%s %s: %ld (%llu ms)", method, url, x.status,

@@ -265,6 +265,10 @@ static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
             (r = get_b64(k, cluster, "certificate-authority-data", where_cl, &cfg->ca_data, &cfg->ca_data_len)) < 0 ||
             (r = get_bool(k, cluster, "insecure-skip-tls-verify", where_cl, &cfg->insecure_skip_tls_verify)) < 0)
                 return r;
+        if (cfg->insecure_skip_tls_verify && (cfg->ca_file || cfg->ca_data))
+                return kerr(k, EINVAL, where_cl, "%s (insecure-skip-tls-verify: true together with %s)",
+                            GV_K8S_ERR_INSECURE_WITH_CA,
+                            cfg->ca_file ? "certificate-authority" : "certificate-authority-data");
 
         if (user_name && *user_name) {
                 r = find_named(k, root, "users", "user", user_name, &user);

@@ -37,6 +37,9 @@
  * watch with -EMSGSIZE.  A Node or Pod is a few KiB; 2 MiB leaves room for
  * the biggest objects gpu-validator watches. */
 #define GV_K8S_MAX_WATCH_EVENT_BYTES (2u << 20)
+/* A CA together with insecure-skip-tls-verify is refused with kubectl's words
+ * (client-go transport, tlsConfigFor()). */
+#define GV_K8S_ERR_INSECURE_WITH_CA "specifying a root certificates file with the insecure flag is not allowed"
 #define GV_K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 /* ------------------------------------------------------------------ */

@@ -782,7 +782,55 @@ static void test_tls(void **state)
         assert_int_equal(gv_k8s_client_new(cfg, &(gv_k8s_options_t){ .max_attempts = 1 }, &c, &err), 0);
         assert_true(gv_k8s_get(c, "/api/v1/nodes", &list, &err) < 0);
         assert_int_equal(err->reason, GV_REASON_KUBERNETES);
+        assert_non_null(strstr(err->msg, "https://127.0.0.1:")); /* the server ... */
+        assert_non_null(strstr(err->msg, "/nonexistent-ca.pem")); /* ... and the CA file (issue 12 item 6) */
         gv_k8s_client_free(c);
+        gv_error_free(&err);
+
+        /* A readable CA that did not sign the server's certificate: both named too. */
+        if (access("/etc/ssl/certs/ca-certificates.crt", R_OK) == 0) {
+                assert_int_equal(gv_k8s_config_from_kubeconfig(s.kubeconfig, NULL, &cfg, &err), 0);
+                free(cfg->ca_data);
+                cfg->ca_data = NULL;
+                cfg->ca_data_len = 0;
+                cfg->ca_file = strdup("/etc/ssl/certs/ca-certificates.crt");
+                assert_int_equal(gv_k8s_client_new(cfg, &(gv_k8s_options_t){ .max_attempts = 1 }, &c, &err), 0);
+                assert_int_equal(gv_k8s_get(c, "/api/v1/nodes", &list, &err), -EPROTO);
+                assert_non_null(strstr(err->msg, "https://127.0.0.1:"));
+                assert_non_null(strstr(err->msg, "CA file /etc/ssl/certs/ca-certificates.crt"));
+                gv_k8s_client_free(c);
+                gv_error_free(&err);
+        }
+
+        /* insecure-skip-tls-verify together with a CA is refused, as kubectl does
+         * (client-go transport: "specifying a root certificates file with the
+         * insecure flag is not allowed"). */
+        _cleanup_free_ char *kc2 = gv_path_join(s.dir, "tokenfile"); /* a name server_stop() removes */
+        _cleanup_free_ char *text = NULL;
+        assert_int_equal(gv_read_file_at(AT_FDCWD, s.kubeconfig, false, 1 << 20, &text, NULL, NULL), 0);
+        char *at = strstr(text, "    certificate-authority-data:");
+        assert_non_null(at);
+        _cleanup_free_ char *both = NULL;
+        assert_true(asprintf(&both, "%.*s    insecure-skip-tls-verify: true\n%s", (int) (at - text), text, at) > 0);
+        _cleanup_close_ int dfd = open(s.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_int_equal(gv_atomic_write_at(dfd, "tokenfile", both, strlen(both), 0600, &err), 0);
+        cfg = NULL;
+        assert_int_equal(gv_k8s_config_from_kubeconfig(kc2, NULL, &cfg, &err), -EINVAL);
+        assert_null(cfg);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_non_null(strstr(err->msg, "specifying a root certificates file with the insecure flag is not allowed"));
+        assert_non_null(strstr(err->msg, "insecure-skip-tls-verify"));
+        gv_error_free(&err);
+        /* Built by hand (not from a kubeconfig), the client refuses the same. */
+        cfg = calloc(1, sizeof(*cfg));
+        assert_non_null(cfg);
+        cfg->server = strdup("https://127.0.0.1:1");
+        cfg->ca_file = strdup("/etc/ssl/certs/ca-certificates.crt");
+        cfg->insecure_skip_tls_verify = true;
+        c = NULL;
+        assert_int_equal(gv_k8s_client_new(cfg, &(gv_k8s_options_t){ .max_attempts = 1 }, &c, &err), -EINVAL);
+        assert_null(c);
+        assert_non_null(strstr(err->msg, "specifying a root certificates file with the insecure flag is not allowed"));
         server_stop(&s);
 }
 
