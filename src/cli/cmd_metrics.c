@@ -71,8 +71,8 @@ static void help(FILE *f, const char *prog)
                 "  --kubeconfig FILE        Kubernetes client configuration (KUBECONFIG; default:\n"
                 "                           in-cluster from KUBERNETES_SERVICE_HOST/PORT, else\n"
                 "                           ~/.kube/config)\n"
-                "  --namespace NS           namespace of the Events (OPERATOR_NAMESPACE; default: the\n"
-                "                           client configuration's, else default)\n"
+                "  --namespace NS           namespace of the Events about the Node: default (the\n"
+                "                           default) or kube-system, the only two kube-apiserver takes\n"
                 "Events on the Node: " GV_NODESIGNAL_EVENT_FAILED " (Warning), " GV_NODESIGNAL_EVENT_RECOVERED ",\n"
                 GV_NODESIGNAL_EVENT_SUCCEEDED ".  Nothing is written when the Node already agrees; failed\n"
                 "API calls are retried with a capped backoff while metrics keep being served.\n"
@@ -227,7 +227,7 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                 .taint = gv_env("STARTUP_TAINT"),
                 .last = gv_env("LAST_COMPONENT"),
                 .kubeconfig = gv_env("KUBECONFIG"),
-                .namespace = gv_env("OPERATOR_NAMESPACE"),
+                .namespace = NULL, /* not OPERATOR_NAMESPACE: Node Events belong in default */
         };
 
         int c;

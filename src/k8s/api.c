@@ -183,16 +183,6 @@ int gv_k8s_node_patch(gv_k8s_client_t *c, const char *name, bool status, json_ob
         return gv_k8s_patch(c, p, GV_K8S_PATCH_MERGE, patch, out, err);
 }
 
-static int add_str(json_object *o, const char *k, const char *v)
-{
-        if (!v)
-                return 0;
-        json_object *s = json_object_new_string(v);
-        if (!s)
-                return -1;
-        return json_object_object_add(o, k, s);
-}
-
 static const char *get_path_str(json_object *o, const char *a, const char *b)
 {
         json_object *x = NULL, *y = NULL;
@@ -205,58 +195,75 @@ static const char *get_path_str(json_object *o, const char *a, const char *b)
         return json_object_get_string(y);
 }
 
-int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const char *type,
-                        const char *reason, const char *message, const char *component, gv_error_t **err)
+/* Add "key": "value" (a copy) to @o when @v is not NULL; false when out of memory. */
+static bool put_str(json_object *o, const char *k, const char *v)
+{
+        if (!v)
+                return true;
+        json_object *s = json_object_new_string(v);
+        if (!s || json_object_object_add(o, k, s) < 0) {
+                json_object_put(s);
+                return false;
+        }
+        return true;
+}
+
+/* A new object added to @parent under @key (borrowed), or NULL when out of memory. */
+static json_object *put_obj(json_object *parent, const char *key)
+{
+        json_object *o = json_object_new_object();
+        if (!o || json_object_object_add(parent, key, o) < 0) {
+                json_object_put(o);
+                return NULL;
+        }
+        return o;
+}
+
+static void json_putp(json_object **o)
+{
+        json_object_put(*o);
+}
+
+int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const gv_k8s_event_t *e,
+                        gv_error_t **err)
 {
         int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("event reason", reason, err)) < 0)
+        if ((r = need("event reason", e->reason, err)) < 0 || (r = need("event action", e->action, err)) < 0)
                 return r;
         const char *iname = get_path_str(involved, "metadata", "name");
-        const char *kind = get_path_str(involved, "kind", NULL);
+        const char *ins = get_path_str(involved, "metadata", "namespace");
+        if (!ns || !*ns)
+                ns = ins && *ins ? ins : "default";
+        const char *component = e->component ? e->component : "gpu-validator";
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         struct tm tm;
         gmtime_r(&ts.tv_sec, &tm);
-        char when[32];
+        char when[32], micro[48];
         strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        strftime(micro, sizeof(micro), "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(micro + strlen(micro), sizeof(micro) - strlen(micro), ".%06ldZ", ts.tv_nsec / 1000);
         _cleanup_free_ char *name = NULL, *p = ns_path(ns, "events", NULL, NULL);
         if (!p || asprintf(&name, "%s.%llx%05lx", iname ? iname : "gpu-validator", (unsigned long long) ts.tv_sec,
                            (unsigned long) (ts.tv_nsec / 1000) & 0xfffff) < 0)
                 return OOM(err);
-        json_object *ev = json_object_new_object(), *md = json_object_new_object(), *io = json_object_new_object(),
-                    *src = json_object_new_object();
-        bool ok = ev && md && io && src;
-        if (ok) {
-                json_object_object_add(ev, "metadata", md);
-                json_object_object_add(ev, "involvedObject", io);
-                json_object_object_add(ev, "source", src);
-                md = io = src = NULL;
-        }
-        json_object *jmd = NULL, *jio = NULL, *jsrc = NULL;
-        if (ok) {
-                json_object_object_get_ex(ev, "metadata", &jmd);
-                json_object_object_get_ex(ev, "involvedObject", &jio);
-                json_object_object_get_ex(ev, "source", &jsrc);
-                ok = add_str(ev, "apiVersion", "v1") == 0 && add_str(ev, "kind", "Event") == 0 &&
-                     add_str(jmd, "name", name) == 0 && add_str(jmd, "namespace", ns) == 0 &&
-                     add_str(jio, "kind", kind) == 0 && add_str(jio, "name", iname) == 0 &&
-                     add_str(jio, "namespace", get_path_str(involved, "metadata", "namespace")) == 0 &&
-                     add_str(jio, "uid", get_path_str(involved, "metadata", "uid")) == 0 &&
-                     add_str(jio, "apiVersion", get_path_str(involved, "apiVersion", NULL)) == 0 &&
-                     add_str(ev, "type", type ? type : "Normal") == 0 && add_str(ev, "reason", reason) == 0 &&
-                     add_str(ev, "message", message ? message : "") == 0 &&
-                     add_str(jsrc, "component", component ? component : "gpu-validator") == 0 &&
-                     add_str(ev, "firstTimestamp", when) == 0 && add_str(ev, "lastTimestamp", when) == 0 &&
-                     json_object_object_add(ev, "count", json_object_new_int(1)) == 0;
-        }
-        json_object_put(md);
-        json_object_put(io);
-        json_object_put(src);
-        if (!ok) {
-                json_object_put(ev);
+        __attribute__((cleanup(json_putp))) json_object *ev = json_object_new_object();
+        json_object *md = ev ? put_obj(ev, "metadata") : NULL;
+        json_object *io = ev ? put_obj(ev, "involvedObject") : NULL;
+        json_object *src = ev ? put_obj(ev, "source") : NULL;
+        bool ok = md && io && src && put_str(ev, "apiVersion", "v1") && put_str(ev, "kind", "Event") &&
+                  put_str(md, "name", name) && put_str(md, "namespace", ns) &&
+                  put_str(io, "kind", get_path_str(involved, "kind", NULL)) && put_str(io, "name", iname) &&
+                  put_str(io, "namespace", ins && *ins ? ins : NULL) &&
+                  put_str(io, "uid", get_path_str(involved, "metadata", "uid")) &&
+                  put_str(io, "apiVersion", get_path_str(involved, "apiVersion", NULL)) &&
+                  put_str(ev, "type", e->type ? e->type : "Normal") && put_str(ev, "reason", e->reason) &&
+                  put_str(ev, "message", e->message ? e->message : "") && put_str(ev, "action", e->action) &&
+                  put_str(ev, "eventTime", micro) && put_str(ev, "reportingComponent", component) &&
+                  put_str(ev, "reportingInstance", e->instance ? e->instance : component) &&
+                  put_str(src, "component", component) && put_str(ev, "firstTimestamp", when) &&
+                  put_str(ev, "lastTimestamp", when) && json_object_object_add(ev, "count", json_object_new_int(1)) == 0;
+        if (!ok)
                 return OOM(err);
-        }
-        r = gv_k8s_post(c, p, ev, NULL, err);
-        json_object_put(ev);
-        return r;
+        return gv_k8s_post(c, p, ev, NULL, err);
 }

@@ -349,15 +349,32 @@ int gv_k8s_node_watch(gv_k8s_client_t *c, const char *name, const char *resource
 int gv_k8s_node_patch(gv_k8s_client_t *c, const char *name, bool status, json_object *patch, json_object **out,
                       gv_error_t **err);
 
+/* What an Event says (strings borrowed). */
+typedef struct gv_k8s_event {
+        const char *type;      /* "Normal" or "Warning"; NULL: Normal */
+        const char *reason;    /* required: a CamelCase word (kubectl get events --field-selector reason=...) */
+        const char *message;   /* free text; NULL: "" */
+        const char *action;    /* required with eventTime: what was done, CamelCase ("Validate"), <= 128 */
+        const char *component; /* reportingComponent and source.component, a qualified name; NULL: gpu-validator */
+        const char *instance;  /* reportingInstance (<= 128), e.g. "gpu-validator-<node>"; NULL: the component */
+} gv_k8s_event_t;
+
 /*
- * gv_k8s_event_create - POST a core/v1 Event to /api/v1/namespaces/@ns/events
- * about @involved (a pod or node object: kind, name, namespace, uid are
- * copied into involvedObject).  @type "Normal" or "Warning"; @reason a
- * CamelCase word; @message free text; @component the source.component.
- * Name: <involved name>.<random hex>.
+ * gv_k8s_event_create - POST a core/v1 Event about @involved (a pod or node
+ * object: kind, name, namespace, uid, apiVersion are copied into
+ * involvedObject) to /api/v1/namespaces/@ns/events.  @ns NULL: the involved
+ * object's namespace, or "default" for a cluster-scoped one such as a Node
+ * (kube-apiserver accepts an Event about a Node only in "default" or
+ * "kube-system": pkg/apis/core/validation ValidateEventCreate).  The Event
+ * is new-style: eventTime (MicroTime, microseconds), reportingComponent,
+ * reportingInstance and action, as events.k8s.io/v1 recorders write it, with
+ * firstTimestamp/lastTimestamp/count/source kept for older readers.
+ * Name: <involved name>.<hex time>.
+ * Errors: -EINVAL (GV_REASON_INTERNAL) without a reason or action; those of
+ * gv_k8s_post() (a 422 Invalid names the field); -ENOMEM.
  */
-int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const char *type,
-                        const char *reason, const char *message, const char *component, gv_error_t **err);
+int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const gv_k8s_event_t *ev,
+                        gv_error_t **err);
 
 /* ------------------------------------------------------------------ */
 /* Helpers (exposed for tests and callers that build their own paths)  */

@@ -49,8 +49,10 @@
 #define GV_NODESIGNAL_EVENT_FAILED "GPUValidationFailed"       /* type Warning: validated -> not validated */
 #define GV_NODESIGNAL_EVENT_RECOVERED "GPUValidationRecovered" /* type Normal: failed -> validated */
 #define GV_NODESIGNAL_EVENT_SUCCEEDED "GPUValidationSucceeded" /* type Normal: pending -> validated (first time) */
-/* Event.source.component. */
+/* Event.source.component and reportingComponent; reportingInstance is "gpu-validator-<node>". */
 #define GV_NODESIGNAL_EVENT_SOURCE "gpu-validator"
+/* Event.action of every node-signal Event. */
+#define GV_NODESIGNAL_EVENT_ACTION "Validate"
 
 /* ---- configuration values ---- */
 
@@ -207,7 +209,8 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
 typedef struct gv_nodesignal_options {
         gv_nodesignal_spec_t spec;      /* what to manage; at least one of condition, label, taint */
         const char *node_name;          /* required: the Node (metadata.name) */
-        const char *event_namespace;    /* namespace of the Events; NULL: the client configuration's, else "default" */
+        const char *event_namespace;    /* namespace of the Events: NULL or "default", or "kube-system" (the
+                                           only two kube-apiserver accepts for an Event about a Node) */
         gv_marker_id_t last;            /* the last component; GV_MARKER_INVALID means plugin */
         const char *output_dir;         /* NULL: GV_DEFAULT_OUTPUT_DIR */
         const char *boot_id_path;       /* NULL: GV_DEFAULT_BOOT_ID_PATH */
@@ -230,7 +233,8 @@ typedef struct gv_nodesignal gv_nodesignal_t;
  * Nothing is sent before gv_nodesignal_run().
  * @out: heap object owned by the caller (gv_nodesignal_free()).
  * Errors: -EINVAL (GV_REASON_CONFIG) for a missing node name, an empty
- * spec or a bad last component; those of gv_k8s_client_new() and
+ * spec, a bad last component or an Event namespace other than default and
+ * kube-system; those of gv_k8s_client_new() and
  * gv_store_open(); -ENOMEM.
  */
 int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg, gv_nodesignal_t **out,

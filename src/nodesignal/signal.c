@@ -35,6 +35,7 @@ struct gv_nodesignal {
         gv_nodesignal_spec_t spec; /* points into the fields above */
         char *node;
         char *event_ns;
+        char *event_instance; /* reportingInstance: gpu-validator-<node> */
         gv_marker_id_t last;
         char *output_dir, *boot_id_path;
         unsigned backoff_initial_ms, backoff_max_ms, resync_s, settle_ms;
@@ -107,6 +108,7 @@ void gv_nodesignal_free(gv_nodesignal_t **nsp)
         gv_nodesignal_taint_clear(&ns->taint);
         free(ns->node);
         free(ns->event_ns);
+        free(ns->event_instance);
         free(ns->output_dir);
         free(ns->boot_id_path);
         gv_nodesignal_verdict_clear(&ns->synced);
@@ -173,10 +175,16 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "node signal: taint without key or effect");
         }
         ns->node = dup_or(opts->node_name, NULL, &ok);
-        const char *evns = opts->event_namespace && *opts->event_namespace ? opts->event_namespace
-                           : kc && kc->namespace && *kc->namespace   ? kc->namespace
-                                                                     : "default";
+        const char *evns = opts->event_namespace && *opts->event_namespace ? opts->event_namespace : "default";
+        if (strcmp(evns, "default") != 0 && strcmp(evns, "kube-system") != 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "node signal: Events about a Node go to namespace default (or kube-system); "
+                                    "kube-apiserver rejects them in '%s'", evns);
         ns->event_ns = dup_or(evns, NULL, &ok);
+        if (asprintf(&ns->event_instance, GV_NODESIGNAL_EVENT_SOURCE "-%s", opts->node_name) < 0) {
+                ns->event_instance = NULL;
+                ok = false;
+        }
         ns->output_dir = dup_or(opts->output_dir, GV_DEFAULT_OUTPUT_DIR, &ok);
         ns->boot_id_path = dup_or(opts->boot_id_path, GV_DEFAULT_BOOT_ID_PATH, &ok);
         if (!ok)
@@ -394,8 +402,10 @@ static int apply(gv_nodesignal_t *ns, const gv_nodesignal_verdict_t *v, gv_error
                 if (!json_object_object_get_ex(node, "apiVersion", NULL))
                         json_object_object_add(node, "apiVersion", json_object_new_string("v1"));
                 _cleanup_error_ gv_error_t *e = NULL;
-                if (gv_k8s_event_create(ns->client, ns->event_ns, node, ev_type, ev_reason, ev_msg,
-                                        GV_NODESIGNAL_EVENT_SOURCE, &e) < 0)
+                gv_k8s_event_t event = { .type = ev_type, .reason = ev_reason, .message = ev_msg,
+                                         .action = GV_NODESIGNAL_EVENT_ACTION, .component = GV_NODESIGNAL_EVENT_SOURCE,
+                                         .instance = ns->event_instance };
+                if (gv_k8s_event_create(ns->client, ns->event_ns, node, &event, &e) < 0)
                         logf_(ns, GV_LOG_WARN, gv_reason_name(e->reason), "event %s on Node %s not recorded: %s",
                               ev_reason, ns->node, e->msg);
                 else

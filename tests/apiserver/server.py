@@ -158,6 +158,92 @@ def field_match(obj, terms):
     return True
 
 
+QUALIFIED_NAME_MAX = 63
+
+
+def is_qualified_name(v):
+    """apimachinery IsQualifiedName: [prefix/]name, name 1-63 of [A-Za-z0-9._-], alphanumeric at both ends."""
+    if not v:
+        return False
+    name = v.split("/", 1)[-1] if "/" in v else v
+    prefix = v.split("/", 1)[0] if "/" in v else None
+    if prefix is not None and (not prefix or len(prefix) > 253):
+        return False
+    if not (1 <= len(name) <= QUALIFIED_NAME_MAX) or not name[0].isalnum() or not name[-1].isalnum():
+        return False
+    return all(c.isalnum() or c in "._-" for c in name)
+
+
+def invalid_message(kind, name, errors):
+    """kube-apiserver's 422 message: 'Kind "name" is invalid: e1' or '...: [e1, e2]'."""
+    body = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+    return '%s "%s" is invalid: %s' % (kind, name, body)
+
+
+def validate_event_create(ev, ns):
+    """What kube-apiserver checks when a core/v1 Event is created (pkg/apis/core/validation,
+    ValidateEventCreate -> legacyValidateEvent): a list of 'field: ...' errors, empty when valid.
+    An Event without eventTime must be in its involved object's namespace ("" or "default" for
+    a cluster-scoped object such as a Node); one with eventTime about a cluster-scoped object
+    must be in "default" or "kube-system" and name reportingComponent (a qualified name),
+    reportingInstance (<= 128), action (<= 128) and reason."""
+    errs = []
+    io = ev.get("involvedObject") or {}
+    ions = io.get("namespace") or ""
+    if not ev.get("eventTime"):
+        if not ions:
+            if ns not in ("", "default"):
+                errs.append('involvedObject.namespace: Invalid value: "%s": does not match event.namespace' % ions)
+        elif ns != ions:
+            errs.append('involvedObject.namespace: Invalid value: "%s": does not match event.namespace' % ions)
+    else:
+        if not ions and ns not in ("default", "kube-system"):
+            errs.append('involvedObject.namespace: Invalid value: "%s": does not match event.namespace' % ions)
+        rc = ev.get("reportingComponent") or ""
+        if not rc:
+            errs.append("reportingComponent: Required value")
+        elif not is_qualified_name(rc):
+            errs.append('reportingComponent: Invalid value: "%s": must be a qualified name' % rc)
+        ri = ev.get("reportingInstance") or ""
+        if not ri:
+            errs.append("reportingInstance: Required value")
+        elif len(ri) > 128:
+            errs.append('reportingInstance: Invalid value: "": can have at most 128 characters')
+        act = ev.get("action") or ""
+        if not act:
+            errs.append("action: Required value")
+        elif len(act) > 128:
+            errs.append('action: Invalid value: "": can have at most 128 characters')
+        if not ev.get("reason"):
+            errs.append("reason: Required value")
+    return errs
+
+
+def patch_precondition_conflict(cur, data):
+    """Optimistic concurrency of PATCH (kube-apiserver): a metadata.resourceVersion or
+    metadata.uid in the patch must match the object, else 409 Conflict.  The message, or None."""
+    md = (data or {}).get("metadata") if isinstance(data, dict) else None
+    if not isinstance(md, dict):
+        return None
+    want_rv, want_uid = md.get("resourceVersion"), md.get("uid")
+    if want_uid and want_uid != cur["metadata"].get("uid"):
+        return "Precondition failed: UID in precondition: %s, UID in object meta: %s" % (
+            want_uid, cur["metadata"].get("uid"))
+    if want_rv and want_rv != cur["metadata"].get("resourceVersion"):
+        return "the object has been modified; please apply your changes to the latest version and try again"
+    return None
+
+
+def upsert_condition(obj, cond):
+    """Set status.conditions[type=cond.type] to @cond (as the kubelet's heartbeat does)."""
+    conds = obj.setdefault("status", {}).setdefault("conditions", [])
+    for i, c in enumerate(conds):
+        if c.get("type") == cond.get("type"):
+            conds[i] = copy.deepcopy(cond)
+            return
+    conds.append(copy.deepcopy(cond))
+
+
 class Store:
     """All state, guarded by one condition variable."""
 
@@ -419,7 +505,9 @@ class Handler(BaseHTTPRequestHandler):
                     entry["status"] = 0
                     self.drop()
                     return
-                if fault.get("type") == "huge":
+                if fault.get("type") == "concurrentWrite":
+                    self.concurrent_write(fault)
+                elif fault.get("type") == "huge":
                     entry["status"] = 200
                     self.send_huge_body(fault, q.get("watch") in ("1", "true"))
                     return
@@ -443,6 +531,19 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as e:  # noqa: BLE001 - a test server reports all
             if self.last_status is None:
                 self.send_status(500, "InternalError", "test apiserver: %s: %s" % (type(e).__name__, e))
+
+    def concurrent_write(self, fault):
+        """Fault "concurrentWrite": just before this request is served, someone else (e.g. the
+        kubelet's heartbeat) writes node `node`: `condition` is upserted by type into its
+        status.conditions and its resourceVersion moves on; then the request runs as usual."""
+        st = self.store
+        with st.cv:
+            node = st.objects["nodes"].get(("", fault.get("node", "")))
+            if node is None:
+                return
+            if fault.get("condition"):
+                upsert_condition(node, fault["condition"])
+            st.put("nodes", node, "MODIFIED")
 
     def send_huge_body(self, fault, watch):
         """Fault "huge": a 200 answer of `bytes` bytes (default 50 MB), streamed.
@@ -581,6 +682,12 @@ class Handler(BaseHTTPRequestHandler):
                     self.send_json(409, status_obj(409, "AlreadyExists", '%s "%s" already exists' % (resource, md["name"]),
                                                    {"name": md["name"], "kind": resource}))
                     return
+                if resource == "events":
+                    errs = validate_event_create(obj, md.get("namespace", ""))
+                    if errs:
+                        self.send_json(422, status_obj(422, "Invalid", invalid_message("Event", md["name"], errs),
+                                                       {"name": md["name"], "kind": "Event"}))
+                        return
                 md["uid"] = str(uuid.uuid4())
                 md["creationTimestamp"] = now_iso()
                 obj.setdefault("kind", self.kind_of(resource))
@@ -641,6 +748,11 @@ class Handler(BaseHTTPRequestHandler):
                     if ns is not None:
                         new["metadata"]["namespace"] = ns
                 elif ct in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+                    conflict = patch_precondition_conflict(cur, data)
+                    if conflict:
+                        self.send_status(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s'
+                                         % (resource, name, conflict))
+                        return
                     if sub == "status":
                         data = {"status": data.get("status")} if isinstance(data, dict) and "status" in data else {}
                     new = merge_patch(cur, data)

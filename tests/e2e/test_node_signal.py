@@ -92,7 +92,10 @@ class NodeSignalTestCase(gvtest.TempDirTestCase):
         return found[0] if found else None
 
     def events(self):
-        return self.api.api("GET", f"/api/v1/namespaces/{NS}/events")["items"]
+        """The Events about the Node: kube-apiserver takes them only in namespace default (or
+        kube-system), never in the operator's namespace (the test server answers 422 there too)."""
+        self.assertEqual(self.api.api("GET", f"/api/v1/namespaces/{NS}/events")["items"], [])
+        return self.api.api("GET", "/api/v1/namespaces/default/events")["items"]
 
     def writes(self):
         return [r for r in self.api.requests() if r["method"] in WRITES and not r["path"].startswith("/_test")]
@@ -142,6 +145,13 @@ class FollowMarkers(NodeSignalTestCase):
         self.assertEqual(ev[0]["involvedObject"]["name"], NODE)
         self.assertEqual(ev[0]["involvedObject"]["uid"], node["metadata"]["uid"])
         self.assertEqual(ev[0]["source"]["component"], "gpu-validator")
+        # A new-style core/v1 Event (what kube-apiserver validates with eventTime set).
+        self.assertEqual(ev[0]["metadata"]["namespace"], "default")
+        self.assertRegex(ev[0]["eventTime"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+        self.assertEqual(ev[0]["reportingComponent"], "gpu-validator")
+        self.assertEqual(ev[0]["reportingInstance"], f"gpu-validator-{NODE}")
+        self.assertEqual(ev[0]["action"], "Validate")
+        self.assertNotIn("namespace", ev[0]["involvedObject"])
         s = e.samples()
         self.assertEqual(s[series("gpu_validator_component_ready", component="plugin")], 1.0)
         transition = c["lastTransitionTime"]
@@ -303,6 +313,25 @@ class Failures(NodeSignalTestCase):
         log = [r for r in self.api.requests() if r["path"].startswith(f"/api/v1/nodes/{NODE}")]
         i = next(i for i, r in enumerate(log) if r["status"] == 409)
         self.assertEqual((log[i + 1]["method"], log[i + 1]["path"]), ("GET", f"/api/v1/nodes/{NODE}"), log)
+        self.assertEqual(len(self.wait_events(1)), 1)
+        self.stop(e)
+
+    def test_stale_resource_version_conflict(self):
+        """The kubelet's heartbeat lands between the signal's GET and its PATCH: the API server
+        answers 409 (stale resourceVersion), the signal reads the Node again, and the kubelet's
+        newer Ready condition survives (issue 12: a merge patch carries the whole list)."""
+        self.folder.chain()
+        ready2 = dict(READY, lastHeartbeatTime="2026-03-01T00:00:40Z", message="kubelet heartbeat 2")
+        self.api.fault(type="concurrentWrite", node=NODE, condition=ready2, count=1, method="PATCH",
+                       path=f"/api/v1/nodes/{NODE}/status")
+        e = self.start(*self.full_args())
+        self.wait_condition("True")
+        wait_for("taint lifted", lambda: self.taints() == [OTHER_TAINT])
+        log = [r for r in self.api.requests() if r["path"].startswith(f"/api/v1/nodes/{NODE}")]
+        i = next(i for i, r in enumerate(log) if r["status"] == 409)
+        self.assertEqual(log[i]["method"], "PATCH")
+        self.assertEqual((log[i + 1]["method"], log[i + 1]["path"]), ("GET", f"/api/v1/nodes/{NODE}"), log)
+        self.assertEqual(self.condition(ctype="Ready"), ready2)
         self.assertEqual(len(self.wait_events(1)), 1)
         self.stop(e)
 

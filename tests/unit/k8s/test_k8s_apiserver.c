@@ -655,8 +655,9 @@ static void test_nodes_logs_events(void **state)
 
         /* Event about the pod. */
         assert_int_equal(gv_k8s_pod_get(f->c, NS, "logpod", &pod, &err), 0);
-        assert_int_equal(gv_k8s_event_create(f->c, NS, pod, "Warning", "ValidationFailed", "exit code 1",
-                                             "gpu-validator", &err), 0);
+        gv_k8s_event_t pe = { .type = "Warning", .reason = "ValidationFailed", .message = "exit code 1",
+                              .action = "Validate", .component = "gpu-validator" };
+        assert_int_equal(gv_k8s_event_create(f->c, NULL, pod, &pe, &err), 0); /* in the pod's namespace */
         json_object_put(pod);
         json_object *events = NULL, *items = NULL;
         assert_int_equal(gv_k8s_get(f->c, "/api/v1/namespaces/" NS "/events", &events, &err), 0);
