@@ -623,6 +623,137 @@ static int check_final(json_object *pod, const char *who, gv_error_t **err)
         return 0;
 }
 
+/*
+ * A Kubernetes quantity (resource.Quantity: a decimal number with an
+ * optional binary suffix Ki..Ei, decimal suffix n u m k M G T P E, or
+ * exponent e/E) as a number of base units; false when @q is not one.
+ */
+static bool quantity_value(json_object *q, long double *out)
+{
+        if (json_object_is_type(q, json_type_int) || json_object_is_type(q, json_type_double)) {
+                *out = (long double) json_object_get_double(q);
+                return true;
+        }
+        if (!json_object_is_type(q, json_type_string))
+                return false;
+        const char *s = json_object_get_string(q);
+        size_t n = strspn(s, "+-0123456789.");
+        if (n == 0)
+                return false;
+        _cleanup_free_ char *num = strndup(s, n);
+        if (!num)
+                return false;
+        char *end = NULL;
+        long double v = strtold(num, &end);
+        if (!end || *end)
+                return false;
+        static const struct {
+                const char *suffix;
+                long double factor;
+        } units[] = {
+                { "", 1.0L },     { "n", 1e-9L },   { "u", 1e-6L },    { "m", 1e-3L },    { "k", 1e3L },
+                { "M", 1e6L },    { "G", 1e9L },    { "T", 1e12L },    { "P", 1e15L },    { "E", 1e18L },
+                { "Ki", 1024.0L }, { "Mi", 1048576.0L }, { "Gi", 1073741824.0L }, { "Ti", 1099511627776.0L },
+                { "Pi", 1125899906842624.0L }, { "Ei", 1152921504606846976.0L },
+        };
+        const char *suf = s + n;
+        for (size_t i = 0; i < GV_ARRAY_SIZE(units); i++)
+                if (strcmp(suf, units[i].suffix) == 0) {
+                        *out = v * units[i].factor;
+                        return true;
+                }
+        if ((*suf == 'e' || *suf == 'E') && suf[1]) {
+                char *e2 = NULL;
+                long x = strtol(suf + 1, &e2, 10);
+                if (*e2 || x < -30 || x > 30)
+                        return false;
+                long double f = 1.0L;
+                for (long i = 0; i < (x < 0 ? -x : x); i++)
+                        f *= 10.0L;
+                *out = x < 0 ? v / f : v * f;
+                return true;
+        }
+        return false;
+}
+
+/* The member @key of @o (NULL when @o is not a mapping or lacks it). */
+static json_object *member(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+        if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v))
+                return NULL;
+        return v;
+}
+
+/* The line in @ov's file that set resources.{limits,requests}[@res] of container @name in @list, or 0. */
+static unsigned override_line(const gv_workload_overrides_t *ov, json_object *section, const char *list,
+                              const char *name, const char *res)
+{
+        if (!ov || !section)
+                return 0;
+        json_object *ctrs = member(member(section, "spec"), list);
+        if (!ctrs || !json_object_is_type(ctrs, json_type_array))
+                return 0;
+        for (size_t i = 0; i < json_object_array_length(ctrs); i++) {
+                json_object *c = json_object_array_get_idx(ctrs, i), *n = member(c, "name");
+                if (!n || !json_object_is_type(n, json_type_string) || strcmp(json_object_get_string(n), name) != 0)
+                        continue;
+                json_object *r = member(c, "resources");
+                unsigned line = gv_doc_line(ov->doc, member(member(r, "limits"), res));
+                if (!line)
+                        line = gv_doc_line(ov->doc, member(member(r, "requests"), res));
+                if (!line)
+                        line = gv_doc_line(ov->doc, c);
+                return line;
+        }
+        return 0;
+}
+
+/*
+ * No request above its limit (kube-apiserver, ValidateResourceRequirements:
+ * "must be less than or equal to <resource> limit of <limit>"), so that
+ * render never emits a pod the API server refuses; the error names the
+ * override file's line that set the limit (or the request).
+ */
+static int check_requests_within_limits(json_object *pod, const gv_workload_overrides_t *ov, json_object *section,
+                                        const char *kind, const char *who, gv_error_t **err)
+{
+        static const char *const lists[] = { "initContainers", "containers" };
+        for (size_t l = 0; l < GV_ARRAY_SIZE(lists); l++) {
+                json_object *ctrs = member(member(pod, "spec"), lists[l]);
+                if (!ctrs || !json_object_is_type(ctrs, json_type_array))
+                        continue;
+                for (size_t i = 0; i < json_object_array_length(ctrs); i++) {
+                        json_object *c = json_object_array_get_idx(ctrs, i), *res = member(c, "resources");
+                        json_object *req = member(res, "requests"), *lim = member(res, "limits");
+                        if (!req || !lim || !json_object_is_type(req, json_type_object))
+                                continue;
+                        json_object_object_foreach(req, k, q) {
+                                json_object *cap = member(lim, k);
+                                long double vq, vl;
+                                if (!cap || !quantity_value(q, &vq) || !quantity_value(cap, &vl) || vq <= vl)
+                                        continue;
+                                json_object *n = member(c, "name");
+                                unsigned line = override_line(ov, section, lists[l],
+                                                              n ? json_object_get_string(n) : "", k);
+                                _cleanup_free_ char *where = NULL;
+                                int w = line ? asprintf(&where, "%s:%u: %s template", gv_doc_name(ov->doc), line, kind)
+                                             : asprintf(&where, "%s", who);
+                                if (w < 0) {
+                                        where = NULL;
+                                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                }
+                                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                                    "%s: spec.%s[%zu].resources.requests: Invalid value: \"%s\": "
+                                                    "must be less than or equal to %s limit of %s",
+                                                    where, lists[l], i, json_object_get_string(q), k,
+                                                    json_object_get_string(cap));
+                        }
+                }
+        }
+        return 0;
+}
+
 int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t *ov, json_object **out,
                          gv_error_t **err)
 {
@@ -658,7 +789,8 @@ int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t 
                 json_object_put(pod);
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
-        if ((r = check_final(pod, who, err)) < 0) {
+        if ((r = check_final(pod, who, err)) < 0 ||
+            (r = check_requests_within_limits(pod, ov, section, kind_names[kind], who, err)) < 0) {
                 json_object_put(pod);
                 return r;
         }

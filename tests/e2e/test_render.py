@@ -187,6 +187,32 @@ class RenderTest(gvtest.TempDirTestCase):
         self.assertEqual((p.returncode, p.stdout), (2, ""))
         self.assertIn("missing.yaml", p.stderr)
 
+    def test_requests_above_limits_refused_with_file_line(self):
+        """An override that leaves a request above its limit (here a lower limit under the default
+        request) is refused with file:line, as kube-apiserver would refuse the pod (422)."""
+        path = self.write("low.yaml", "cuda:\n  spec:\n    containers:\n    - name: nvidia-cuda-validator\n"
+                                      "      resources:\n        limits: {cpu: 5m}\n")
+        p = gvtest.run(["render", "cuda", "-f", path, *RUNTIME], env=env())
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertIn(f"{path}:6: cuda template: spec.containers[0].resources.requests: Invalid value: \"10m\": "
+                      "must be less than or equal to cpu limit of 5m", p.stderr)
+        path = self.write("high.yaml", "plugin:\n  spec:\n    initContainers:\n    - name: plugin-validation\n"
+                                       "      resources:\n        requests:\n          memory: 1.5Gi\n")
+        p = gvtest.run(["render", "plugin", "-f", path, *RUNTIME], env=env())
+        self.assertEqual((p.returncode, p.stdout), (2, ""))
+        self.assertIn(f"{path}:7: plugin template: spec.initContainers[0].resources.requests: Invalid value: "
+                      "\"1.5Gi\": must be less than or equal to memory limit of 1Gi", p.stderr)
+        # Equal is fine, and so are units that differ only in spelling (1000m == 1).
+        path = self.write("ok.yaml", "cuda:\n  spec:\n    initContainers:\n    - name: cuda-validation\n"
+                                     "      resources:\n        requests: {cpu: 1000m, memory: 1024Mi}\n")
+        render_json(self, "cuda", "-f", path, *RUNTIME)
+
+    def test_validation_pods_mount_no_token(self):
+        """Validation pods need no API access: no service account token is mounted (issue 12 item 5)."""
+        for kind in ("cuda", "plugin"):
+            pod = render_json(self, kind, *RUNTIME)
+            self.assertIs(pod["spec"]["automountServiceAccountToken"], False, kind)
+
     def test_usage(self):
         p = gvtest.run(["render", "--help"], env=env(), check=0)
         self.assertIn("--workload-template", p.stdout)
