@@ -23,6 +23,7 @@ typedef struct node_wait {
         bool once;             /* capacity wait 0: decide on the first full list */
         bool seen;             /* the node was delivered at least once */
         bool missing;          /* the list had no such node (and once) or it was deleted */
+        bool deleted;          /* a DELETED event came after the node was seen: the wait ends at once */
         bool disabled;         /* FR08 label */
         unsigned long devices; /* gv_node_gpu_devices() of the last version */
         json_object *node;     /* last version (owned) */
@@ -48,7 +49,8 @@ static bool node_cb(void *userdata, const gv_k8s_watch_event_t *ev)
                 w->node = NULL;
                 w->devices = 0;
                 w->missing = true;
-                return true;
+                w->deleted = w->seen;
+                return !w->deleted; /* a Node that is gone gets no capacity: no point waiting the bound out */
         case GV_K8S_EVENT_SYNCED:
                 if (!w->seen)
                         w->missing = true;
@@ -120,6 +122,13 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         }
         if (r < 0) {
                 gv_error_prefix(err, "watch node %s", cfg->node_name);
+                goto out;
+        }
+        if (w.deleted) {
+                r = gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
+                                 "node %s was deleted while waiting for GPU capacity; nothing to validate on a Node "
+                                 "that is gone (it is validated again when it registers anew)",
+                                 cfg->node_name);
                 goto out;
         }
         if (w.missing && !w.node) {

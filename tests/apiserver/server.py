@@ -532,6 +532,15 @@ class Handler(BaseHTTPRequestHandler):
             if self.last_status is None:
                 self.send_status(500, "InternalError", "test apiserver: %s: %s" % (type(e).__name__, e))
 
+    def control_delete_node(self, name):
+        """DELETE /_test/nodes/NAME: the Node goes away at once (a DELETED event), as when a
+        cluster admin or the cloud controller removes it.  Called with the store locked."""
+        obj = self.store.remove("nodes", None, name)
+        if obj is None:
+            self.send_status(404, "NotFound", 'nodes "%s" not found' % name)
+        else:
+            self.send_json(200, obj)
+
     def concurrent_write(self, fault):
         """Fault "concurrentWrite": just before this request is served, someone else (e.g. the
         kubelet's heartbeat) writes node `node`: `condition` is upserted by type into its
@@ -945,6 +954,8 @@ class Handler(BaseHTTPRequestHandler):
                         cur["status"][f] = merge_patch(cur["status"].get(f, {}), data[f])
                 st.put("nodes", cur, etype)
                 self.send_json(200, cur)
+            elif len(parts) == 2 and parts[0] == "nodes" and method == "DELETE":
+                self.control_delete_node(parts[1])
             elif len(parts) == 4 and parts[0] == "logs":
                 st.logs[(parts[1], parts[2], parts[3])] = data.get("text", "") if isinstance(data, dict) else ""
                 self.send_json(200, {"ok": True})

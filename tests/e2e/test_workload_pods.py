@@ -438,6 +438,20 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertEqual(proc.returncode, 0, out + err)
         self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "2")
 
+    def test_node_deleted_ends_capacity_wait_at_once(self):
+        """The Node is deleted while the plugin waits for GPU capacity: the wait ends at once with
+        a clear verdict, not after the whole bound (issue 12)."""
+        self.gpu_node(capacity={}, allocatable={})
+        proc = self.gv_background("plugin", CAPACITY_WAIT_SECONDS="60", WITH_WORKLOAD="false")
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        self.api.control("DELETE", "/nodes/" + NODE)
+        out, err = proc.communicate(timeout=50)
+        self.assertLess(time.monotonic() - t0, 10, out + err)
+        self.assertNotEqual(proc.returncode, 0, out + err)
+        self.assertIn("node %s was deleted while waiting for GPU capacity" % NODE, out + err)
+        self.assertFalse(os.path.exists(self.marker("plugin-ready")))
+
     def test_node_missing_is_named(self):
         p = self.gv("plugin", CAPACITY_WAIT_SECONDS="30")
         self.assertEqual(p.returncode, 1, self.out(p))
