@@ -73,6 +73,7 @@ static void help(FILE *f, const char *prog)
                 "                           ~/.kube/config)\n"
                 "  --namespace NS           namespace of the Events about the Node: default (the\n"
                 "                           default) or kube-system, the only two kube-apiserver takes\n"
+                "                           (not OPERATOR_NAMESPACE, which is no place for them)\n"
                 "Events on the Node: " GV_NODESIGNAL_EVENT_FAILED " (Warning), " GV_NODESIGNAL_EVENT_RECOVERED ",\n"
                 GV_NODESIGNAL_EVENT_SUCCEEDED ".  Nothing is written when the Node already agrees; failed\n"
                 "API calls are retried with a capped backoff while metrics keep being served.\n"

@@ -187,14 +187,21 @@ class Chart(unittest.TestCase):
     def test_rbac(self):
         for files, patch in (([], False), (["all-values.yaml"], True)):
             docs = render(*files)
-            role = one(docs, "Role")
+            roles = {r["metadata"]["name"]: r for r in by_kind(docs, "Role")}
+            main = "rel-gpu-validator" if not files else "gpu-validator-all"
+            role = roles.pop(main)
             self.assertEqual(role["metadata"]["namespace"], "gpu-ops")
             rules = {(tuple(r["apiGroups"]), tuple(r["resources"])): r["verbs"] for r in role["rules"]}
             self.assertEqual(rules, {
                 (("",), ("pods",)): ["create", "get", "list", "watch", "delete"],
                 (("",), ("pods/log",)): ["get"],
-                (("",), ("events",)): ["create"],
             })
+            # The node signal's Events about the Node: in namespace default only, and only with it.
+            if patch:
+                ev = roles.pop(main + "-node-events")
+                self.assertEqual(ev["metadata"]["namespace"], "default")
+                self.assertEqual(ev["rules"], [{"apiGroups": [""], "resources": ["events"], "verbs": ["create"]}])
+            self.assertEqual(roles, {})
             cr = one(docs, "ClusterRole")
             self.assertEqual(cr["rules"], [{"apiGroups": [""], "resources": ["nodes"],
                                             "verbs": ["get", "list", "watch"] + (["patch"] if patch else [])}]
@@ -202,10 +209,11 @@ class Chart(unittest.TestCase):
                                 if patch else []))
             sa = one(docs, "ServiceAccount")["metadata"]["name"]
             for kind, ref in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
-                b = one(docs, kind)
-                self.assertEqual(b["roleRef"], {"apiGroup": "rbac.authorization.k8s.io", "kind": ref,
-                                                "name": one(docs, ref)["metadata"]["name"]})
-                self.assertEqual(b["subjects"], [{"kind": "ServiceAccount", "name": sa, "namespace": "gpu-ops"}])
+                for b in by_kind(docs, kind):
+                    self.assertIn(b["roleRef"]["name"], [r["metadata"]["name"] for r in by_kind(docs, ref)])
+                    self.assertEqual(b["roleRef"]["kind"], ref)
+                    self.assertEqual(b["subjects"], [{"kind": "ServiceAccount", "name": sa, "namespace": "gpu-ops"}])
+                self.assertEqual(len(by_kind(docs, kind)), len(by_kind(docs, ref)))
 
     def test_mock_pool(self):
         docs = render("mock-values.yaml")
@@ -310,7 +318,8 @@ class Chart(unittest.TestCase):
         j = subprocess.run(["node", os.path.join(TOOLS, "yaml2json.js")], input=text, capture_output=True, text=True)
         self.assertEqual(json.loads(j.stdout), [{
             "cuda": {"metadata": {"labels": {"team": "gpu"}}, "spec": {"priorityClassName": "gpu-critical"}},
-            "plugin": {"spec": {"containers": [{"name": "plugin-validation", "resources": {"limits": {"cpu": "100m"}}}]}},
+            "plugin": {"spec": {"initContainers": [{"name": "plugin-validation",
+                                                      "resources": {"limits": {"cpu": "100m"}}}]}},
         }])
 
         mock = one(docs, "DaemonSet", "mock-driver")["spec"]["template"]["spec"]
@@ -318,6 +327,39 @@ class Chart(unittest.TestCase):
         self.assertEqual(mock["initContainers"][0]["command"][3:13], [
             "--profile", "h200", "--gpus", "4", "--root", "/run/nvidia/driver-alt", "--cdi-dir", "/etc/cdi",
             "--device-nodes", "files"])
+
+    def test_ci_values_render_pods_that_render_accepts(self):
+        """Every values file under ci/ gives validation pods that `gpu-validator render` accepts, for
+        both components, with the template, image, pull policy, secrets and runtime class the chart
+        passes to the cuda and plugin containers (issue 12 item 7)."""
+        files = sorted(f for f in os.listdir(os.path.join(CHART, "ci")) if f.endswith(".yaml"))
+        self.assertIn("all-values.yaml", files)
+        for f in files:
+            docs = render(f)
+            inits = {c["name"]: c for c in validator(docs)["spec"]["template"]["spec"]["initContainers"]}
+            cms = by_kind(docs, "ConfigMap")
+            with tempfile.TemporaryDirectory() as tmp:
+                for kind in ("cuda", "plugin"):
+                    ctr = [c for n, c in inits.items() if n.startswith(kind)]
+                    if not ctr:
+                        continue
+                    env = {k: v for k, v in env_of(ctr[0]).items() if isinstance(v, str)}
+                    args = ["render", kind, "--strict", "--node-name", "n1", "--namespace", "gpu-ops",
+                            "--owner-name", "v-1", "--owner-uid", "u-1", "-o", "json"]
+                    if "WORKLOAD_TEMPLATE" in env:
+                        self.assertEqual(len(cms), 1, f)
+                        path = os.path.join(tmp, "workload-template.yaml")
+                        with open(path, "w") as out:
+                            out.write(cms[0]["data"]["workload-template.yaml"])
+                        args += ["-f", path]
+                    renv = clean_env(**{k: env[k] for k in ("VALIDATOR_IMAGE", "VALIDATOR_IMAGE_PULL_POLICY",
+                                                            "VALIDATOR_IMAGE_PULL_SECRETS", "VALIDATOR_RUNTIME_CLASS")
+                                        if k in env})
+                    renv.setdefault("VALIDATOR_IMAGE", ctr[0]["image"])
+                    p = subprocess.run([GV, *args], capture_output=True, text=True, env=renv, timeout=60)
+                    self.assertEqual(p.returncode, 0, f"{f}: render {kind}: {p.stderr}")
+                    pod = json.loads(p.stdout)
+                    self.assertIs(pod["spec"]["automountServiceAccountToken"], False)
 
     def test_node_status(self):
         docs = render(sets=["nodeStatus.enabled=true"])
