@@ -105,6 +105,27 @@ def mounts_of(container):
     return {m["name"]: m for m in container.get("volumeMounts", [])}
 
 
+def api_server_rejects(pod_spec):
+    """What kube-apiserver's pod validation (pkg/apis/core/validation) refuses in the security
+    settings we render: Bidirectional mount propagation outside a privileged container
+    ("Bidirectional mount propagation is available only to privileged containers") and
+    allowPrivilegeEscalation false together with privileged ("cannot set allowPrivilegeEscalation
+    to false and privileged to true").  A list of messages, empty when accepted."""
+    errs = []
+    for kind in ("initContainers", "containers"):
+        for i, c in enumerate(pod_spec.get(kind, [])):
+            sc = c.get("securityContext") or {}
+            priv = sc.get("privileged") is True
+            for j, m in enumerate(c.get("volumeMounts", [])):
+                if m.get("mountPropagation") == "Bidirectional" and not priv:
+                    errs.append(f"spec.{kind}[{i}].volumeMounts[{j}].mountPropagation: Forbidden: Bidirectional "
+                                "mount propagation is available only to privileged containers")
+            if priv and sc.get("allowPrivilegeEscalation") is False:
+                errs.append(f"spec.{kind}[{i}].securityContext: Invalid value: cannot set allowPrivilegeEscalation "
+                            "to false and privileged to true")
+    return errs
+
+
 class Chart(unittest.TestCase):
     def test_lint(self):
         for files in ([], ["mock-values.yaml"], ["all-values.yaml"]):
@@ -140,11 +161,13 @@ class Chart(unittest.TestCase):
             self.assertEqual(env["LOG_FORMAT"], "text")
             self.assertEqual(env["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
             self.assertEqual(env["OPERATOR_NAMESPACE"], {"fieldRef": {"fieldPath": "metadata.namespace"}})
-            self.assertTrue(c["securityContext"]["privileged"])
+            # Least privilege: only the driver check is privileged, and only it gets Bidirectional.
+            self.assertIs(c["securityContext"]["privileged"], name == "driver", name)
             self.assertEqual(c["securityContext"]["runAsUser"], 0)  # the image's user is 65532
             m = mounts_of(c)
             self.assertEqual(m["run-nvidia-validations"]["mountPath"], "/run/nvidia/validations")
-            self.assertEqual(m["run-nvidia-validations"]["mountPropagation"], "Bidirectional")
+            self.assertEqual(m["run-nvidia-validations"]["mountPropagation"],
+                             "Bidirectional" if name == "driver" else "HostToContainer")
             self.assertNotIn("WORKLOAD_TEMPLATE", env)  # no overrides, no ConfigMap
         drv = inits[0]
         env, m = env_of(drv), mounts_of(drv)
@@ -171,7 +194,9 @@ class Chart(unittest.TestCase):
             self.assertNotIn(name, env_of(main[0]))  # the node-level signal is off by default
         self.assertEqual(main[0]["ports"][0]["containerPort"], 8000)
         self.assertEqual(main[0]["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
-        self.assertEqual(mounts_of(main[0])["run-nvidia-validations"]["mountPropagation"], "Bidirectional")
+        self.assertEqual(mounts_of(main[0])["run-nvidia-validations"]["mountPropagation"], "HostToContainer")
+        self.assertIs(main[0]["securityContext"]["privileged"], False)
+        self.assertEqual(api_server_rejects(spec), [])
 
         vols = {v["name"]: v for v in spec["volumes"]}
         self.assertEqual(vols["run-nvidia-validations"]["hostPath"],
@@ -183,6 +208,28 @@ class Chart(unittest.TestCase):
         for c in inits + main:
             for name in mounts_of(c):
                 self.assertIn(name, vols)
+
+    def test_least_privilege_switch(self):
+        """securityContext.privileged=false renders a DaemonSet with no privileged container that
+        kube-apiserver accepts (no Bidirectional propagation left); =true all privileged (issue 12)."""
+        spec = validator(render(sets=["securityContext.privileged=false"]))["spec"]["template"]["spec"]
+        ctrs = spec["initContainers"] + spec["containers"]
+        self.assertEqual(len(ctrs), 5)
+        for c in ctrs:
+            self.assertIs(c["securityContext"]["privileged"], False, c["name"])
+            self.assertIs(c["securityContext"]["allowPrivilegeEscalation"], False, c["name"])
+            for m in c.get("volumeMounts", []):
+                self.assertNotEqual(m.get("mountPropagation"), "Bidirectional", (c["name"], m))
+        self.assertEqual(api_server_rejects(spec), [])
+        spec = validator(render(sets=["securityContext.privileged=true"]))["spec"]["template"]["spec"]
+        for c in spec["initContainers"] + spec["containers"]:
+            self.assertIs(c["securityContext"]["privileged"], True, c["name"])
+            self.assertNotIn("allowPrivilegeEscalation", c["securityContext"])
+        self.assertEqual(api_server_rejects(spec), [])
+        # Per container, from the values' map.
+        spec = validator(render(sets=["privileged.driver=false", "privileged.toolkit=true"]))["spec"]["template"]["spec"]
+        self.assertEqual([c["securityContext"]["privileged"] for c in spec["initContainers"]], [False, True, False, False])
+        self.assertEqual(api_server_rejects(spec), [])
 
     def test_rbac(self):
         for files, patch in (([], False), (["all-values.yaml"], True)):

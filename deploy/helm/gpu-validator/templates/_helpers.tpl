@@ -56,8 +56,35 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
 {{/* The volume mount of the marker folder. */}}
+{{/*
+The marker folder mount; dict "root" $ "privileged" BOOL.  Bidirectional only in a privileged
+container (kube-apiserver refuses it elsewhere); HostToContainer is enough to write markers
+(plain files) and to see a folder mounted on the host later.
+*/}}
 {{- define "gpu-validator.validationsMount" -}}
 - name: run-nvidia-validations
-  mountPath: {{ .Values.hostPaths.validations }}
-  mountPropagation: Bidirectional
+  mountPath: {{ .root.Values.hostPaths.validations }}
+  mountPropagation: {{ if .privileged }}Bidirectional{{ else }}HostToContainer{{ end }}
+{{- end -}}
+
+{{/* "true" when container NAME runs privileged: securityContext.privileged when set, else privileged.NAME; dict "root" $ "name" NAME. */}}
+{{- define "gpu-validator.privileged" -}}
+{{- $sc := .root.Values.securityContext | default dict -}}
+{{- if hasKey $sc "privileged" -}}
+{{- ternary "true" "false" (eq (toString $sc.privileged) "true") -}}
+{{- else -}}
+{{- ternary "true" "false" (eq (toString (index (.root.Values.privileged | default dict) .name)) "true") -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The securityContext of container NAME (dict "root" $ "name" NAME): the values' one with privileged set, and
+allowPrivilegeEscalation: false when not privileged. */}}
+{{- define "gpu-validator.securityContext" -}}
+{{- $priv := eq (include "gpu-validator.privileged" .) "true" -}}
+{{- $sc := omit (.root.Values.securityContext | default dict) "privileged" -}}
+{{- $_ := set $sc "privileged" $priv -}}
+{{- if and (not $priv) (not (hasKey $sc "allowPrivilegeEscalation")) -}}
+{{- $_ := set $sc "allowPrivilegeEscalation" false -}}
+{{- end -}}
+{{- toYaml $sc -}}
 {{- end -}}
