@@ -33,6 +33,7 @@ enum {
         OPT_LAST_COMPONENT,
         OPT_KUBECONFIG,
         OPT_NAMESPACE,
+        OPT_POD_NAME,
 };
 
 static void help(FILE *f, const char *prog)
@@ -74,6 +75,11 @@ static void help(FILE *f, const char *prog)
                 "  --namespace NS           namespace of the Events about the Node: default (the\n"
                 "                           default) or kube-system, the only two kube-apiserver takes\n"
                 "                           (not OPERATOR_NAMESPACE, which is no place for them)\n"
+                "  --pod-name NAME          the validator's own pod (POD_NAME; in OPERATOR_NAMESPACE,\n"
+                "                           else the client configuration's): while not validated,\n"
+                "                           its init containers say which component is in progress\n"
+                "                           or failed (condition reason Validating or\n"
+                "                           <Component>ValidationFailed); read every 5 s until validated\n"
                 "Events on the Node: " GV_NODESIGNAL_EVENT_FAILED " (Warning), " GV_NODESIGNAL_EVENT_RECOVERED ",\n"
                 GV_NODESIGNAL_EVENT_SUCCEEDED ".  Nothing is written when the Node already agrees; failed\n"
                 "API calls are retried with a capped backoff while metrics keep being served.\n"
@@ -90,6 +96,8 @@ typedef struct signal_args {
         const char *last;      /* component name, or NULL: plugin */
         const char *kubeconfig;
         const char *namespace;
+        const char *pod;           /* the validator's own pod (POD_NAME), or NULL */
+        const char *pod_namespace; /* its namespace (OPERATOR_NAMESPACE), or NULL: the client configuration's */
 } signal_args_t;
 
 /* NODE_CONDITION: unset, empty or false-like is off; true-like the default type; else the type. */
@@ -183,6 +191,8 @@ static int make_signal(gv_cli_t *cli, const signal_args_t *a, const char *node, 
                 },
                 .node_name = node,
                 .event_namespace = a->namespace,
+                .pod_name = a->pod,
+                .pod_namespace = a->pod_namespace,
                 .last = last,
                 .output_dir = output_dir,
                 .boot_id_path = boot_id,
@@ -216,6 +226,7 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                 { "last-component", required_argument, NULL, OPT_LAST_COMPONENT },
                 { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
                 { "namespace", required_argument, NULL, OPT_NAMESPACE },
+                { "pod-name", required_argument, NULL, OPT_POD_NAME },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -229,6 +240,8 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                 .last = gv_env("LAST_COMPONENT"),
                 .kubeconfig = gv_env("KUBECONFIG"),
                 .namespace = NULL, /* not OPERATOR_NAMESPACE: Node Events belong in default */
+                .pod = gv_env("POD_NAME"),
+                .pod_namespace = gv_env("OPERATOR_NAMESPACE"),
         };
 
         int c;
@@ -271,6 +284,9 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                         break;
                 case OPT_NAMESPACE:
                         sa.namespace = optarg;
+                        break;
+                case OPT_POD_NAME:
+                        sa.pod = optarg;
                         break;
                 case 'h':
                         help(stdout, cli->prog);

@@ -41,7 +41,12 @@
 
 /* Node.status.conditions[].reason of our condition when it is True. */
 #define GV_NODESIGNAL_REASON_VALIDATED "ValidationSucceeded"
-/* ... when it is False and the node was never validated since the condition appeared. */
+/* ... when it is False and the node was never validated since the condition appeared: validation in
+ * progress (the message names the component), or "<Component>ValidationFailed" when this pod's init
+ * container of that component failed (gv_nodesignal_pod_progress()). */
+#define GV_NODESIGNAL_REASON_VALIDATING "Validating"
+#define GV_NODESIGNAL_REASON_VALIDATION_FAILED_SUFFIX "ValidationFailed"
+/* The pending reason of earlier versions, still read as pending. */
 #define GV_NODESIGNAL_REASON_PENDING "ValidationPending"
 /* When False after a validation: <Component><State>, e.g. "ToolkitMissing" (gv_nodesignal_failure_reason()). */
 
@@ -109,13 +114,34 @@ typedef struct gv_nodesignal_verdict {
         gv_marker_id_t failing;  /* the most upstream marker of the chain that is not READY; INVALID when validated */
         gv_marker_state_t state; /* failing's state (READY when validated) */
         char *detail;            /* heap: why failing is not READY (gv_marker_info_t.detail), or NULL */
+        /* From the validator's own pod (gv_nodesignal_pod_progress()); zero when unknown: */
+        bool has_running, has_failed;
+        gv_marker_id_t running;  /* with has_running: the component whose init container runs now */
+        gv_marker_id_t failed;   /* with has_failed: the component whose init container failed */
+        int failed_exit_code;    /* its last exit code */
+        int failed_restarts;     /* its restartCount */
+        char *failed_message;    /* heap: the last line of its termination message, or its reason; or NULL */
 } gv_nodesignal_verdict_t;
 
-/* Free @v's detail and reset it to "not validated, nothing known"; accepts NULL. */
+/* Free @v's strings and reset it to "not validated, nothing known"; accepts NULL. */
 void gv_nodesignal_verdict_clear(gv_nodesignal_verdict_t *v);
 
-/* Whether two verdicts say the same (validated, failing, state and detail). */
+/* Whether two verdicts say the same about the markers (validated, failing, state and detail; the pod's
+ * progress fields are not compared: they are read at each sync). */
 bool gv_nodesignal_verdict_equal(const gv_nodesignal_verdict_t *a, const gv_nodesignal_verdict_t *b);
+
+/*
+ * gv_nodesignal_pod_progress - read the validator's own Pod (core/v1, as
+ * read) into @v's running / failed fields: the init containers named
+ * "<component>-validation" in order (a native sidecar, restartPolicy Always,
+ * is skipped); the first that has not exited 0 is the one in progress
+ * (running, or waiting to start), or the failed one when it terminated with
+ * a non-zero exit code or waits in CrashLoopBackOff after one (its
+ * lastState.terminated: exit code, and the last non-empty line of the
+ * termination message, which FallbackToLogsOnError fills from the log; else
+ * the reason).  Pure.  Returns 0, or -ENOMEM (@v then has no progress).
+ */
+int gv_nodesignal_pod_progress(json_object *pod, gv_nodesignal_verdict_t *v);
 
 /*
  * gv_nodesignal_judge - the verdict for the chain root .. @last (e.g.
@@ -152,8 +178,8 @@ const char *gv_nodesignal_phase_name(gv_nodesignal_phase_t p);
 /*
  * gv_nodesignal_node_phase - what @node (a core/v1 Node as read) says:
  * with a condition type, from Node.status.conditions[type] (True:
- * VALIDATED; False with reason ValidationPending: PENDING; other False:
- * FAILED; absent or Unknown: @memory, or PENDING when @memory is UNKNOWN);
+ * VALIDATED; False with reason Validating, ValidationPending or
+ * <Component>ValidationFailed: PENDING; other False: FAILED; absent or Unknown: @memory, or PENDING when @memory is UNKNOWN);
  * without one, @memory when known, else VALIDATED when the label is there
  * with its value, else PENDING.
  */
@@ -179,8 +205,11 @@ void gv_nodesignal_plan_clear(gv_nodesignal_plan_t *p);
 /*
  * gv_nodesignal_plan - compare the Node as read with what @v asks for.
  * Wanted: the condition True (reason ValidationSucceeded) when validated,
- * else False with reason ValidationPending (never validated) or
- * <Component><State>, and a message naming the component and why; the
+ * else False with, while never validated, reason Validating (message
+ * "validating <component>[ (in progress)]: <why>") or, when the pod says its
+ * init container failed, <Component>ValidationFailed (message "<component>
+ * validation failed (exit code N, R restarts): <last line>"); after a
+ * validation, <Component><State> with a message naming the component and why; the
  * label present (with its value) exactly while validated; the taint (matched
  * by key and effect) absent exactly while validated.
  * Only what differs is patched (no patch at all when nothing does; the
@@ -211,6 +240,10 @@ typedef struct gv_nodesignal_options {
         const char *node_name;          /* required: the Node (metadata.name) */
         const char *event_namespace;    /* namespace of the Events: NULL or "default", or "kube-system" (the
                                            only two kube-apiserver accepts for an Event about a Node) */
+        const char *pod_name;           /* the validator's own Pod, NULL: none; while not validated it is read
+                                           at each sync and every progress_s (gv_nodesignal_pod_progress()) */
+        const char *pod_namespace;      /* its namespace; NULL: the client configuration's */
+        unsigned progress_s;            /* with a pod, re-read it this often while not validated, seconds [5] */
         gv_marker_id_t last;            /* the last component; GV_MARKER_INVALID means plugin */
         const char *output_dir;         /* NULL: GV_DEFAULT_OUTPUT_DIR */
         const char *boot_id_path;       /* NULL: GV_DEFAULT_BOOT_ID_PATH */

@@ -22,6 +22,7 @@ void gv_nodesignal_verdict_clear(gv_nodesignal_verdict_t *v)
         if (!v)
                 return;
         free(v->detail);
+        free(v->failed_message);
         *v = (gv_nodesignal_verdict_t) { .validated = false, .last = GV_MARKER_INVALID,
                                          .failing = GV_MARKER_INVALID, .state = GV_MARKER_MISSING };
 }
@@ -263,6 +264,16 @@ const char *gv_nodesignal_phase_name(gv_nodesignal_phase_t p)
         }
 }
 
+/* Whether a False condition's @reason says "never validated yet". */
+static bool pending_reason(const char *reason)
+{
+        if (!reason)
+                return false;
+        size_t n = strlen(reason), sn = strlen(GV_NODESIGNAL_REASON_VALIDATION_FAILED_SUFFIX);
+        return strcmp(reason, GV_NODESIGNAL_REASON_VALIDATING) == 0 || strcmp(reason, GV_NODESIGNAL_REASON_PENDING) == 0 ||
+               (n > sn && strcmp(reason + n - sn, GV_NODESIGNAL_REASON_VALIDATION_FAILED_SUFFIX) == 0);
+}
+
 gv_nodesignal_phase_t gv_nodesignal_node_phase(const gv_nodesignal_spec_t *spec, json_object *node,
                                                gv_nodesignal_phase_t memory)
 {
@@ -274,8 +285,7 @@ gv_nodesignal_phase_t gv_nodesignal_node_phase(const gv_nodesignal_spec_t *spec,
                 if (str_eq(status, "True"))
                         return GV_NODESIGNAL_VALIDATED;
                 if (str_eq(status, "False"))
-                        return str_eq(get_str(c, "reason"), GV_NODESIGNAL_REASON_PENDING) ? GV_NODESIGNAL_PENDING
-                                                                                         : GV_NODESIGNAL_FAILED;
+                        return pending_reason(get_str(c, "reason")) ? GV_NODESIGNAL_PENDING : GV_NODESIGNAL_FAILED;
                 return fallback;
         }
         if (memory != GV_NODESIGNAL_UNKNOWN)
@@ -436,6 +446,44 @@ static int plan_node(const gv_nodesignal_spec_t *spec, json_object *node, const 
         return 0;
 }
 
+/* Reason and message of a node never validated yet (heap; both NULL and -1 when out of memory). */
+static int pending_texts(const gv_nodesignal_verdict_t *v, const char *comp, const char *why, char **reason,
+                         char **message)
+{
+        *reason = *message = NULL;
+        int r;
+        if (v->has_failed) {
+                const char *fc = gv_marker_component(v->failed);
+                char *buf = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&buf, &len);
+                if (!f)
+                        return -1;
+                camel(f, fc);
+                fputs(GV_NODESIGNAL_REASON_VALIDATION_FAILED_SUFFIX, f);
+                if (fclose(f) != 0) {
+                        free(buf);
+                        return -1;
+                }
+                *reason = buf;
+                r = asprintf(message, "%s validation failed (exit code %d, %d restart%s)%s%s", fc, v->failed_exit_code,
+                             v->failed_restarts, v->failed_restarts == 1 ? "" : "s", v->failed_message ? ": " : "",
+                             v->failed_message ? v->failed_message : "");
+        } else {
+                *reason = strdup(GV_NODESIGNAL_REASON_VALIDATING);
+                const char *now = v->has_running ? gv_marker_component(v->running) : comp;
+                r = asprintf(message, "validating %s%s: %s", now, v->has_running ? " (in progress)" : "", why);
+        }
+        if (r < 0 || !*reason) {
+                if (r >= 0)
+                        free(*message);
+                free(*reason);
+                *reason = *message = NULL;
+                return -1;
+        }
+        return 0;
+}
+
 int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_verdict_t *v, json_object *node,
                        gv_nodesignal_phase_t memory, const char *now, gv_nodesignal_plan_t *out, gv_error_t **err)
 {
@@ -469,8 +517,7 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
                 r = asprintf(&p.condition_message, "%s not validated: %s", comp, why);
                 break;
         default:
-                p.condition_reason = strdup(GV_NODESIGNAL_REASON_PENDING);
-                r = asprintf(&p.condition_message, "waiting for %s: %s", comp, why);
+                r = pending_texts(v, comp, why, &p.condition_reason, &p.condition_message);
                 break;
         }
         if (r < 0)
@@ -523,5 +570,100 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
                 return OOM(err);
         }
         *out = p;
+        return 0;
+}
+
+/* ---- the validator's own pod ---- */
+
+/* "driver-validation" -> GV_MARKER_DRIVER; GV_MARKER_INVALID for other names. */
+static gv_marker_id_t component_of_container(const char *name)
+{
+        static const char suffix[] = "-validation";
+        size_t n = name ? strlen(name) : 0, sn = sizeof(suffix) - 1;
+        if (n <= sn || strcmp(name + n - sn, suffix) != 0)
+                return GV_MARKER_INVALID;
+        _cleanup_free_ char *comp = strndup(name, n - sn);
+        return comp ? gv_marker_by_component(comp) : GV_MARKER_INVALID;
+}
+
+/* The last non-empty line of @text, at most 200 bytes (heap), or NULL. */
+static char *last_line(const char *text)
+{
+        if (!text)
+                return NULL;
+        const char *end = text + strlen(text);
+        while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+                end--;
+        const char *start = end;
+        while (start > text && start[-1] != '\n')
+                start--;
+        if (end == start)
+                return NULL;
+        size_t n = (size_t) (end - start);
+        return strndup(start, n > 200 ? 200 : n);
+}
+
+static int get_int(json_object *o, const char *key, int fallback)
+{
+        json_object *v = get(o, key);
+        return v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : fallback;
+}
+
+/* Whether init container @name of @pod is a native sidecar (restartPolicy Always). */
+static bool is_sidecar(json_object *pod, const char *name)
+{
+        json_object *ics = get(get(pod, "spec"), "initContainers");
+        size_t n = ics && json_object_is_type(ics, json_type_array) ? json_object_array_length(ics) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *c = json_object_array_get_idx(ics, i);
+                if (str_eq(get_str(c, "name"), name))
+                        return str_eq(get_str(c, "restartPolicy"), "Always");
+        }
+        return false;
+}
+
+/* Record @comp as failed with the terminated state @t (may be NULL) and @restarts; -ENOMEM. */
+static int set_failed(gv_nodesignal_verdict_t *v, gv_marker_id_t comp, json_object *t, int restarts,
+                      const char *fallback_reason)
+{
+        v->has_failed = true;
+        v->failed = comp;
+        v->failed_exit_code = get_int(t, "exitCode", 0);
+        v->failed_restarts = restarts;
+        free(v->failed_message);
+        const char *msg = get_str(t, "message"), *reason = get_str(t, "reason");
+        v->failed_message = last_line(msg);
+        if (!v->failed_message && (reason || fallback_reason))
+                if (!(v->failed_message = strdup(reason ? reason : fallback_reason)))
+                        return -ENOMEM;
+        return 0;
+}
+
+int gv_nodesignal_pod_progress(json_object *pod, gv_nodesignal_verdict_t *v)
+{
+        v->has_running = v->has_failed = false;
+        free(v->failed_message);
+        v->failed_message = NULL;
+        json_object *st = get(get(pod, "status"), "initContainerStatuses");
+        size_t n = st && json_object_is_type(st, json_type_array) ? json_object_array_length(st) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *cs = json_object_array_get_idx(st, i);
+                const char *name = get_str(cs, "name");
+                gv_marker_id_t comp = component_of_container(name);
+                if (comp == GV_MARKER_INVALID || is_sidecar(pod, name))
+                        continue;
+                json_object *state = get(cs, "state"), *last = get(get(cs, "lastState"), "terminated");
+                json_object *term = get(state, "terminated"), *wait = get(state, "waiting");
+                int restarts = get_int(cs, "restartCount", 0);
+                if (term && get_int(term, "exitCode", 0) == 0)
+                        continue; /* done */
+                if (term)
+                        return set_failed(v, comp, term, restarts, NULL);
+                if (last && get_int(last, "exitCode", 0) != 0)
+                        return set_failed(v, comp, last, restarts, get_str(wait, "reason"));
+                v->has_running = true; /* running, or about to start */
+                v->running = comp;
+                return 0;
+        }
         return 0;
 }

@@ -36,6 +36,8 @@ struct gv_nodesignal {
         char *node;
         char *event_ns;
         char *event_instance; /* reportingInstance: gpu-validator-<node> */
+        char *pod, *pod_ns;   /* the validator's own pod, or NULL */
+        unsigned progress_s;
         gv_marker_id_t last;
         char *output_dir, *boot_id_path;
         unsigned backoff_initial_ms, backoff_max_ms, resync_s, settle_ms;
@@ -109,6 +111,8 @@ void gv_nodesignal_free(gv_nodesignal_t **nsp)
         free(ns->node);
         free(ns->event_ns);
         free(ns->event_instance);
+        free(ns->pod);
+        free(ns->pod_ns);
         free(ns->output_dir);
         free(ns->boot_id_path);
         gv_nodesignal_verdict_clear(&ns->synced);
@@ -185,6 +189,13 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
                 ns->event_instance = NULL;
                 ok = false;
         }
+        if (opts->pod_name && *opts->pod_name) {
+                ns->pod = dup_or(opts->pod_name, NULL, &ok);
+                ns->pod_ns = dup_or(opts->pod_namespace && *opts->pod_namespace ? opts->pod_namespace
+                                                                                 : kc ? kc->namespace : NULL,
+                                    "default", &ok);
+        }
+        ns->progress_s = opts->progress_s ? opts->progress_s : 5;
         ns->output_dir = dup_or(opts->output_dir, GV_DEFAULT_OUTPUT_DIR, &ok);
         ns->boot_id_path = dup_or(opts->boot_id_path, GV_DEFAULT_BOOT_ID_PATH, &ok);
         if (!ok)
@@ -414,12 +425,31 @@ static int apply(gv_nodesignal_t *ns, const gv_nodesignal_verdict_t *v, gv_error
         return 0;
 }
 
+/* While not validated: what the validator's own pod says about the init containers (best effort). */
+static void read_progress(gv_nodesignal_t *ns, gv_nodesignal_verdict_t *v)
+{
+        if (!ns->pod || v->validated)
+                return;
+        json_object *pod = NULL;
+        _cleanup_error_ gv_error_t *e = NULL;
+        if (gv_k8s_pod_get(ns->client, ns->pod_ns, ns->pod, &pod, &e) < 0) {
+                logf_(ns, GV_LOG_DEBUG, gv_reason_name(e->reason), "pod %s/%s not read (progress unknown): %s",
+                      ns->pod_ns, ns->pod, e->msg);
+                return;
+        }
+        if (gv_nodesignal_pod_progress(pod, v) < 0)
+                logf_(ns, GV_LOG_DEBUG, "internal", "pod %s/%s: out of memory reading its progress", ns->pod_ns,
+                      ns->pod);
+        json_object_put(pod);
+}
+
 int gv_nodesignal_sync(gv_nodesignal_t *ns, gv_error_t **err)
 {
         gv_nodesignal_verdict_t v;
         int r = judge(ns, &v, err);
         if (r < 0)
                 return r;
+        read_progress(ns, &v);
         r = apply(ns, &v, err);
         if (r < 0) {
                 gv_nodesignal_verdict_clear(&v);
@@ -500,6 +530,10 @@ int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
                                 need = false;
                                 failed_in_row = 0;
                                 retry_at = mono_ms();
+                                /* Validating: the pod's progress (init containers) changes no marker. */
+                                uint64_t soon = retry_at + (uint64_t) ns->progress_s * 1000u;
+                                if (ns->pod && !ns->synced.validated && soon < next_resync)
+                                        next_resync = soon;
                         } else if (r == -EINTR && stopped(ns)) {
                                 break;
                         } else {

@@ -121,8 +121,8 @@ class FollowMarkers(NodeSignalTestCase):
         """FR18: condition, label, taint and events follow the markers, and agree with the metrics."""
         e = self.start(*self.full_args())
         # Nothing validated yet: False, pending; the start-up taint stays; no label, no event.
-        c = self.wait_condition("False", "ValidationPending")
-        self.assertIn("driver-ready is missing", c["message"])
+        c = self.wait_condition("False", "Validating")
+        self.assertEqual(c["message"], "validating driver: driver-ready is missing (not present)")
         node = self.node()
         self.assertNotIn(LABEL, node["metadata"]["labels"])
         self.assertEqual(self.taints(node), [STARTUP_TAINT, OTHER_TAINT])
@@ -199,6 +199,52 @@ class FollowMarkers(NodeSignalTestCase):
                 self.assertEqual(r["contentType"].split(";")[0], MERGE)
         self.stop(e)
 
+    def test_progress_from_pod_start(self):
+        """Issue 12 item 4: run from pod start (the chart's native sidecar), the signal reads its own
+        pod: the Node says Validating with the component in progress, then the failing component and
+        its reason (the last line of the init container's termination message), then True; the
+        start-up taint goes only on success, and the first success is GPUValidationSucceeded."""
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "validator-x"},
+               "spec": {"initContainers": [{"name": "node-status", "image": "v", "restartPolicy": "Always"}]
+                        + [{"name": f"{c}-validation", "image": "v"} for c in ("driver", "toolkit", "cuda", "plugin")],
+                        "containers": [{"name": "nvidia-operator-validator", "image": "v"}]}}
+        self.api.api("POST", f"/api/v1/namespaces/{NS}/pods", pod)
+
+        def statuses(*entries):
+            self.api.control("POST", f"/pods/{NS}/validator-x/status?replace=1",
+                             {"phase": "Pending", "initContainerStatuses":
+                              [{"name": "node-status", "restartCount": 0, "state": {"running": {}}}] + list(entries)})
+
+        done = {"state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
+        statuses({"name": "driver-validation", "restartCount": 0, "state": {"running": {}}},
+                 {"name": "toolkit-validation", "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}})
+        e = self.start(*self.full_args(), env=gvtest.clean_env(OPERATOR_NAMESPACE=NS, POD_NAME="validator-x"))
+        c = self.wait_condition("False", "Validating")
+        self.assertEqual(c["message"], "validating driver (in progress): driver-ready is missing (not present)")
+        self.assertIn(STARTUP_TAINT, self.taints())
+
+        # The driver passed, the toolkit check fails and backs off: named with its reason.
+        self.folder.write("driver-ready")
+        statuses(dict(done, name="driver-validation"),
+                 {"name": "toolkit-validation", "restartCount": 2, "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                  "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+                                               "message": "toolkit: looking\nerror: no CDI spec names GPU 0\n"}}})
+        c = self.wait_condition("False", "ToolkitValidationFailed", )
+        self.assertEqual(c["message"], "toolkit validation failed (exit code 1, 2 restarts): error: no CDI spec names GPU 0")
+        self.assertIn(STARTUP_TAINT, self.taints())
+        self.assertEqual(self.events(), [])
+
+        # Everything validated: True, the taint lifted, a first-success event.
+        self.folder.chain()
+        self.wait_condition("True", "ValidationSucceeded")
+        wait_for("taint lifted", lambda: self.taints() == [OTHER_TAINT])
+        self.assertEqual([x["reason"] for x in self.wait_events(1)], ["GPUValidationSucceeded"])
+        # The pod is read only while not validated.
+        n = len([r for r in self.api.requests() if r["path"].endswith("/pods/validator-x")])
+        time.sleep(6)
+        self.assertEqual(len([r for r in self.api.requests() if r["path"].endswith("/pods/validator-x")]), n)
+        self.stop(e)
+
     def test_idempotent(self):
         """No write when nothing changed: neither on an unrelated change nor after a restart."""
         self.folder.chain()
@@ -251,7 +297,7 @@ class FollowMarkers(NodeSignalTestCase):
         e = Exporter(args, env=env)
         self.exporters.append(e)
         ctype = "example.com/GPUToolkitValidated"
-        self.wait_condition("False", "ValidationPending", ctype=ctype)
+        self.wait_condition("False", "Validating", ctype=ctype)
         self.folder.write("driver-ready")
         self.folder.write("toolkit-ready")
         c = self.wait_condition("True", "ValidationSucceeded", ctype=ctype)

@@ -112,18 +112,92 @@ static void test_pending_node(void **state)
         assert_int_equal(gv_nodesignal_plan(&spec, &v, node, GV_NODESIGNAL_UNKNOWN, NOW, &p, NULL), 0);
         assert_int_equal(p.before, GV_NODESIGNAL_PENDING);
         assert_int_equal(p.after, GV_NODESIGNAL_PENDING);
-        assert_string_equal(p.condition_reason, "ValidationPending");
-        assert_string_equal(p.condition_message, "waiting for driver: driver-ready is missing (not present)");
+        assert_string_equal(p.condition_reason, "Validating");
+        assert_string_equal(p.condition_message, "validating driver: driver-ready is missing (not present)");
         assert_null(p.event_reason);
         assert_null(p.node_patch); /* tainted, not labelled: as wanted */
         assert_non_null(p.status_patch);
         assert_string_equal(text(p.status_patch),
                             "{\"metadata\":{\"resourceVersion\":\"7\"},\"status\":{\"conditions\":["
                             "{\"type\":\"Ready\",\"status\":\"True\",\"reason\":\"KubeletReady\",\"message\":\"ok\"},"
-                            "{\"type\":\"GPUValidated\",\"status\":\"False\",\"reason\":\"ValidationPending\","
-                            "\"message\":\"waiting for driver: driver-ready is missing (not present)\","
+                            "{\"type\":\"GPUValidated\",\"status\":\"False\",\"reason\":\"Validating\","
+                            "\"message\":\"validating driver: driver-ready is missing (not present)\","
                             "\"lastHeartbeatTime\":\"" NOW "\",\"lastTransitionTime\":\"" NOW "\"}]}}");
         gv_nodesignal_plan_clear(&p);
+        json_object_put(node);
+}
+
+/* Issue 12 item 4: the validator's own pod says which component runs, or which failed and why. */
+#define POD_SPEC                                                                                                   \
+        "\"spec\":{\"initContainers\":[{\"name\":\"node-status\",\"restartPolicy\":\"Always\"},"                \
+        "{\"name\":\"driver-validation\"},{\"name\":\"toolkit-validation\"},{\"name\":\"cuda-validation\"}]}"
+
+static void test_pod_progress(void **state)
+{
+        (void) state;
+        gv_nodesignal_spec_t spec = full_spec();
+        json_object *node = parse(BARE_NODE);
+        gv_nodesignal_verdict_t v = failing(GV_MARKER_TOOLKIT, GV_MARKER_MISSING, "not present");
+        gv_nodesignal_plan_t p;
+
+        /* driver done, toolkit running: the sidecar itself (running) is skipped. */
+        json_object *pod = parse("{" POD_SPEC ",\"status\":{\"initContainerStatuses\":["
+                                 "{\"name\":\"node-status\",\"state\":{\"running\":{}}},"
+                                 "{\"name\":\"driver-validation\",\"state\":{\"terminated\":{\"exitCode\":0}}},"
+                                 "{\"name\":\"toolkit-validation\",\"state\":{\"running\":{}}},"
+                                 "{\"name\":\"cuda-validation\",\"state\":{\"waiting\":{\"reason\":\"PodInitializing\"}}}]}}");
+        assert_int_equal(gv_nodesignal_pod_progress(pod, &v), 0);
+        assert_true(v.has_running);
+        assert_false(v.has_failed);
+        assert_int_equal(v.running, GV_MARKER_TOOLKIT);
+        assert_int_equal(gv_nodesignal_plan(&spec, &v, node, GV_NODESIGNAL_UNKNOWN, NOW, &p, NULL), 0);
+        assert_string_equal(p.condition_reason, "Validating");
+        assert_string_equal(p.condition_message, "validating toolkit (in progress): toolkit-ready is missing (not present)");
+        assert_int_equal(p.after, GV_NODESIGNAL_PENDING);
+        gv_nodesignal_plan_clear(&p);
+        json_object_put(pod);
+
+        /* toolkit failed and waits in CrashLoopBackOff: the last line of its termination message. */
+        pod = parse("{" POD_SPEC ",\"status\":{\"initContainerStatuses\":["
+                    "{\"name\":\"driver-validation\",\"state\":{\"terminated\":{\"exitCode\":0}}},"
+                    "{\"name\":\"toolkit-validation\",\"restartCount\":3,"
+                    "\"state\":{\"waiting\":{\"reason\":\"CrashLoopBackOff\"}},"
+                    "\"lastState\":{\"terminated\":{\"exitCode\":1,\"reason\":\"Error\","
+                    "\"message\":\"info: toolkit: looking\\nerror: toolkit: no CDI spec names GPU 0\\n\\n\"}}}]}}");
+        assert_int_equal(gv_nodesignal_pod_progress(pod, &v), 0);
+        assert_false(v.has_running);
+        assert_true(v.has_failed);
+        assert_int_equal(gv_nodesignal_plan(&spec, &v, node, GV_NODESIGNAL_UNKNOWN, NOW, &p, NULL), 0);
+        assert_string_equal(p.condition_reason, "ToolkitValidationFailed");
+        assert_string_equal(p.condition_message,
+                            "toolkit validation failed (exit code 1, 3 restarts): error: toolkit: no CDI spec names GPU 0");
+        assert_int_equal(p.after, GV_NODESIGNAL_PENDING);
+        assert_null(p.event_reason);
+        /* Such a Node reads as pending (never validated), so the first success is "Succeeded". */
+        json_object *patched = parse(BARE_NODE);
+        json_object *conds = at(at(p.status_patch, "status", NULL), "conditions", NULL);
+        json_object_object_add(at(patched, "status", NULL), "conditions", json_object_get(conds));
+        assert_int_equal(gv_nodesignal_node_phase(&spec, patched, GV_NODESIGNAL_UNKNOWN), GV_NODESIGNAL_PENDING);
+        json_object_put(patched);
+        gv_nodesignal_plan_clear(&p);
+        json_object_put(pod);
+
+        /* A plain failed init container (terminated, not yet restarted): its reason when no message. */
+        pod = parse("{" POD_SPEC ",\"status\":{\"initContainerStatuses\":["
+                    "{\"name\":\"driver-validation\",\"state\":{\"terminated\":{\"exitCode\":3,\"reason\":\"Error\"}}}]}}");
+        assert_int_equal(gv_nodesignal_pod_progress(pod, &v), 0);
+        assert_true(v.has_failed);
+        assert_int_equal(v.failed, GV_MARKER_DRIVER);
+        assert_int_equal(v.failed_exit_code, 3);
+        assert_string_equal(v.failed_message, "Error");
+        json_object_put(pod);
+        /* No status at all: nothing known. */
+        pod = parse("{" POD_SPEC "}");
+        assert_int_equal(gv_nodesignal_pod_progress(pod, &v), 0);
+        assert_false(v.has_running || v.has_failed);
+        assert_null(v.failed_message);
+        json_object_put(pod);
+        free(v.failed_message); /* detail is a literal here: not gv_nodesignal_verdict_clear() */
         json_object_put(node);
 }
 
@@ -390,6 +464,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pending_node),
+                cmocka_unit_test(test_pod_progress),
                 cmocka_unit_test(test_first_success),
                 cmocka_unit_test(test_agreeing_node_no_patch),
                 cmocka_unit_test(test_failure_after_success),
