@@ -305,7 +305,10 @@ class Chart(unittest.TestCase):
         self.assertEqual(spec["nodeSelector"], {"node-role/gpu": "yes"})
         self.assertEqual(spec["tolerations"][0]["key"], "dedicated")
         self.assertIn("nodeAffinity", spec["affinity"])
-        inits = spec["initContainers"]
+        side = spec["initContainers"][0]  # nodeStatus.enabled: the exporter runs as a native sidecar
+        self.assertEqual((side["name"], side["restartPolicy"]), ("metrics", "Always"))
+        inits = spec["initContainers"][1:]
+        self.assertEqual(len(inits), 4)
         for c, name in zip(inits, COMPONENTS):
             env = env_of(c)
             self.assertEqual(c["image"], "registry.example/gpu/gpu-validator:9.9.9")
@@ -332,7 +335,7 @@ class Chart(unittest.TestCase):
         self.assertEqual(env_of(inits[3])["EXTRA_PLUGIN"], "p")
         self.assertEqual(env_of(inits[3])["WITH_WORKLOAD"], "true")
         self.assertEqual(env_of(inits[3])["MIG_STRATEGY"], "mixed")
-        main = spec["containers"][0]
+        main = side
         self.assertEqual(main["command"], ["gpu-validator", "metrics", "--listen", ":9400"])
         svc = one(docs, "Service")
         self.assertEqual(svc["spec"]["ports"][0]["port"], 9400)
@@ -411,7 +414,32 @@ class Chart(unittest.TestCase):
     def test_node_status(self):
         docs = render(sets=["nodeStatus.enabled=true"])
         spec = validator(docs)["spec"]["template"]["spec"]
-        env = env_of(spec["containers"][0])
+        # Issue 12 item 4: the exporter and node signal run from pod start, as a native sidecar (the
+        # first init container, restartPolicy Always), reading its own pod for progress; the main
+        # container only waits (and cleans up in preStop).
+        side = spec["initContainers"][0]
+        self.assertEqual(side["name"], "metrics")
+        self.assertEqual(side["restartPolicy"], "Always")
+        self.assertEqual(side["command"], ["gpu-validator", "metrics", "--listen", ":8000"])
+        self.assertEqual(side["ports"][0]["name"], "metrics")
+        self.assertEqual(env_of(side)["POD_NAME"], {"fieldRef": {"fieldPath": "metadata.name"}})
+        self.assertEqual([c["name"] for c in spec["initContainers"][1:]], [f"{c}-validation" for c in COMPONENTS])
+        for c in spec["initContainers"][1:]:
+            self.assertEqual(c["terminationMessagePolicy"], "FallbackToLogsOnError")  # the reason reaches the Node
+        main = spec["containers"][0]
+        self.assertNotIn("ports", main)
+        self.assertNotIn("NODE_CONDITION", env_of(main))
+        self.assertEqual(main["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
+        svc = one(render(sets=["nodeStatus.enabled=true", "metrics.service.enabled=true"]), "Service")
+        self.assertEqual(svc["spec"]["ports"][0]["targetPort"], 8000)  # a sidecar's port, by number
+        self.assertEqual(api_server_rejects(spec), [])
+        # Clusters before 1.29 (no native sidecars): the exporter in the main container, as before.
+        old = validator(render(sets=["nodeStatus.enabled=true", "nodeStatus.nativeSidecar=false"]))
+        old = old["spec"]["template"]["spec"]
+        self.assertEqual([c["name"] for c in old["initContainers"]], [f"{c}-validation" for c in COMPONENTS])
+        self.assertEqual(old["containers"][0]["command"], ["gpu-validator", "metrics", "--listen", ":8000"])
+        self.assertEqual(env_of(old["containers"][0])["NODE_CONDITION"], "GPUValidated")
+        env = env_of(side)
         self.assertEqual(env["NODE_CONDITION"], "GPUValidated")
         self.assertEqual(env["LAST_COMPONENT"], "plugin")
         self.assertNotIn("NODE_LABEL", env)
@@ -424,7 +452,7 @@ class Chart(unittest.TestCase):
         docs = render(sets=["nodeStatus.enabled=true", "nodeStatus.conditionType=",
                             "nodeStatus.startupTaint=example.com/gate:NoExecute", "tolerations=null"])
         spec = validator(docs)["spec"]["template"]["spec"]
-        env = env_of(spec["containers"][0])
+        env = env_of(spec["initContainers"][0])
         self.assertNotIn("NODE_CONDITION", env)
         self.assertEqual(env["STARTUP_TAINT"], "example.com/gate:NoExecute")
         self.assertEqual(spec["tolerations"], [{"key": "example.com/gate", "operator": "Exists", "effect": "NoExecute"}])
@@ -447,7 +475,7 @@ class Chart(unittest.TestCase):
         self.assertEqual(sm["spec"]["endpoints"][0]["port"], svc["spec"]["ports"][0]["name"])
         self.assertEqual(sm["spec"]["endpoints"][0]["interval"], "30s")
         self.assertEqual(svc["spec"]["ports"][0]["port"], 8000)
-        self.assertEqual(svc["spec"]["ports"][0]["targetPort"], "metrics")
+        self.assertEqual(svc["spec"]["ports"][0]["targetPort"], 8000)  # by number: it may be a sidecar's port
         ds = validator(docs)
         self.assertEqual(ds["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"], "metrics")
         for k, v in svc["spec"]["selector"].items():

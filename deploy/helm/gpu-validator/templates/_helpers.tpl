@@ -88,3 +88,70 @@ allowPrivilegeEscalation: false when not privileged. */}}
 {{- end -}}
 {{- toYaml $sc -}}
 {{- end -}}
+
+
+{{/*
+The metrics exporter (`gpu-validator metrics`, with the node-level signal when nodeStatus.enabled),
+after its name: dict "root" $ "sidecar" BOOL.  As a native sidecar it also knows its own pod
+(POD_NAME) to report the validation in progress; as the main container it cleans up in preStop.
+*/}}
+{{- define "gpu-validator.metricsContainer" -}}
+{{- $v := .root.Values -}}
+{{- $ns := $v.nodeStatus -}}
+image: {{ include "gpu-validator.image" .root }}
+imagePullPolicy: {{ $v.image.pullPolicy }}
+command: ["gpu-validator", "metrics", "--listen", ":{{ $v.metrics.port }}"]
+ports:
+  - name: metrics
+    containerPort: {{ $v.metrics.port }}
+    protocol: TCP
+readinessProbe:
+  httpGet:
+    path: /healthz
+    port: metrics
+  periodSeconds: 10
+env:
+  {{- include "gpu-validator.commonEnv" .root | nindent 2 }}
+  {{- if $ns.enabled }}
+  {{- with $ns.conditionType }}
+  - name: NODE_CONDITION
+    value: {{ . | quote }}
+  {{- end }}
+  {{- with $ns.label }}
+  - name: NODE_LABEL
+    value: {{ . | quote }}
+  {{- end }}
+  {{- with $ns.startupTaint }}
+  - name: STARTUP_TAINT
+    value: {{ . | quote }}
+  {{- end }}
+  {{- with $ns.lastComponent }}
+  - name: LAST_COMPONENT
+    value: {{ . | quote }}
+  {{- end }}
+  {{- if .sidecar }}
+  - name: POD_NAME
+    valueFrom:
+      fieldRef:
+        fieldPath: metadata.name
+  {{- end }}
+  {{- end }}
+  {{- with $v.env }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- with $v.resources }}
+resources:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- $ctx := dict "root" .root "name" "metrics" }}
+securityContext:
+  {{- include "gpu-validator.securityContext" $ctx | nindent 2 }}
+{{- if not .sidecar }}
+lifecycle:
+  preStop:
+    exec:
+      command: ["gpu-validator", "cleanup"]
+{{- end }}
+volumeMounts:
+  {{- include "gpu-validator.validationsMount" (dict "root" .root "privileged" (eq (include "gpu-validator.privileged" $ctx) "true")) | nindent 2 }}
+{{- end -}}
