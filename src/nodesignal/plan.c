@@ -633,9 +633,8 @@ static int set_failed(gv_nodesignal_verdict_t *v, gv_marker_id_t comp, json_obje
         free(v->failed_message);
         const char *msg = get_str(t, "message"), *reason = get_str(t, "reason");
         v->failed_message = last_line(msg);
-        if (!v->failed_message && (reason || fallback_reason))
-                if (!(v->failed_message = strdup(reason ? reason : fallback_reason)))
-                        return -ENOMEM;
+        if (!v->failed_message)
+                v->failed_message = last_line(reason ? reason : fallback_reason);
         return 0;
 }
 
