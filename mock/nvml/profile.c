@@ -398,7 +398,7 @@ bad:
 
 static int get_uint(pctx_t *c, yaml_node_t *n, const char *prefix, const char *key, unsigned max, unsigned *out)
 {
-        unsigned long long v;
+        unsigned long long v = 0;
         int r = get_ull(c, n, prefix, key, max, &v);
         if (r < 0)
                 return r;
@@ -640,7 +640,7 @@ static int util_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *
 static int memory_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
 {
         gv_mock_device_t *d = data;
-        unsigned long long *dst = NULL, x;
+        unsigned long long *dst = NULL, x = 0;
         bool bytes = false;
         if (KEY_IS(key, "total_mib") || (bytes = KEY_IS(key, "total_bytes")))
                 dst = &d->memory_total_mib;
