@@ -806,9 +806,9 @@ static int parse_mig_device(pctx_t *c, yaml_node_t *v, const char *prefix, gv_mo
                         if (r >= 0 && !valid_uuid(m->uuid, "MIG-"))
                                 r = perr(c, x, prefix, k, "expected MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
                 } else if (KEY_IS(k, "gi_id") || KEY_IS(k, "gpu_instance_id"))
-                        r = get_uint(c, x, prefix, k, 64, &m->gi_id);
+                        r = get_uint(c, x, prefix, k, GV_MOCK_MAX_INSTANCE_ID, &m->gi_id);
                 else if (KEY_IS(k, "ci_id") || KEY_IS(k, "compute_instance_id"))
-                        r = get_uint(c, x, prefix, k, 64, &m->ci_id);
+                        r = get_uint(c, x, prefix, k, GV_MOCK_MAX_INSTANCE_ID, &m->ci_id);
                 else if (KEY_IS(k, "ci_slices"))
                         r = get_uint(c, x, prefix, k, 8, &m->ci_slice_count);
                 else if (KEY_IS(k, "placement_start"))
@@ -1087,9 +1087,9 @@ static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const 
                                 r = get_ull(c, x, ip, k, 1ULL << 50, &b);
                                 pr->used_memory_mib = b / (1024 * 1024);
                         } else if (KEY_IS(k, "gi_id"))
-                                r = get_uint(c, x, ip, k, 64, &pr->gi_id);
+                                r = get_uint(c, x, ip, k, GV_MOCK_MAX_INSTANCE_ID, &pr->gi_id);
                         else if (KEY_IS(k, "ci_id"))
-                                r = get_uint(c, x, ip, k, 64, &pr->ci_id);
+                                r = get_uint(c, x, ip, k, GV_MOCK_MAX_INSTANCE_ID, &pr->ci_id);
                         else
                                 r = unknown_key(c, x, ip, k);
                         if (r < 0)
@@ -1860,7 +1860,7 @@ static int finalize_mig(gv_mock_profile_t *p, gv_mock_device_t *d, gv_error_t **
                 } else {
                         if (m->gi_id == UNSET) {
                                 unsigned g = 1;
-                                while (g < 64 && (used_gi & (1ULL << g)))
+                                while (g < GV_MOCK_MAX_INSTANCE_ID && (used_gi & (1ULL << g)))
                                         g++;
                                 m->gi_id = g;
                                 used_gi |= 1ULL << g;
@@ -1880,10 +1880,17 @@ static int finalize_mig(gv_mock_profile_t *p, gv_mock_device_t *d, gv_error_t **
                                             "%s: devices[%u].mig.devices[%zu].ci_slices: %u is more than the %u of %s",
                                             src, d->index, i, m->ci_slice_count, mp->slice_count, mp->name);
                 if (m->ci_id == UNSET) {
+                        /* the next id after the GI's highest; past the bound, the lowest free one */
                         unsigned ci = 0;
+                        uint64_t used_ci = 0;
                         for (size_t j = 0; j < i; j++)
-                                if (d->mig_devices[j].gi_id == m->gi_id && d->mig_devices[j].ci_id >= ci)
-                                        ci = d->mig_devices[j].ci_id + 1;
+                                if (d->mig_devices[j].gi_id == m->gi_id) {
+                                        used_ci |= 1ULL << d->mig_devices[j].ci_id;
+                                        if (d->mig_devices[j].ci_id >= ci)
+                                                ci = d->mig_devices[j].ci_id + 1;
+                                }
+                        for (ci = ci > GV_MOCK_MAX_INSTANCE_ID ? 0 : ci; used_ci & (1ULL << ci); ci++)
+                                ;
                         m->ci_id = ci;
                 }
                 for (size_t j = 0; j < i; j++)
