@@ -1621,6 +1621,68 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
         return 0;
 }
 
+/* A key of a mapping, for sorting: its text and the node that holds it. */
+typedef struct keyref {
+        const char *text;
+        const yaml_node_t *node;
+} keyref_t;
+
+static int keyref_cmp(const void *a, const void *b)
+{
+        const keyref_t *x = a, *y = b;
+        int c = strcmp(x->text, y->text);
+        if (c)
+                return c;
+        size_t i = x->node->start_mark.index, j = y->node->start_mark.index;
+        return i < j ? -1 : i > j ? 1 : 0;
+}
+
+/*
+ * Refuses a mapping that names a key twice (YAML and JSON alike: libyaml
+ * keeps both pairs, and the parsers would take the last one silently).
+ * Every mapping of the document is checked once, sorted, so a large mapping
+ * costs n log n.  Error: "<source>:<line>: <key>: duplicate key (first on
+ * line N)" naming the second occurrence; -EINVAL, GV_REASON_CONFIG.
+ */
+static int check_duplicate_keys(const char *source, yaml_document_t *doc, gv_error_t **err)
+{
+        for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++) {
+                if (n->type != YAML_MAPPING_NODE)
+                        continue;
+                size_t count = (size_t) (n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+                if (count < 2)
+                        continue;
+                _cleanup_free_ keyref_t *keys = calloc(count, sizeof(*keys));
+                if (!keys)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                size_t k = 0;
+                for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+                        const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+                        if (kn && kn->type == YAML_SCALAR_NODE)
+                                keys[k++] = (keyref_t){ (const char *) kn->data.scalar.value, kn };
+                }
+                if (k > 1)
+                        qsort(keys, k, sizeof(*keys), keyref_cmp);
+                for (size_t i = 1; i < k; i++)
+                        if (strcmp(keys[i - 1].text, keys[i].text) == 0) {
+                                _cleanup_free_ char *shown = NULL;
+                                size_t len = strlen(keys[i].text);
+                                /* keys are shown as given; control characters as '?' */
+                                shown = strndup(keys[i].text, len > 64 ? 64 : len);
+                                if (!shown)
+                                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                for (char *q = shown; *q; q++)
+                                        if ((unsigned char) *q < 0x20 || *q == 0x7f)
+                                                *q = '?';
+                                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                                    "%s:%lu: %s%s: duplicate key (first on line %lu); give each key once",
+                                                    source, yline(keys[i].node), shown, len > 64 ? "..." : "",
+                                                    yline(keys[i - 1].node));
+                        }
+        }
+        return 0;
+}
+
 static int load_text(const char *source, const char *text, size_t len, gv_mock_profile_t **out, gv_error_t **err)
 {
         yaml_parser_t parser;
@@ -1637,6 +1699,11 @@ static int load_text(const char *source, const char *text, size_t len, gv_mock_p
                 return r;
         }
         yaml_parser_delete(&parser);
+        int dr = check_duplicate_keys(source, &doc, err);
+        if (dr < 0) {
+                yaml_document_delete(&doc);
+                return dr;
+        }
 
         _cleanup_profile_ gv_mock_profile_t *p = calloc(1, sizeof(*p));
         if (!p) {
@@ -1651,6 +1718,18 @@ static int load_text(const char *source, const char *text, size_t len, gv_mock_p
                 return r;
         *out = TAKE_PTR(p);
         return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+        size_t a = strlen(s), b = strlen(suffix);
+        return a > b && strcmp(s + a - b, suffix) == 0;
+}
+
+bool gv_mock_profile_is_path(const char *name)
+{
+        return name && (strchr(name, '/') || ends_with(name, ".yaml") || ends_with(name, ".yml") ||
+                        ends_with(name, ".json"));
 }
 
 int gv_mock_profile_load_memory(const char *source, const char *text, size_t len, gv_mock_profile_t **out,

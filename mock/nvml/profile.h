@@ -231,6 +231,13 @@ int gv_mock_profile_load_memory(const char *source, const char *text, size_t len
  */
 int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_error_t **err);
 
+/*
+ * gv_mock_profile_is_path - whether @name (a --profile value) names a file
+ * rather than a built-in profile: it holds a '/' or ends in .yaml, .yml or
+ * .json (what `mock profiles --json` writes is a profile too).
+ */
+bool gv_mock_profile_is_path(const char *name);
+
 /* gv_mock_profile_builtin_names - NULL-terminated static list of built-in profile names (no aliases). */
 const char *const *gv_mock_profile_builtin_names(void);
 

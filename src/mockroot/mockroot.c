@@ -696,13 +696,6 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
 
 /* ---- install ---- */
 
-static bool is_profile_file(const char *p)
-{
-        size_t len = strlen(p);
-        return strchr(p, '/') || (len > 5 && strcmp(p + len - 5, ".yaml") == 0) ||
-               (len > 4 && strcmp(p + len - 4, ".yml") == 0);
-}
-
 /* A YAML double-quoted scalar. */
 static void yq(FILE *f, const char *s)
 {
@@ -800,7 +793,7 @@ static int load_profile(const gv_mock_install_opts_t *o, gv_mock_profile_t **out
 {
         const char *name = o->profile && *o->profile ? o->profile : GV_MOCK_DEFAULT_PROFILE;
         _cleanup_(gv_mock_profile_free) gv_mock_profile_t *p = NULL;
-        int r = is_profile_file(name) ? gv_mock_profile_load_file(name, &p, err)
+        int r = gv_mock_profile_is_path(name) ? gv_mock_profile_load_file(name, &p, err)
                                       : gv_mock_profile_load_builtin(name, &p, err);
         if (r < 0) {
                 if (err && *err && (*err)->reason == GV_REASON_IO)

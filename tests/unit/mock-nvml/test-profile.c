@@ -392,6 +392,28 @@ static void test_instance_ids_bounded(void **state)
         gv_mock_profile_free(&p);
 }
 
+/* Issue 9 defect 9: a key given twice is refused with file:line, in YAML and in JSON. */
+static void test_duplicate_keys_refused(void **state)
+{
+        (void) state;
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu_count: 2\ngpu: {name: x, memory_mib: 10}\n"
+                     "gpu_count: 3\n",
+                     "profile.yaml:4: gpu_count: duplicate key (first on line 2)");
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu:\n  name: x\n  memory_mib: 10\n  name: y\n",
+                     "profile.yaml:5: name: duplicate key (first on line 3)");
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu: {name: x, memory_mib: 10}\n"
+                     "devices:\n  - {index: 0, temperature_c: 30, temperature_c: 40}\n",
+                     "profile.yaml:4: temperature_c: duplicate key (first on line 4)");
+        expect_error("{\n  \"driver\": {\"version\": \"1\", \"cuda_version\": 12040},\n"
+                     "  \"gpu\": {\"name\": \"x\", \"memory_mib\": 10},\n"
+                     "  \"driver\": {\"version\": \"2\", \"cuda_version\": 12040}\n}\n",
+                     "profile.yaml:4: driver: duplicate key (first on line 2)");
+        /* the nvml-mock schema too */
+        expect_error("system: {driver_version: \"1\", cuda_version: \"12.4\"}\n"
+                     "device_defaults: {name: x, memory: {total_bytes: 1073741824}, name: y}\n",
+                     "profile.yaml:2: name: duplicate key (first on line 2)");
+}
+
 static void test_missing_file_and_file_errors(void **state)
 {
         gv_mock_profile_t *p = NULL;
@@ -440,6 +462,7 @@ int main(void)
                 cmocka_unit_test(test_to_yaml_round_trip),
                 cmocka_unit_test(test_bad_profiles_name_file_line_field),
                 cmocka_unit_test(test_instance_ids_bounded),
+                cmocka_unit_test(test_duplicate_keys_refused),
                 cmocka_unit_test(test_missing_file_and_file_errors),
                 cmocka_unit_test(test_parse_return_name),
         };
