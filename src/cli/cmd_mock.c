@@ -45,6 +45,8 @@ static void usage_install(FILE *f)
               "usr/bin/nvidia-smi, proc/driver/nvidia/version, dev/nvidiactl, dev/nvidia0..N-1,\n"
               "dev/nvidia-uvm, dev/nvidia-uvm-tools, a CDI spec, and the manifest .gpu-validator-mock.json.\n"
               "Re-running updates the root; a non-empty folder that is not a mock root is refused.\n"
+              "The manifest is written first as an intent record: after an install that was killed,\n"
+              "install finishes it and remove removes what it had made.\n"
               "\nOptions:\n"
               "  --root DIR               the driver root to lay out (required)\n"
               "  --profile NAME|FILE      built-in profile (see 'mock profiles') or a YAML file\n"
@@ -162,7 +164,7 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                             res.fallback_reason ? res.fallback_reason : "refused", res.root);
         gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL,
                     "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s",
-                    res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
+                    res.recovered ? "finished the interrupted install of" : res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
                     res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec);
         gv_mock_install_result_clear(&res);
         return GV_EXIT_OK;
