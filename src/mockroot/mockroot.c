@@ -956,14 +956,73 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
 
 /* ---- install ---- */
 
-/* A YAML double-quoted scalar. */
+/*
+ * Decodes one UTF-8 sequence at @s into *cp; returns its length, or 0 for a
+ * byte that does not start a valid sequence (overlong, surrogate, past
+ * U+10FFFF, cut short).
+ */
+static size_t utf8_next(const unsigned char *s, unsigned *cp)
+{
+        size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0)
+                return 0;
+        unsigned v = n == 1 ? s[0] : s[0] & (0x7F >> n);
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xC0) != 0x80)
+                        return 0;
+                v = (v << 6) | (s[i] & 0x3F);
+        }
+        static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (v < min[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+                return 0;
+        *cp = v;
+        return n;
+}
+
+/* Whether @s is valid UTF-8 (what a YAML stream must be; YAML 1.2 section 5.2). */
+static bool valid_utf8(const char *s)
+{
+        unsigned cp;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = utf8_next(p, &cp);
+                if (!n)
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
+/*
+ * @s (valid UTF-8) as a YAML double-quoted scalar: " and \ escaped, and every
+ * character YAML does not allow raw (C0 and C1 controls, DEL, U+FEFF, U+FFFE,
+ * U+FFFF; YAML 1.2 section 5.1 "c-printable") written as an escape, so that a
+ * newline in a path reads back as a newline, not as the space a raw line
+ * break in a quoted scalar folds into.
+ */
 static void yq(FILE *f, const char *s)
 {
         fputc('"', f);
-        for (const char *c = s; *c; c++) {
-                if (*c == '"' || *c == '\\')
-                        fputc('\\', f);
-                fputc(*c, f);
+        unsigned cp = 0;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = utf8_next(p, &cp);
+                if (!n) { /* callers check valid_utf8() first; never emit a byte YAML cannot read */
+                        fputs("\\uFFFD", f);
+                        p++;
+                        continue;
+                }
+                if (cp == '"' || cp == '\\')
+                        fprintf(f, "\\%c", (char) cp);
+                else if (cp == '\n')
+                        fputs("\\n", f);
+                else if (cp == '\t')
+                        fputs("\\t", f);
+                else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
+                        fprintf(f, "\\x%02X", cp);
+                else if (cp == 0xFEFF || cp == 0xFFFE || cp == 0xFFFF)
+                        fprintf(f, "\\u%04X", cp);
+                else
+                        fwrite(p, 1, n, f);
+                p += n;
         }
         fputc('"', f);
 }
@@ -1380,6 +1439,12 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
                 c.root[strlen(c.root) - 1] = '\0';
         if (strcmp(c.root, "/") == 0) {
                 r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "refusing to use / as a mock driver root");
+                goto out;
+        }
+        if (!valid_utf8(c.root)) {
+                /* its paths go into the CDI spec, and YAML holds UTF-8 text only */
+                r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: the root's path is not valid UTF-8, which the "
+                                 "CDI spec (YAML) cannot hold; choose another folder", c.root);
                 goto out;
         }
         cdi_dir = o->cdi_dir && *o->cdi_dir ? absolute(o->cdi_dir) : gv_path_join(c.root, "etc/cdi");
