@@ -1212,11 +1212,14 @@ static int write_manifest(ictx_t *c, const char *dir, const elist_t *entries, bo
 static int intent_nodes_as_files(ictx_t *c, gv_error_t **err)
 {
         bool changed = false;
-        for (size_t i = 0; i < c->intent.n; i++)
-                if (c->intent.v[i].type == E_CHAR) {
+        for (size_t i = 0; i < c->intent.n; i++) {
+                /* a character device an earlier install made stays listed as one until it is replaced */
+                const entry_t *o = elist_find(&c->old, c->intent.v[i].path);
+                if (c->intent.v[i].type == E_CHAR && !(o && o->type == E_CHAR)) {
                         c->intent.v[i].type = E_FILE;
                         changed = true;
                 }
+        }
         c->meta->device_nodes = GV_MOCK_NODES_FILES;
         return changed ? write_manifest(c, c->root, &c->intent, true, err) : 0;
 }
