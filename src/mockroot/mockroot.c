@@ -1409,6 +1409,25 @@ static void roll_back(ictx_t *c, const manifest_t *old, int existed, bool starte
                 (void) rmdir(c->root);
 }
 
+/* The absolute root (no trailing '/', not "/", UTF-8) and CDI folder of @o, heap strings. */
+static int resolve_paths(const gv_mock_install_opts_t *o, char **root, char **cdi_dir, gv_error_t **err)
+{
+        char *r = *root = absolute(o->root);
+        if (!r)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        while (strlen(r) > 1 && r[strlen(r) - 1] == '/')
+                r[strlen(r) - 1] = '\0';
+        if (strcmp(r, "/") == 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "refusing to use / as a mock driver root");
+        if (!valid_utf8(r)) /* its paths go into the CDI spec, and YAML holds UTF-8 text only */
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: the root's path is not valid UTF-8, which the "
+                                    "CDI spec (YAML) cannot hold; choose another folder", r);
+        *cdi_dir = o->cdi_dir && *o->cdi_dir ? absolute(o->cdi_dir) : gv_path_join(r, "etc/cdi");
+        if (!*cdi_dir)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return 0;
+}
+
 int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *out, gv_error_t **err)
 {
         if (!o || !o->root || !*o->root)
@@ -1433,28 +1452,8 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
         _cleanup_free_ char *cdi_dir = NULL, *cdi_spec = NULL, *why = NULL, *spec_abs = NULL;
         int existed = 0;
         bool started = false;
-        c.root = absolute(o->root);
-        if (!c.root) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        if ((r = resolve_paths(o, &c.root, &cdi_dir, err)) < 0)
                 goto out;
-        }
-        while (strlen(c.root) > 1 && c.root[strlen(c.root) - 1] == '/')
-                c.root[strlen(c.root) - 1] = '\0';
-        if (strcmp(c.root, "/") == 0) {
-                r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "refusing to use / as a mock driver root");
-                goto out;
-        }
-        if (!valid_utf8(c.root)) {
-                /* its paths go into the CDI spec, and YAML holds UTF-8 text only */
-                r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: the root's path is not valid UTF-8, which the "
-                                 "CDI spec (YAML) cannot hold; choose another folder", c.root);
-                goto out;
-        }
-        cdi_dir = o->cdi_dir && *o->cdi_dir ? absolute(o->cdi_dir) : gv_path_join(c.root, "etc/cdi");
-        if (!cdi_dir) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                goto out;
-        }
         if ((existed = prepare_root(&c, &old, err)) < 0) {
                 r = existed;
                 goto out;
