@@ -11,7 +11,7 @@
  * existing mock root to another GPU count, and a CDI folder outside the root.
  *
  * GV_CRASH_RANDOM_TRIALS sets the number of random-time kills per scenario
- * (default 16); GV_CRASH_SEED the seed (default 1).
+ * (default 8); GV_CRASH_SEED the seed (default 1).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -302,7 +302,7 @@ static void run_scenario(fx_t *fx, scenario_t sc)
         /* random times */
         const char *n_env = getenv("GV_CRASH_RANDOM_TRIALS");
         const char *seed_env = getenv("GV_CRASH_SEED");
-        unsigned trials = n_env ? (unsigned) strtoul(n_env, NULL, 10) : 16;
+        unsigned trials = n_env ? (unsigned) strtoul(n_env, NULL, 10) : 8;
         unsigned seed = seed_env ? (unsigned) strtoul(seed_env, NULL, 10) : 1;
         srand(seed + (unsigned) sc);
         /* how long one install (in a child) takes here, to spread the kills over it */
