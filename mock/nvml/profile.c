@@ -398,7 +398,7 @@ bad:
 
 static int get_uint(pctx_t *c, yaml_node_t *n, const char *prefix, const char *key, unsigned max, unsigned *out)
 {
-        unsigned long long v;
+        unsigned long long v = 0;
         int r = get_ull(c, n, prefix, key, max, &v);
         if (r < 0)
                 return r;
@@ -640,7 +640,7 @@ static int util_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *
 static int memory_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
 {
         gv_mock_device_t *d = data;
-        unsigned long long *dst = NULL, x;
+        unsigned long long *dst = NULL, x = 0;
         bool bytes = false;
         if (KEY_IS(key, "total_mib") || (bytes = KEY_IS(key, "total_bytes")))
                 dst = &d->memory_total_mib;
@@ -806,9 +806,9 @@ static int parse_mig_device(pctx_t *c, yaml_node_t *v, const char *prefix, gv_mo
                         if (r >= 0 && !valid_uuid(m->uuid, "MIG-"))
                                 r = perr(c, x, prefix, k, "expected MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
                 } else if (KEY_IS(k, "gi_id") || KEY_IS(k, "gpu_instance_id"))
-                        r = get_uint(c, x, prefix, k, 64, &m->gi_id);
+                        r = get_uint(c, x, prefix, k, GV_MOCK_MAX_INSTANCE_ID, &m->gi_id);
                 else if (KEY_IS(k, "ci_id") || KEY_IS(k, "compute_instance_id"))
-                        r = get_uint(c, x, prefix, k, 64, &m->ci_id);
+                        r = get_uint(c, x, prefix, k, GV_MOCK_MAX_INSTANCE_ID, &m->ci_id);
                 else if (KEY_IS(k, "ci_slices"))
                         r = get_uint(c, x, prefix, k, 8, &m->ci_slice_count);
                 else if (KEY_IS(k, "placement_start"))
@@ -1087,9 +1087,9 @@ static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const 
                                 r = get_ull(c, x, ip, k, 1ULL << 50, &b);
                                 pr->used_memory_mib = b / (1024 * 1024);
                         } else if (KEY_IS(k, "gi_id"))
-                                r = get_uint(c, x, ip, k, 64, &pr->gi_id);
+                                r = get_uint(c, x, ip, k, GV_MOCK_MAX_INSTANCE_ID, &pr->gi_id);
                         else if (KEY_IS(k, "ci_id"))
-                                r = get_uint(c, x, ip, k, 64, &pr->ci_id);
+                                r = get_uint(c, x, ip, k, GV_MOCK_MAX_INSTANCE_ID, &pr->ci_id);
                         else
                                 r = unknown_key(c, x, ip, k);
                         if (r < 0)
@@ -1621,6 +1621,68 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
         return 0;
 }
 
+/* A key of a mapping, for sorting: its text and the node that holds it. */
+typedef struct keyref {
+        const char *text;
+        const yaml_node_t *node;
+} keyref_t;
+
+static int keyref_cmp(const void *a, const void *b)
+{
+        const keyref_t *x = a, *y = b;
+        int c = strcmp(x->text, y->text);
+        if (c)
+                return c;
+        size_t i = x->node->start_mark.index, j = y->node->start_mark.index;
+        return i < j ? -1 : i > j ? 1 : 0;
+}
+
+/*
+ * Refuses a mapping that names a key twice (YAML and JSON alike: libyaml
+ * keeps both pairs, and the parsers would take the last one silently).
+ * Every mapping of the document is checked once, sorted, so a large mapping
+ * costs n log n.  Error: "<source>:<line>: <key>: duplicate key (first on
+ * line N)" naming the second occurrence; -EINVAL, GV_REASON_CONFIG.
+ */
+static int check_duplicate_keys(const char *source, yaml_document_t *doc, gv_error_t **err)
+{
+        for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top; n++) {
+                if (n->type != YAML_MAPPING_NODE)
+                        continue;
+                size_t count = (size_t) (n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+                if (count < 2)
+                        continue;
+                _cleanup_free_ keyref_t *keys = calloc(count, sizeof(*keys));
+                if (!keys)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                size_t k = 0;
+                for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+                        const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+                        if (kn && kn->type == YAML_SCALAR_NODE)
+                                keys[k++] = (keyref_t){ (const char *) kn->data.scalar.value, kn };
+                }
+                if (k > 1)
+                        qsort(keys, k, sizeof(*keys), keyref_cmp);
+                for (size_t i = 1; i < k; i++)
+                        if (strcmp(keys[i - 1].text, keys[i].text) == 0) {
+                                _cleanup_free_ char *shown = NULL;
+                                size_t len = strlen(keys[i].text);
+                                /* keys are shown as given; control characters as '?' */
+                                shown = strndup(keys[i].text, len > 64 ? 64 : len);
+                                if (!shown)
+                                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                for (char *q = shown; *q; q++)
+                                        if ((unsigned char) *q < 0x20 || *q == 0x7f)
+                                                *q = '?';
+                                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                                    "%s:%lu: %s%s: duplicate key (first on line %lu); give each key once",
+                                                    source, yline(keys[i].node), shown, len > 64 ? "..." : "",
+                                                    yline(keys[i - 1].node));
+                        }
+        }
+        return 0;
+}
+
 static int load_text(const char *source, const char *text, size_t len, gv_mock_profile_t **out, gv_error_t **err)
 {
         yaml_parser_t parser;
@@ -1637,6 +1699,11 @@ static int load_text(const char *source, const char *text, size_t len, gv_mock_p
                 return r;
         }
         yaml_parser_delete(&parser);
+        int dr = check_duplicate_keys(source, &doc, err);
+        if (dr < 0) {
+                yaml_document_delete(&doc);
+                return dr;
+        }
 
         _cleanup_profile_ gv_mock_profile_t *p = calloc(1, sizeof(*p));
         if (!p) {
@@ -1651,6 +1718,18 @@ static int load_text(const char *source, const char *text, size_t len, gv_mock_p
                 return r;
         *out = TAKE_PTR(p);
         return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+        size_t a = strlen(s), b = strlen(suffix);
+        return a > b && strcmp(s + a - b, suffix) == 0;
+}
+
+bool gv_mock_profile_is_path(const char *name)
+{
+        return name && (strchr(name, '/') || ends_with(name, ".yaml") || ends_with(name, ".yml") ||
+                        ends_with(name, ".json"));
 }
 
 int gv_mock_profile_load_memory(const char *source, const char *text, size_t len, gv_mock_profile_t **out,
@@ -1860,7 +1939,7 @@ static int finalize_mig(gv_mock_profile_t *p, gv_mock_device_t *d, gv_error_t **
                 } else {
                         if (m->gi_id == UNSET) {
                                 unsigned g = 1;
-                                while (g < 64 && (used_gi & (1ULL << g)))
+                                while (g < GV_MOCK_MAX_INSTANCE_ID && (used_gi & (1ULL << g)))
                                         g++;
                                 m->gi_id = g;
                                 used_gi |= 1ULL << g;
@@ -1880,10 +1959,17 @@ static int finalize_mig(gv_mock_profile_t *p, gv_mock_device_t *d, gv_error_t **
                                             "%s: devices[%u].mig.devices[%zu].ci_slices: %u is more than the %u of %s",
                                             src, d->index, i, m->ci_slice_count, mp->slice_count, mp->name);
                 if (m->ci_id == UNSET) {
+                        /* the next id after the GI's highest; past the bound, the lowest free one */
                         unsigned ci = 0;
+                        uint64_t used_ci = 0;
                         for (size_t j = 0; j < i; j++)
-                                if (d->mig_devices[j].gi_id == m->gi_id && d->mig_devices[j].ci_id >= ci)
-                                        ci = d->mig_devices[j].ci_id + 1;
+                                if (d->mig_devices[j].gi_id == m->gi_id) {
+                                        used_ci |= 1ULL << d->mig_devices[j].ci_id;
+                                        if (d->mig_devices[j].ci_id >= ci)
+                                                ci = d->mig_devices[j].ci_id + 1;
+                                }
+                        for (ci = ci > GV_MOCK_MAX_INSTANCE_ID ? 0 : ci; used_ci & (1ULL << ci); ci++)
+                                ;
                         m->ci_id = ci;
                 }
                 for (size_t j = 0; j < i; j++)

@@ -41,6 +41,16 @@
 #define GV_MOCK_MIN_GPUS 1u
 /* The most MIG devices (GPU instance x compute instance) one GPU can hold. */
 #define GV_MOCK_MAX_MIG_DEVICES 8u
+/*
+ * Largest GPU instance id and compute instance id a profile may give
+ * (gi_id/ci_id of a MIG device or a process).  finalize keeps the ids in use
+ * as 64-bit sets (1ULL << id), so 63 is the most the shift allows; NVML's
+ * ABI takes any unsigned id but 0xFFFFFFFF, which nvmlProcessInfo_t uses
+ * for "not on a MIG device" (shared/reference/nvml-abi.md).  Real GPUs
+ * stay far below: at most 8 slices give GPU instance ids 0..14 and compute
+ * instance ids 0..7.
+ */
+#define GV_MOCK_MAX_INSTANCE_ID 63u
 /* The name of the built-in profile used when nothing else is configured. */
 #define GV_MOCK_DEFAULT_PROFILE "a100-sxm4-40gb"
 
@@ -220,6 +230,13 @@ int gv_mock_profile_load_memory(const char *source, const char *text, size_t len
  * GV_REASON_CONFIG for an unknown name (the message lists the known names).
  */
 int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_error_t **err);
+
+/*
+ * gv_mock_profile_is_path - whether @name (a --profile value) names a file
+ * rather than a built-in profile: it holds a '/' or ends in .yaml, .yml or
+ * .json (what `mock profiles --json` writes is a profile too).
+ */
+bool gv_mock_profile_is_path(const char *name);
 
 /* gv_mock_profile_builtin_names - NULL-terminated static list of built-in profile names (no aliases). */
 const char *const *gv_mock_profile_builtin_names(void);

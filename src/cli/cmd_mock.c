@@ -5,11 +5,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
+#include <yaml.h>
 
 #include "base/cleanup.h"
 #include "cli.h"
@@ -26,7 +29,8 @@ static void usage_mock(FILE *f)
               "\nCommands:\n"
               "  install    lay out (or update) a mock driver root\n"
               "  remove     remove exactly what install created\n"
-              "  profiles   list the built-in GPU profiles (--json NAME: the finalized profile as JSON)\n"
+              "  profiles   list the built-in GPU profiles (--json NAME: the finalized profile as JSON,\n"
+              "             readable by --profile; --report NAME: the values NVML will report)\n"
               "\nRun 'gpu-validator mock COMMAND --help' for the options of a command.\n"
               "See docs/mock-driver-root.md.\n",
               f);
@@ -41,6 +45,8 @@ static void usage_install(FILE *f)
               "usr/bin/nvidia-smi, proc/driver/nvidia/version, dev/nvidiactl, dev/nvidia0..N-1,\n"
               "dev/nvidia-uvm, dev/nvidia-uvm-tools, a CDI spec, and the manifest .gpu-validator-mock.json.\n"
               "Re-running updates the root; a non-empty folder that is not a mock root is refused.\n"
+              "The manifest is written first as an intent record: after an install that was killed,\n"
+              "install finishes it and remove removes what it had made.\n"
               "\nOptions:\n"
               "  --root DIR               the driver root to lay out (required)\n"
               "  --profile NAME|FILE      built-in profile (see 'mock profiles') or a YAML file\n"
@@ -75,10 +81,13 @@ static void usage_remove(FILE *f)
 
 static void usage_profiles(FILE *f)
 {
-        fputs("Usage: gpu-validator mock profiles [--json NAME|FILE [--gpus N] [--node-name NAME]]\n"
+        fputs("Usage: gpu-validator mock profiles [--json|--report NAME|FILE [--gpus N] [--node-name NAME]]\n"
               "\n"
               "Lists the built-in GPU profiles.  With --json, prints the finalized profile (after --gpus and\n"
-              "--node-name) as one JSON document: driver facts and every GPU's values in NVML units.\n",
+              "--node-name) as JSON in the profile schema (docs/mock-nvml.md): save it to FILE.json and\n"
+              "'mock install --profile FILE.json' (or MOCK_NVML_CONFIG) reads it back.  With --report,\n"
+              "prints one flat JSON document of what NVML will report: driver facts and every GPU's values\n"
+              "in NVML units (for tests and scripts; not a profile).\n",
               f);
 }
 
@@ -155,7 +164,7 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                             res.fallback_reason ? res.fallback_reason : "refused", res.root);
         gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL,
                     "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s",
-                    res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
+                    res.recovered ? "finished the interrupted install of" : res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
                     res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec);
         gv_mock_install_result_clear(&res);
         return GV_EXIT_OK;
@@ -225,7 +234,7 @@ static const struct {
         { GV_MOCK_FIELD_MIG, "mig" },                   { GV_MOCK_FIELD_MINOR_NUMBER, "minor_number" },
 };
 
-/* The finalized profile as JSON: what NVML will report, for tests independent of nvidia-smi. */
+/* What NVML will report, flat, for tests independent of nvidia-smi (`--report`); not a profile. */
 static json_object *profile_json(const gv_mock_profile_t *p)
 {
         json_object *o = json_object_new_object();
@@ -303,23 +312,119 @@ static json_object *profile_json(const gv_mock_profile_t *p)
         return o;
 }
 
+/*
+ * One node of the YAML that gv_mock_profile_to_yaml() writes, as JSON:
+ * mappings become objects, sequences arrays, quoted scalars strings; a plain
+ * scalar becomes a boolean, null or an integer when it reads as one
+ * (0x-hex too: JSON has no hex), else a string.  The profile loader reads
+ * JSON numbers and booleans as the plain scalars they came from, so the
+ * result loads as the same profile.  NULL when out of memory.
+ */
+static json_object *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+{
+        if (!n || depth > 64)
+                return NULL;
+        if (n->type == YAML_MAPPING_NODE) {
+                json_object *o = json_object_new_object();
+                for (yaml_node_pair_t *p = n->data.mapping.pairs.start; o && p < n->data.mapping.pairs.top; p++) {
+                        yaml_node_t *k = yaml_document_get_node(doc, p->key);
+                        json_object *v = yaml_node_json(doc, yaml_document_get_node(doc, p->value), depth + 1);
+                        if (!k || k->type != YAML_SCALAR_NODE || !v ||
+                            json_object_object_add(o, (const char *) k->data.scalar.value, v) < 0) {
+                                json_object_put(v);
+                                json_object_put(o);
+                                return NULL;
+                        }
+                }
+                return o;
+        }
+        if (n->type == YAML_SEQUENCE_NODE) {
+                json_object *a = json_object_new_array();
+                for (yaml_node_item_t *it = n->data.sequence.items.start; a && it < n->data.sequence.items.top; it++) {
+                        json_object *v = yaml_node_json(doc, yaml_document_get_node(doc, *it), depth + 1);
+                        if (!v || json_object_array_add(a, v) < 0) {
+                                json_object_put(v);
+                                json_object_put(a);
+                                return NULL;
+                        }
+                }
+                return a;
+        }
+        if (n->type != YAML_SCALAR_NODE)
+                return NULL;
+        const char *s = (const char *) n->data.scalar.value;
+        if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+                if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)
+                        return json_object_new_boolean(s[0] == 't');
+                if (*s >= '0' && *s <= '9') {
+                        char *end = NULL;
+                        errno = 0;
+                        unsigned long long v = strtoull(s, &end, 0);
+                        if (!errno && end && !*end && v <= (unsigned long long) INT64_MAX)
+                                return json_object_new_int64((int64_t) v);
+                }
+        }
+        return json_object_new_string(s);
+}
+
+/* The finalized profile @p in its own schema as JSON text (heap, caller frees); NULL with *err set. */
+static char *profile_json_text(const gv_mock_profile_t *p, gv_error_t **err)
+{
+        _cleanup_free_ char *y = NULL;
+        if (gv_mock_profile_to_yaml(p, &y, err) < 0)
+                return NULL;
+        yaml_parser_t parser;
+        yaml_document_t doc;
+        if (!yaml_parser_initialize(&parser)) {
+                gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return NULL;
+        }
+        yaml_parser_set_input_string(&parser, (const unsigned char *) y, strlen(y));
+        int ok = yaml_parser_load(&parser, &doc);
+        yaml_parser_delete(&parser);
+        if (!ok) {
+                gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "the written profile does not parse as YAML");
+                return NULL;
+        }
+        json_object *o = yaml_node_json(&doc, yaml_document_get_root_node(&doc), 0);
+        yaml_document_delete(&doc);
+        if (!o) {
+                gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return NULL;
+        }
+        char *text = NULL;
+        if (asprintf(&text, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                            JSON_C_TO_STRING_NOSLASHESCAPE)) < 0) {
+                text = NULL;
+                gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+        json_object_put(o);
+        return text;
+}
+
 static int cmd_profiles(gv_cli_t *cli, int argc, char **argv)
 {
-        enum { O_JSON = 256, O_GPUS, O_NODE };
+        enum { O_JSON = 256, O_REPORT, O_GPUS, O_NODE };
         static const struct option opts[] = {
                 { "json", required_argument, NULL, O_JSON },
+                { "report", required_argument, NULL, O_REPORT },
                 { "gpus", required_argument, NULL, O_GPUS },
                 { "node-name", required_argument, NULL, O_NODE },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         const char *json = NULL, *node = NULL;
+        bool report = false;
         unsigned gpus = 0;
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
                 switch (c) {
                 case O_JSON:
+                case O_REPORT:
+                        if (json)
+                                return gv_cli_usage_error(cli, "mock profiles", "give one of --json and --report");
                         json = optarg;
+                        report = c == O_REPORT;
                         break;
                 case O_GPUS:
                         if (gv_parse_uint(optarg, &gpus) < 0)
@@ -345,9 +450,7 @@ static int cmd_profiles(gv_cli_t *cli, int argc, char **argv)
         }
         _cleanup_error_ gv_error_t *err = NULL;
         gv_mock_profile_t *p = NULL;
-        size_t len = strlen(json);
-        bool file = strchr(json, '/') || (len > 5 && strcmp(json + len - 5, ".yaml") == 0) ||
-                    (len > 4 && strcmp(json + len - 4, ".yml") == 0);
+        bool file = gv_mock_profile_is_path(json);
         int r = file ? gv_mock_profile_load_file(json, &p, &err) : gv_mock_profile_load_builtin(json, &p, &err);
         if (r == 0 && gpus)
                 r = gv_mock_profile_set_gpu_count(p, gpus, &err);
@@ -361,10 +464,19 @@ static int cmd_profiles(gv_cli_t *cli, int argc, char **argv)
                         err->reason = GV_REASON_CONFIG;
                 return gv_cli_fail(cli, "mock", &err);
         }
-        json_object *o = profile_json(p);
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(o);
+        if (report) {
+                json_object *o = profile_json(p);
+                printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+                json_object_put(o);
+        } else {
+                _cleanup_free_ char *text = profile_json_text(p, &err);
+                if (!text) {
+                        gv_mock_profile_free(&p);
+                        return gv_cli_fail(cli, "mock", &err);
+                }
+                fputs(text, stdout);
+        }
         gv_mock_profile_free(&p);
         return GV_EXIT_OK;
 }

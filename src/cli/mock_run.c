@@ -116,6 +116,8 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         r = gv_mock_install(&io, &res, err);
         if (r < 0)
                 return gv_error_prefix(err, "mock install %s", m->root);
+        if (res.recovered)
+                gv_cli_logf(cli, GV_LOG_INFO, "mock", "", "finished the interrupted mock install in %s", m->root);
         if (res.device_nodes_fallback)
                 gv_cli_logf(cli, GV_LOG_WARN, "mock", "", "mknod refused (%s): device nodes are plain files",
                             res.fallback_reason ? res.fallback_reason : "?");

@@ -258,7 +258,13 @@ typedef struct ictx {
         elist_t now;         /* what the new manifest lists */
         elist_t fresh;       /* what this call created (rolled back on failure) */
         elist_t old;         /* what the previous manifest listed */
+        elist_t intent;      /* the intent record: the planned layout and the old entries */
         bool root_created;
+        bool dry;            /* planning: record what would be made, change nothing */
+        unsigned step;       /* changes made so far (for the test hook) */
+        void (*hook)(void *data, unsigned step);
+        void *hook_data;
+        struct manifest *meta; /* what the manifest says besides entries (for rewriting the intent) */
 } ictx_t;
 
 static void ictx_free(ictx_t *c)
@@ -267,6 +273,15 @@ static void ictx_free(ictx_t *c)
         elist_free(&c->now);
         elist_free(&c->fresh);
         elist_free(&c->old);
+        elist_free(&c->intent);
+}
+
+/* Called before each change to the filesystem (the crash tests' hook). */
+static void step(ictx_t *c)
+{
+        c->step++;
+        if (c->hook)
+                c->hook(c->hook_data, c->step);
 }
 
 static int io_error(gv_error_t **err, int e, const char *what, const char *path)
@@ -305,8 +320,11 @@ static int ensure_dirs(ictx_t *c, const char *path, gv_error_t **err)
                         if (o && o->type == E_DIR && elist_add(&c->now, copy, E_DIR) < 0)
                                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 } else if (errno == ENOENT) {
-                        if (mkdir(full, 0755) < 0)
-                                return io_error(err, errno, "create folder", full);
+                        if (!c->dry) {
+                                step(c);
+                                if (mkdir(full, 0755) < 0)
+                                        return io_error(err, errno, "create folder", full);
+                        }
                         if (elist_add(&c->now, copy, E_DIR) < 0 || elist_add(&c->fresh, copy, E_DIR) < 0)
                                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 } else {
@@ -340,14 +358,18 @@ static int put_file(ictx_t *c, const char *path, const void *data, size_t len, m
         if (!full)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         bool existed = exists_l(full) && elist_find(&c->old, path);
+        if (c->dry)
+                return record(c, path, E_FILE, existed, err);
         const char *base;
         _cleanup_close_ int dfd = open_parent(full, &base);
         if (dfd < 0)
                 return io_error(err, dfd, "open folder of", full);
+        step(c);
         int r = gv_atomic_write_at(dfd, base, data, len, mode, err);
         if (r < 0)
                 return gv_error_prefix(err, "write %s", full);
         /* The temporary file was created under the umask; give the final mode explicitly. */
+        step(c);
         if (fchmodat(dfd, base, mode, 0) < 0)
                 return io_error(err, errno, "chmod", full);
         return record(c, path, E_FILE, existed, err);
@@ -355,6 +377,8 @@ static int put_file(ictx_t *c, const char *path, const void *data, size_t len, m
 
 static int copy_file(ictx_t *c, const char *src, const char *path, mode_t mode, gv_error_t **err)
 {
+        if (c->dry)
+                return put_file(c, path, "", 0, mode, err);
         _cleanup_free_ char *data = NULL;
         size_t len = 0;
         int r = gv_read_file_at(AT_FDCWD, src, false, MAX_ARTIFACT_BYTES, &data, &len, err);
@@ -370,6 +394,8 @@ static int put_link(ictx_t *c, const char *path, const char *target, gv_error_t 
         if (!full)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         bool existed = exists_l(full) && elist_find(&c->old, path);
+        if (c->dry)
+                return record(c, path, E_LINK, existed, err);
         char buf[4096];
         ssize_t n = readlink(full, buf, sizeof(buf) - 1);
         if (n >= 0) {
@@ -380,9 +406,11 @@ static int put_link(ictx_t *c, const char *path, const char *target, gv_error_t 
         _cleanup_free_ char *tmp = NULL;
         if (asprintf(&tmp, "%s.gv-tmp-%ld", full, (long) getpid()) < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        step(c);
         (void) unlink(tmp);
         if (symlink(target, tmp) < 0)
                 return io_error(err, errno, "create symlink", tmp);
+        step(c);
         if (rename(tmp, full) < 0) {
                 int e = errno;
                 (void) unlink(tmp);
@@ -390,6 +418,8 @@ static int put_link(ictx_t *c, const char *path, const char *target, gv_error_t 
         }
         return record(c, path, E_LINK, existed, err);
 }
+
+static int intent_nodes_as_files(ictx_t *c, gv_error_t **err);
 
 /*
  * A device node: a character device (mknod) when *kind is CHAR, else an
@@ -404,12 +434,18 @@ static int put_node(ictx_t *c, const char *path, unsigned major_no, unsigned min
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (*kind == GV_MOCK_NODES_CHAR) {
                 bool existed = exists_l(full) && elist_find(&c->old, path);
+                if (c->dry)
+                        return record(c, path, E_CHAR, existed, err);
                 struct stat st;
                 dev_t want = makedev(major_no, minor_no);
                 if (lstat(full, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == want)
                         return record(c, path, E_CHAR, existed, err);
-                if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode) && unlink(full) < 0)
-                        return io_error(err, errno, "replace", full);
+                if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
+                        step(c);
+                        if (unlink(full) < 0)
+                                return io_error(err, errno, "replace", full);
+                }
+                step(c);
                 if (mknod(full, S_IFCHR | 0666, want) == 0) {
                         (void) chmod(full, 0666);
                         return record(c, path, E_CHAR, existed, err);
@@ -418,6 +454,10 @@ static int put_node(ictx_t *c, const char *path, unsigned major_no, unsigned min
                         return io_error(err, errno, "mknod", full);
                 *why = strdup(strerror(errno));
                 *kind = GV_MOCK_NODES_FILES;
+                /* the intent record must name the nodes as what they will be: files */
+                int r = intent_nodes_as_files(c, err);
+                if (r < 0)
+                        return r;
         }
         return put_file(c, path, "", 0, 0666, err);
 }
@@ -467,11 +507,48 @@ static int depth_desc(const void *a, const void *b)
         return lx < ly ? 1 : lx > ly ? -1 : strcmp(x->path, y->path);
 }
 
-/* Remove files/links/nodes of @l, then its folders deepest first.  Counts into *removed / *kept. */
-static void remove_entries(const char *root, elist_t *l, const char *cdi_spec, unsigned *removed, unsigned *kept)
+/* What sits at a recorded CDI spec path outside the root. */
+typedef enum spec_state { SPEC_FOREIGN, SPEC_OURS, SPEC_ABSENT } spec_state_t;
+
+static spec_state_t spec_state(const char *spec)
+{
+        if (!spec || !*spec || spec[0] != '/')
+                return SPEC_FOREIGN;
+        const char *base = strrchr(spec, '/');
+        if (strcmp(base + 1, GV_MOCK_CDI_SPEC_NAME) != 0)
+                return SPEC_FOREIGN;
+        struct stat st;
+        if (lstat(spec, &st) < 0)
+                return errno == ENOENT ? SPEC_ABSENT : SPEC_FOREIGN;
+        return ours_cdi_spec(spec) ? SPEC_OURS : SPEC_FOREIGN;
+}
+
+/*
+ * Whether the outside-the-root entry @e may go: the recorded CDI spec when it
+ * is ours by name and by content, or one of the folders above it when the
+ * spec there is ours or absent (install planned the folder and was stopped
+ * before writing the spec; folders only go when empty).
+ */
+static bool outside_ok(const entry_t *e, const char *spec, spec_state_t st)
+{
+        if (!spec || st == SPEC_FOREIGN)
+                return false;
+        if (e->type != E_DIR)
+                return st == SPEC_OURS && strcmp(e->path, spec) == 0;
+        size_t len = strlen(e->path);
+        return strncmp(spec, e->path, len) == 0 && spec[len] == '/';
+}
+
+/*
+ * Remove files/links/nodes of @l, then its folders deepest first.  Outside
+ * the root only @spec / @spec2 (the CDI specs the manifest records; NULL when
+ * none) and their folders.  Counts into *removed / *kept.
+ */
+static void remove_entries(const char *root, elist_t *l, const char *spec, const char *spec2, unsigned *removed,
+                           unsigned *kept)
 {
         /* Judged once, before the spec itself goes in the first pass. */
-        bool spec_ours = cdi_spec && ours_cdi_spec(cdi_spec);
+        spec_state_t st1 = spec_state(spec), st2 = spec_state(spec2);
         for (int pass = 0; pass < 2; pass++) {
                 if (pass == 1 && l->n > 1)
                         qsort(l->v, l->n, sizeof(*l->v), depth_desc);
@@ -487,11 +564,7 @@ static void remove_entries(const char *root, elist_t *l, const char *cdi_spec, u
                                  * and by content, so a hand-edited manifest cannot make
                                  * remove delete anything else.
                                  */
-                                size_t len = strlen(e->path);
-                                ok = spec_ours &&
-                                     (strcmp(e->path, cdi_spec) == 0 ||
-                                      (e->type == E_DIR && strncmp(cdi_spec, e->path, len) == 0 &&
-                                       cdi_spec[len] == '/'));
+                                ok = outside_ok(e, spec, st1) || outside_ok(e, spec2, st2);
                         } else {
                                 ok = safe_relative(e->path) && !parent_is_symlink(root, e->path);
                         }
@@ -504,13 +577,94 @@ static void remove_entries(const char *root, elist_t *l, const char *cdi_spec, u
         }
 }
 
+/*
+ * Whether @name is a temporary file that gv_atomic_write_at() (".<base>.tmp-"
+ * and 16 hex digits) or put_link() ("<base>.gv-tmp-<pid>") makes for @base.
+ */
+static bool is_temp_of(const char *name, const char *base)
+{
+        size_t bl = strlen(base);
+        if (name[0] == '.' && strncmp(name + 1, base, bl) == 0 && strncmp(name + 1 + bl, ".tmp-", 5) == 0) {
+                const char *h = name + 1 + bl + 5;
+                return strlen(h) == 16 && strspn(h, "0123456789abcdef") == 16;
+        }
+        if (strncmp(name, base, bl) == 0 && strncmp(name + bl, ".gv-tmp-", 8) == 0) {
+                const char *d = name + bl + 8;
+                return *d && strspn(d, "0123456789") == strlen(d);
+        }
+        return false;
+}
+
+/*
+ * Removes the temporary files a killed install left beside @full (a file or
+ * link it writes): only files and links named as is_temp_of() says.  Returns
+ * how many went.
+ */
+static unsigned sweep_temps_of(const char *full)
+{
+        const char *base;
+        _cleanup_close_ int dfd = open_parent(full, &base);
+        if (dfd < 0)
+                return 0;
+        int fd2 = dup(dfd);
+        DIR *d = fd2 < 0 ? NULL : fdopendir(fd2);
+        if (!d) {
+                if (fd2 >= 0)
+                        close(fd2);
+                return 0;
+        }
+        unsigned n = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                struct stat st;
+                if (!is_temp_of(de->d_name, base) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+                        continue;
+                if (unlinkat(dfd, de->d_name, 0) == 0)
+                        n++;
+        }
+        closedir(d);
+        return n;
+}
+
+/*
+ * The temporary files of every file, link and node of @l and of the
+ * manifest, under the same rules as remove_entries() (outside the root only
+ * beside the recorded CDI specs).
+ */
+static unsigned sweep_temps(const char *root, const elist_t *l, const char *spec, const char *spec2)
+{
+        unsigned n = 0;
+        _cleanup_free_ char *m = gv_path_join(root, GV_MOCK_MANIFEST_NAME);
+        if (m)
+                n += sweep_temps_of(m);
+        for (size_t i = 0; i < l->n; i++) {
+                const entry_t *e = &l->v[i];
+                if (e->type == E_DIR)
+                        continue;
+                if (e->path[0] == '/') {
+                        if (!((spec && strcmp(e->path, spec) == 0) || (spec2 && strcmp(e->path, spec2) == 0)) ||
+                            spec_state(e->path) == SPEC_FOREIGN)
+                                continue;
+                } else if (!safe_relative(e->path) || parent_is_symlink(root, e->path)) {
+                        continue;
+                }
+                _cleanup_free_ char *full = full_path(root, e->path);
+                if (full)
+                        n += sweep_temps_of(full);
+        }
+        return n;
+}
+
 /* ---- manifest ---- */
 
 typedef struct manifest {
         char *profile, *profile_source, *node_name, *driver_version, *cdi_spec;
+        char *previous_cdi_spec; /* while installing: the spec the old manifest recorded, when another */
         unsigned gpu_count;
         gv_mock_nodes_t device_nodes;
         bool root_created;
+        bool installing;         /* "state": "installing" -- an intent record, install not finished */
         elist_t entries;
 } manifest_t;
 
@@ -521,6 +675,7 @@ static void manifest_free(manifest_t *m)
         free(m->node_name);
         free(m->driver_version);
         free(m->cdi_spec);
+        free(m->previous_cdi_spec);
         elist_free(&m->entries);
         *m = (manifest_t){ 0 };
 }
@@ -551,6 +706,7 @@ static int manifest_read(const char *root, manifest_t *out, gv_error_t **err)
         int ret = 0;
         _cleanup_free_ char *kind = jstr(o, "kind");
         _cleanup_free_ char *nodes = jstr(o, "device_nodes");
+        _cleanup_free_ char *state = jstr(o, "state");
         if (!kind || strcmp(kind, MANIFEST_KIND) != 0) {
                 ret = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: kind: expected \"%s\"", path, MANIFEST_KIND);
                 goto out;
@@ -560,6 +716,13 @@ static int manifest_read(const char *root, manifest_t *out, gv_error_t **err)
         m.node_name = jstr(o, "node_name");
         m.driver_version = jstr(o, "driver_version");
         m.cdi_spec = jstr(o, "cdi_spec");
+        m.previous_cdi_spec = jstr(o, "previous_cdi_spec");
+        if (state && strcmp(state, "installing") != 0 && strcmp(state, "complete") != 0) {
+                ret = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: state: expected \"installing\" or "
+                                   "\"complete\"", path);
+                goto out;
+        }
+        m.installing = state && strcmp(state, "installing") == 0;
         if (json_object_object_get_ex(o, "gpu_count", &v))
                 m.gpu_count = (unsigned) json_object_get_int(v);
         if (json_object_object_get_ex(o, "root_created", &v))
@@ -597,6 +760,7 @@ out:
         return ret;
 }
 
+/* Write @m as <root>/.gpu-validator-mock.json, atomically. */
 static int manifest_write(const char *root, const manifest_t *m, gv_error_t **err)
 {
         json_object *o = json_object_new_object();
@@ -605,6 +769,7 @@ static int manifest_write(const char *root, const manifest_t *m, gv_error_t **er
         json_object_object_add(o, "kind", json_object_new_string(MANIFEST_KIND));
         json_object_object_add(o, "version", json_object_new_int(MANIFEST_VERSION));
         json_object_object_add(o, "created_by", json_object_new_string("gpu-validator " GV_VERSION));
+        json_object_object_add(o, "state", json_object_new_string(m->installing ? "installing" : "complete"));
         json_object_object_add(o, "profile", json_object_new_string(m->profile ? m->profile : ""));
         json_object_object_add(o, "profile_source", json_object_new_string(m->profile_source ? m->profile_source : ""));
         json_object_object_add(o, "gpu_count", json_object_new_int((int) m->gpu_count));
@@ -613,6 +778,8 @@ static int manifest_write(const char *root, const manifest_t *m, gv_error_t **er
         json_object_object_add(o, "device_nodes", json_object_new_string(gv_mock_nodes_name(m->device_nodes)));
         json_object_object_add(o, "root_created", json_object_new_boolean(m->root_created));
         json_object_object_add(o, "cdi_spec", json_object_new_string(m->cdi_spec ? m->cdi_spec : ""));
+        if (m->previous_cdi_spec && *m->previous_cdi_spec)
+                json_object_object_add(o, "previous_cdi_spec", json_object_new_string(m->previous_cdi_spec));
         json_object *arr = json_object_new_array();
         for (size_t i = 0; i < m->entries.n; i++) {
                 json_object *e = json_object_new_object();
@@ -647,6 +814,10 @@ bool gv_mock_root_detect(const char *root, gv_mock_root_info_t *info)
         _cleanup_error_ gv_error_t *err = NULL;
         if (manifest_read(root, &m, &err) < 0)
                 return false;
+        if (m.installing) { /* an install that was stopped: not a usable root until install finishes */
+                manifest_free(&m);
+                return false;
+        }
         info->is_mock = true;
         info->device_nodes = m.device_nodes;
         info->gpu_count = m.gpu_count;
@@ -656,7 +827,77 @@ bool gv_mock_root_detect(const char *root, gv_mock_root_info_t *info)
         return true;
 }
 
+/* ---- staging folder: how install creates a root with its intent record already inside ---- */
+
+/* "<parent>/.<name>.gv-mock-install" for the root "<parent>/<name>" (heap; NULL when out of memory). */
+static char *stage_path(const char *root)
+{
+        const char *slash = strrchr(root, '/');
+        char *s = NULL;
+        if (!slash || asprintf(&s, "%.*s/.%s.gv-mock-install", (int) (slash - root), root, slash + 1) < 0)
+                return NULL;
+        return s;
+}
+
+/*
+ * Removes the staging folder a killed install left (it holds at most the
+ * manifest and its temporary files).  Returns 1 when one was removed, 0 when
+ * there was none; -ENOTEMPTY (GV_REASON_CONFIG) when it holds anything else.
+ */
+static int stage_clean(const char *stage, gv_error_t **err)
+{
+        struct stat st;
+        if (lstat(stage, &st) < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                return io_error(err, errno, "inspect", stage);
+        }
+        if (!S_ISDIR(st.st_mode))
+                return gv_error_set(err, ENOTEMPTY, GV_REASON_CONFIG, "%s is in the way of mock install and is not "
+                                    "a folder it made; remove it", stage);
+        _cleanup_close_ int dfd = open(stage, O_DIRECTORY | O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0)
+                return io_error(err, errno, "open", stage);
+        int fd2 = dup(dfd);
+        DIR *d = fd2 < 0 ? NULL : fdopendir(fd2);
+        if (!d) {
+                if (fd2 >= 0)
+                        close(fd2);
+                return io_error(err, errno, "list", stage);
+        }
+        struct dirent *de;
+        int r = 0;
+        while (r == 0 && (de = readdir(d))) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                if (strcmp(de->d_name, GV_MOCK_MANIFEST_NAME) != 0 && !is_temp_of(de->d_name, GV_MOCK_MANIFEST_NAME))
+                        r = gv_error_set(err, ENOTEMPTY, GV_REASON_CONFIG,
+                                         "%s, left by an interrupted mock install, holds %s, which install does not "
+                                         "make; remove it by hand",
+                                         stage, de->d_name);
+                else if (unlinkat(dfd, de->d_name, 0) < 0 && errno != ENOENT)
+                        r = io_error(err, errno, "remove", de->d_name);
+        }
+        closedir(d);
+        if (r < 0)
+                return r;
+        if (rmdir(stage) < 0 && errno != ENOENT)
+                return io_error(err, errno, "remove", stage);
+        return 1;
+}
+
 /* ---- remove ---- */
+
+/*
+ * A root without a manifest: what a killed install can leave there is the
+ * manifest's temporary files (it was writing its intent record into an
+ * empty root) -- remove those.  Returns how many went.
+ */
+static unsigned remove_manifest_temps(const char *root)
+{
+        _cleanup_free_ char *m = gv_path_join(root, GV_MOCK_MANIFEST_NAME);
+        return m ? sweep_temps_of(m) : 0;
+}
 
 int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error_t **err)
 {
@@ -665,15 +906,34 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
         _cleanup_free_ char *abs = absolute(root);
         if (!abs)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        while (strlen(abs) > 1 && abs[strlen(abs) - 1] == '/')
+                abs[strlen(abs) - 1] = '\0';
         manifest_t m = { 0 };
         int r = manifest_read(abs, &m, err);
-        if (r == -ENOENT)
-                return gv_error_set(err, ENOENT, GV_REASON_CONFIG,
-                                    "%s: not a mock driver root (no %s); nothing removed", abs, GV_MOCK_MANIFEST_NAME);
+        if (r == -ENOENT) {
+                gv_error_free(err);
+                /* what an install killed before its intent record was in place leaves */
+                _cleanup_free_ char *stage = stage_path(abs);
+                int sr = stage ? stage_clean(stage, err) : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if (sr < 0)
+                        return sr;
+                unsigned temps = remove_manifest_temps(abs);
+                if (sr == 0 && temps == 0)
+                        return gv_error_set(err, ENOENT, GV_REASON_CONFIG,
+                                            "%s: not a mock driver root (no %s); nothing removed", abs,
+                                            GV_MOCK_MANIFEST_NAME);
+                gv_error_free(err);
+                if (removed)
+                        *removed = (unsigned) sr + temps;
+                if (kept)
+                        *kept = 0;
+                return 0;
+        }
         if (r < 0)
                 return r;
         unsigned rm = 0, kp = 0;
-        remove_entries(abs, &m.entries, m.cdi_spec, &rm, &kp);
+        rm += sweep_temps(abs, &m.entries, m.cdi_spec, m.previous_cdi_spec);
+        remove_entries(abs, &m.entries, m.cdi_spec, m.previous_cdi_spec, &rm, &kp);
         _cleanup_free_ char *mpath = gv_path_join(abs, GV_MOCK_MANIFEST_NAME);
         if (mpath && unlink(mpath) < 0 && errno != ENOENT) {
                 r = io_error(err, errno, "remove", mpath);
@@ -696,21 +956,73 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
 
 /* ---- install ---- */
 
-static bool is_profile_file(const char *p)
+/*
+ * Decodes one UTF-8 sequence at @s into *cp; returns its length, or 0 for a
+ * byte that does not start a valid sequence (overlong, surrogate, past
+ * U+10FFFF, cut short).
+ */
+static size_t utf8_next(const unsigned char *s, unsigned *cp)
 {
-        size_t len = strlen(p);
-        return strchr(p, '/') || (len > 5 && strcmp(p + len - 5, ".yaml") == 0) ||
-               (len > 4 && strcmp(p + len - 4, ".yml") == 0);
+        size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+        if (n == 0)
+                return 0;
+        unsigned v = n == 1 ? s[0] : s[0] & (0x7F >> n);
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xC0) != 0x80)
+                        return 0;
+                v = (v << 6) | (s[i] & 0x3F);
+        }
+        static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (v < min[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+                return 0;
+        *cp = v;
+        return n;
 }
 
-/* A YAML double-quoted scalar. */
+/* Whether @s is valid UTF-8 (what a YAML stream must be; YAML 1.2 section 5.2). */
+static bool valid_utf8(const char *s)
+{
+        unsigned cp;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = utf8_next(p, &cp);
+                if (!n)
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
+/*
+ * @s (valid UTF-8) as a YAML double-quoted scalar: " and \ escaped, and every
+ * character YAML does not allow raw (C0 and C1 controls, DEL, U+FEFF, U+FFFE,
+ * U+FFFF; YAML 1.2 section 5.1 "c-printable") written as an escape, so that a
+ * newline in a path reads back as a newline, not as the space a raw line
+ * break in a quoted scalar folds into.
+ */
 static void yq(FILE *f, const char *s)
 {
         fputc('"', f);
-        for (const char *c = s; *c; c++) {
-                if (*c == '"' || *c == '\\')
-                        fputc('\\', f);
-                fputc(*c, f);
+        unsigned cp = 0;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = utf8_next(p, &cp);
+                if (!n) { /* callers check valid_utf8() first; never emit a byte YAML cannot read */
+                        fputs("\\uFFFD", f);
+                        p++;
+                        continue;
+                }
+                if (cp == '"' || cp == '\\')
+                        fprintf(f, "\\%c", (char) cp);
+                else if (cp == '\n')
+                        fputs("\\n", f);
+                else if (cp == '\t')
+                        fputs("\\t", f);
+                else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F))
+                        fprintf(f, "\\x%02X", cp);
+                else if (cp == 0xFEFF || cp == 0xFFFE || cp == 0xFFFF)
+                        fprintf(f, "\\u%04X", cp);
+                else
+                        fwrite(p, 1, n, f);
+                p += n;
         }
         fputc('"', f);
 }
@@ -800,7 +1112,7 @@ static int load_profile(const gv_mock_install_opts_t *o, gv_mock_profile_t **out
 {
         const char *name = o->profile && *o->profile ? o->profile : GV_MOCK_DEFAULT_PROFILE;
         _cleanup_(gv_mock_profile_free) gv_mock_profile_t *p = NULL;
-        int r = is_profile_file(name) ? gv_mock_profile_load_file(name, &p, err)
+        int r = gv_mock_profile_is_path(name) ? gv_mock_profile_load_file(name, &p, err)
                                       : gv_mock_profile_load_builtin(name, &p, err);
         if (r < 0) {
                 if (err && *err && (*err)->reason == GV_REASON_IO)
@@ -820,16 +1132,40 @@ static int load_profile(const gv_mock_install_opts_t *o, gv_mock_profile_t **out
         return 0;
 }
 
-/* Check the root: absent (created), empty, or a mock root (old manifest loaded). */
+/*
+ * Whether the folder @root holds nothing but (with @temps_ok) temporary files
+ * of the manifest, which an install killed while writing its intent record
+ * into an empty root leaves.  Returns 1 empty, 0 not, negative errno.
+ */
+static int root_is_empty(const char *root, bool temps_ok, gv_error_t **err)
+{
+        _cleanup_close_ int fd = open(root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return io_error(err, errno, "open", root);
+        DIR *d = fdopendir(TAKE_FD(fd));
+        if (!d)
+                return io_error(err, errno, "list", root);
+        bool empty = true;
+        struct dirent *de;
+        while (empty && (de = readdir(d)))
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+                    !(temps_ok && is_temp_of(de->d_name, GV_MOCK_MANIFEST_NAME)))
+                        empty = false;
+        closedir(d);
+        return empty ? 1 : 0;
+}
+
+/*
+ * Check the root: absent (to be created: returns 0, c->root_created), empty
+ * (returns 0), or a mock root, finished or not (returns 1, old manifest in
+ * *old, its entries in c->old).
+ */
 static int prepare_root(ictx_t *c, manifest_t *old, gv_error_t **err)
 {
         struct stat st;
         if (lstat(c->root, &st) < 0) {
                 if (errno != ENOENT)
                         return io_error(err, errno, "inspect", c->root);
-                int r = gv_mkdir_p(c->root, 0755, err);
-                if (r < 0)
-                        return r;
                 c->root_created = true;
                 return 0;
         }
@@ -846,26 +1182,88 @@ static int prepare_root(ictx_t *c, manifest_t *old, gv_error_t **err)
         if (r != -ENOENT)
                 return gv_error_prefix(err, "%s looks like a mock root but its manifest is unusable", c->root);
         gv_error_free(err);
-        _cleanup_close_ int fd = open(c->root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return io_error(err, errno, "open", c->root);
-        DIR *d = fdopendir(TAKE_FD(fd));
-        if (!d)
-                return io_error(err, errno, "list", c->root);
-        bool empty = true;
-        struct dirent *de;
-        while ((de = readdir(d)))
-                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-                        empty = false;
-                        break;
-                }
-        closedir(d);
-        if (!empty)
+        r = root_is_empty(c->root, true, err);
+        if (r < 0)
+                return r;
+        if (r == 0)
                 return gv_error_set(err, ENOTEMPTY, GV_REASON_CONFIG,
                                     "%s is not empty and is not a mock driver root (no %s); refusing to write into "
                                     "it. Choose an empty or new folder.",
                                     c->root, GV_MOCK_MANIFEST_NAME);
         return 0;
+}
+
+/*
+ * Writes the manifest of @c into @dir: the intent record (state
+ * "installing", @entries = everything the install may make or the old
+ * manifest listed) or the final one.
+ */
+static int write_manifest(ictx_t *c, const char *dir, const elist_t *entries, bool installing, gv_error_t **err)
+{
+        manifest_t m = *c->meta;
+        m.entries = *entries;
+        m.installing = installing;
+        if (!installing)
+                m.previous_cdi_spec = NULL;
+        step(c);
+        return manifest_write(dir, &m, err);
+}
+
+static int intent_nodes_as_files(ictx_t *c, gv_error_t **err)
+{
+        bool changed = false;
+        for (size_t i = 0; i < c->intent.n; i++) {
+                /* a character device an earlier install made stays listed as one until it is replaced */
+                const entry_t *o = elist_find(&c->old, c->intent.v[i].path);
+                if (c->intent.v[i].type == E_CHAR && !(o && o->type == E_CHAR)) {
+                        c->intent.v[i].type = E_FILE;
+                        changed = true;
+                }
+        }
+        c->meta->device_nodes = GV_MOCK_NODES_FILES;
+        return changed ? write_manifest(c, c->root, &c->intent, true, err) : 0;
+}
+
+/*
+ * Puts the intent record in place before anything else: for a new root, a
+ * staging folder beside it gets the manifest and is renamed to the root (so
+ * the root never exists without its record); otherwise the manifest is
+ * written into the root.  Leftovers of a killed install (a staging folder,
+ * temporary files) are removed first.
+ */
+static int start_install(ictx_t *c, gv_error_t **err)
+{
+        if (c->root_created && !exists_l(c->root)) {
+                _cleanup_free_ char *stage = stage_path(c->root);
+                if (!stage)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                _cleanup_free_ char *parent = strndup(c->root, (size_t) (strrchr(c->root, '/') - c->root));
+                if (!parent)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                int r;
+                if (*parent && (r = gv_mkdir_p(parent, 0755, err)) < 0)
+                        return r;
+                step(c);
+                if ((r = stage_clean(stage, err)) < 0)
+                        return r;
+                step(c);
+                if (mkdir(stage, 0755) < 0)
+                        return io_error(err, errno, "create folder", stage);
+                if ((r = write_manifest(c, stage, &c->intent, true, err)) < 0) {
+                        (void) stage_clean(stage, NULL);
+                        return r;
+                }
+                step(c);
+                if (rename(stage, c->root) < 0) {
+                        r = io_error(err, errno, "rename to", c->root);
+                        (void) stage_clean(stage, NULL);
+                        return r;
+                }
+                return 0;
+        }
+        step(c);
+        (void) remove_manifest_temps(c->root);
+        return write_manifest(c, c->root, &c->intent, true, err);
 }
 
 static int lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, const char *cdi_dir,
@@ -938,6 +1336,98 @@ static int lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_pro
         return 0;
 }
 
+/*
+ * Plans the layout: a dry run of lay_out() that records every folder, file,
+ * link and node install will make, then the intent record c->intent: that
+ * plan plus every entry of the old manifest (a killed update must still be
+ * able to remove either).
+ */
+static int plan_layout(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, const char *cdi_dir,
+                       const char *yaml, gv_mock_nodes_t kind, gv_error_t **err)
+{
+        _cleanup_free_ char *why = NULL, *spec = NULL;
+        c->dry = true;
+        int r = lay_out(c, o, p, cdi_dir, yaml, &kind, &why, &spec, err);
+        c->dry = false;
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->now.n; i++)
+                if (elist_add(&c->intent, c->now.v[i].path, c->now.v[i].type) < 0)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        for (size_t i = 0; i < c->old.n; i++)
+                if (!elist_find(&c->intent, c->old.v[i].path) &&
+                    elist_add(&c->intent, c->old.v[i].path, c->old.v[i].type) < 0)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        elist_free(&c->now);
+        elist_free(&c->fresh);
+        return 0;
+}
+
+/* After the layout is in place: what the old manifest listed and the new layout lacks goes. */
+static int drop_stale(ictx_t *c, const manifest_t *old, const char *cdi_spec, gv_error_t **err)
+{
+        elist_t stale = { 0 };
+        int r = 0;
+        for (size_t i = 0; i < c->old.n && r == 0; i++)
+                if (!elist_find(&c->now, c->old.v[i].path)) {
+                        if (c->old.v[i].type == E_DIR) {
+                                _cleanup_free_ char *full = full_path(c->root, c->old.v[i].path);
+                                if (full && exists_l(full) && elist_add(&c->now, c->old.v[i].path, E_DIR) < 0)
+                                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        } else if (elist_add(&stale, c->old.v[i].path, c->old.v[i].type) < 0) {
+                                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        }
+                }
+        if (r == 0 && stale.n) {
+                step(c);
+                remove_entries(c->root, &stale, old->cdi_spec, old->previous_cdi_spec ? old->previous_cdi_spec : cdi_spec,
+                               NULL, NULL);
+        }
+        elist_free(&stale);
+        return r;
+}
+
+/*
+ * Undoes a failed install: what this call created goes; the old manifest is
+ * put back when there was one, else the intent record goes, and the root
+ * when this call made it.
+ */
+static void roll_back(ictx_t *c, const manifest_t *old, int existed, bool started, const char *cdi_spec)
+{
+        remove_entries(c->root, &c->fresh, cdi_spec, old->cdi_spec, NULL, NULL);
+        if (!started)
+                return;
+        (void) sweep_temps(c->root, &c->intent, cdi_spec, old->cdi_spec);
+        if (existed == 1) {
+                (void) manifest_write(c->root, old, NULL);
+                return;
+        }
+        _cleanup_free_ char *mpath = gv_path_join(c->root, GV_MOCK_MANIFEST_NAME);
+        if (mpath)
+                (void) unlink(mpath);
+        if (c->root_created)
+                (void) rmdir(c->root);
+}
+
+/* The absolute root (no trailing '/', not "/", UTF-8) and CDI folder of @o, heap strings. */
+static int resolve_paths(const gv_mock_install_opts_t *o, char **root, char **cdi_dir, gv_error_t **err)
+{
+        char *r = *root = absolute(o->root);
+        if (!r)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        while (strlen(r) > 1 && r[strlen(r) - 1] == '/')
+                r[strlen(r) - 1] = '\0';
+        if (strcmp(r, "/") == 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "refusing to use / as a mock driver root");
+        if (!valid_utf8(r)) /* its paths go into the CDI spec, and YAML holds UTF-8 text only */
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: the root's path is not valid UTF-8, which the "
+                                    "CDI spec (YAML) cannot hold; choose another folder", r);
+        *cdi_dir = o->cdi_dir && *o->cdi_dir ? absolute(o->cdi_dir) : gv_path_join(r, "etc/cdi");
+        if (!*cdi_dir)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return 0;
+}
+
 int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *out, gv_error_t **err)
 {
         if (!o || !o->root || !*o->root)
@@ -957,27 +1447,14 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
         if ((r = gv_mock_profile_to_yaml(p, &yaml, err)) < 0)
                 return r;
 
-        ictx_t c = { 0 };
+        ictx_t c = { .hook = o->step_hook, .hook_data = o->step_data };
         manifest_t old = { 0 };
-        _cleanup_free_ char *cdi_dir = NULL, *cdi_spec = NULL, *why = NULL;
-        c.root = absolute(o->root);
-        if (!c.root) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        _cleanup_free_ char *cdi_dir = NULL, *cdi_spec = NULL, *why = NULL, *spec_abs = NULL;
+        int existed = 0;
+        bool started = false;
+        if ((r = resolve_paths(o, &c.root, &cdi_dir, err)) < 0)
                 goto out;
-        }
-        while (strlen(c.root) > 1 && c.root[strlen(c.root) - 1] == '/')
-                c.root[strlen(c.root) - 1] = '\0';
-        if (strcmp(c.root, "/") == 0) {
-                r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "refusing to use / as a mock driver root");
-                goto out;
-        }
-        cdi_dir = o->cdi_dir && *o->cdi_dir ? absolute(o->cdi_dir) : gv_path_join(c.root, "etc/cdi");
-        if (!cdi_dir) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                goto out;
-        }
-        int existed = prepare_root(&c, &old, err);
-        if (existed < 0) {
+        if ((existed = prepare_root(&c, &old, err)) < 0) {
                 r = existed;
                 goto out;
         }
@@ -986,44 +1463,41 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
         if (kind == GV_MOCK_NODES_DEFAULT)
                 kind = geteuid() == 0 ? GV_MOCK_NODES_CHAR : GV_MOCK_NODES_FILES;
         gv_mock_nodes_t asked = kind;
-
-        r = lay_out(&c, o, p, cdi_dir, yaml, &kind, &why, &cdi_spec, err);
-        if (r == 0) {
-                /* What the old manifest listed and the new layout lacks (fewer GPUs, other version). */
-                elist_t stale = { 0 };
-                for (size_t i = 0; i < c.old.n && r == 0; i++)
-                        if (!elist_find(&c.now, c.old.v[i].path)) {
-                                if (c.old.v[i].type == E_DIR) {
-                                        _cleanup_free_ char *full = full_path(c.root, c.old.v[i].path);
-                                        if (full && exists_l(full) && elist_add(&c.now, c.old.v[i].path, E_DIR) < 0)
-                                                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                                } else if (elist_add(&stale, c.old.v[i].path, c.old.v[i].type) < 0) {
-                                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                                }
-                        }
-                if (r == 0)
-                        remove_entries(c.root, &stale, old.cdi_spec, NULL, NULL);
-                elist_free(&stale);
+        spec_abs = gv_path_join(cdi_dir, GV_MOCK_CDI_SPEC_NAME);
+        if (!spec_abs) {
+                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                goto out;
         }
+        manifest_t meta = {
+                .profile = p->name ? p->name : p->source,
+                .profile_source = p->source,
+                .node_name = p->node_name,
+                .driver_version = p->driver_version,
+                .cdi_spec = spec_abs,
+                .previous_cdi_spec = old.cdi_spec && strcmp(old.cdi_spec, spec_abs) != 0 ? old.cdi_spec
+                                                                                          : old.previous_cdi_spec,
+                .gpu_count = p->device_count,
+                .device_nodes = kind,
+                .root_created = c.root_created,
+        };
+        c.meta = &meta;
+
+        /* 1. the intent record, 2. the layout, 3. stale entries go, 4. the final manifest */
+        if ((r = plan_layout(&c, o, p, cdi_dir, yaml, kind, err)) < 0)
+                goto out;
+        if ((r = start_install(&c, err)) < 0)
+                goto out;
+        started = true;
+        (void) sweep_temps(c.root, &c.intent, spec_abs, meta.previous_cdi_spec);
+        r = lay_out(&c, o, p, cdi_dir, yaml, &kind, &why, &cdi_spec, err);
+        if (r == 0)
+                r = drop_stale(&c, &old, cdi_spec, err);
         if (r == 0) {
-                manifest_t m = {
-                        .profile = p->name ? p->name : p->source,
-                        .profile_source = p->source,
-                        .node_name = p->node_name,
-                        .driver_version = p->driver_version,
-                        .cdi_spec = cdi_spec,
-                        .gpu_count = p->device_count,
-                        .device_nodes = kind,
-                        .root_created = c.root_created,
-                        .entries = c.now,
-                };
-                r = manifest_write(c.root, &m, err);
+                meta.device_nodes = kind;
+                r = write_manifest(&c, c.root, &c.now, false, err);
         }
         if (r < 0) {
-                /* Undo what this call created, and the root when this call made it. */
-                remove_entries(c.root, &c.fresh, cdi_spec, NULL, NULL);
-                if (c.root_created && existed == 0)
-                        (void) rmdir(c.root);
+                roll_back(&c, &old, existed, started, cdi_spec ? cdi_spec : spec_abs);
                 goto out;
         }
 
@@ -1038,7 +1512,8 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
                 .device_nodes = kind,
                 .device_nodes_fallback = asked == GV_MOCK_NODES_CHAR && kind == GV_MOCK_NODES_FILES,
                 .fallback_reason = TAKE_PTR(why),
-                .updated = existed == 1,
+                .updated = existed == 1 && !old.installing,
+                .recovered = existed == 1 && old.installing,
                 .entries = (unsigned) c.now.n,
         };
         if (!res.root || !res.cdi_spec || !res.manifest || !res.profile_name || !res.driver_version ||

@@ -8,8 +8,11 @@
  * exercised without a GPU.  Layout and manifest: docs/mock-driver-root.md.
  *
  * Everything install creates is listed in a manifest at
- * <root>/.gpu-validator-mock.json; remove deletes exactly those entries
- * (and nothing that changed type since), then the folders install created.
+ * <root>/.gpu-validator-mock.json, written first as an intent record
+ * ("state": "installing", everything planned) and last as the final list;
+ * remove deletes exactly those entries (and nothing that changed type
+ * since), then the folders install created.  An install killed at any point
+ * is finished by the next install or undone by remove.
  *
  * Nothing here prints, reads the environment or exits: the CLI
  * (`gpu-validator mock`, src/cli/cmd_mock.c) and `gpu-validator run --mock`
@@ -88,6 +91,14 @@ typedef struct gv_mock_install_opts {
         gv_mock_nodes_t device_nodes;
         const char *nvml_lib;      /* file to copy as the library (see gv_mock_locate_artifacts()) */
         const char *nvidia_smi;    /* file to copy as usr/bin/nvidia-smi */
+        /*
+         * Tests only (crash tests kill the process there); NULL normally:
+         * called with 1, 2, ... before each change install makes to the
+         * filesystem (a folder, a file, a link, a node, a manifest write, a
+         * removal).
+         */
+        void (*step_hook)(void *data, unsigned step);
+        void *step_data;
 } gv_mock_install_opts_t;
 
 /* What install did.  Heap strings, released by gv_mock_install_result_clear(). */
@@ -103,6 +114,7 @@ typedef struct gv_mock_install_result {
         bool device_nodes_fallback;    /* CHAR was asked but mknod() was refused; files were made */
         char *fallback_reason;         /* strerror() text of that refusal, or NULL */
         bool updated;              /* the root already was a mock root (re-install / update) */
+        bool recovered;            /* the root held an unfinished install (killed); this one finished it */
         unsigned entries;          /* files, links, nodes and folders now listed in the manifest */
 } gv_mock_install_result_t;
 
@@ -114,7 +126,11 @@ void gv_mock_install_result_clear(gv_mock_install_result_t *r);
  * Idempotent: with the same options it rewrites the same files; with other
  * options it updates the root and removes what the old manifest listed and
  * the new layout no longer has.  Files are written atomically
- * (gv_atomic_write_at()).  On failure what this call created is removed again.
+ * (gv_atomic_write_at()).  The manifest is written first as an intent record
+ * (a new root is renamed into place with it), so a root left by a killed
+ * install is finished by the next call (result.recovered) or removed by
+ * gv_mock_remove().  On failure what this call created is removed again and
+ * the previous manifest put back.
  * Errors: -EINVAL (GV_REASON_CONFIG) bad options or a bad profile (message
  * "<file>:<line>: <field>: <problem>" from the profile loader); -ENOTEMPTY
  * (GV_REASON_CONFIG) when @root is a non-empty folder without a manifest;
@@ -129,7 +145,10 @@ int gv_mock_install(const gv_mock_install_opts_t *opts, gv_mock_install_result_t
  * counted in *kept), then the folders install created, deepest first, when
  * empty, then the manifest, and the root itself when install created it.
  * Entries that leave the root are refused unless they are the recorded CDI
- * spec or one of its folders.  @removed / @kept may be NULL.
+ * spec or one of its folders.  An unfinished root (intent record) is removed
+ * the same way, with the temporary files of interrupted writes; with no
+ * manifest, a staging folder or manifest temporary files a killed install
+ * left are removed (success).  @removed / @kept may be NULL.
  * Errors: -ENOENT (GV_REASON_CONFIG) when @root holds no manifest; -EINVAL
  * (GV_REASON_CONFIG) for an unreadable manifest; I/O errors (GV_REASON_IO).
  */

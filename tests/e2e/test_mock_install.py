@@ -59,7 +59,7 @@ class TestMockInstall(gvtest.TempDirTestCase):
     def test_layout_and_manifest(self):
         root = self.path("root")
         self.install(root, "--device-nodes=files", gpus=3)
-        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "3",
+        prof = json.loads(gvtest.run(["mock", "profiles", "--report", "a100-sxm4-40gb", "--gpus", "3",
                                       "--node-name", NODE], check=0).stdout)
         ver = prof["driver_version"]
         lib = os.path.join(root, "usr", "lib64")
@@ -164,7 +164,7 @@ class TestMockInstall(gvtest.TempDirTestCase):
         p = subprocess.run(["env", "-i", os.path.join(root, "usr", "bin", "nvidia-smi"), "-L"],
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "3",
+        prof = json.loads(gvtest.run(["mock", "profiles", "--report", "a100-sxm4-40gb", "--gpus", "3",
                                       "--node-name", NODE], check=0).stdout)
         want = [f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})" for g in prof["gpus"]]
         self.assertEqual(p.stdout.strip().split("\n"), want)
@@ -172,7 +172,7 @@ class TestMockInstall(gvtest.TempDirTestCase):
     def test_cdi_spec_names_every_gpu(self):
         root = self.path("root")
         self.install(root, gpus=4)
-        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "4",
+        prof = json.loads(gvtest.run(["mock", "profiles", "--report", "a100-sxm4-40gb", "--gpus", "4",
                                       "--node-name", NODE], check=0).stdout)
         text = open(os.path.join(root, "etc", "cdi", "nvidia-mock.yaml")).read()
         self.assertIn("cdiVersion: 0.5.0\n", text)
@@ -201,6 +201,110 @@ class TestMockInstall(gvtest.TempDirTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestKilledInstall(gvtest.TempDirTestCase):
+    """Issue 9 defect 5: `mock install` and `run --mock` killed (SIGKILL) at
+    seeded random times; afterwards install, `run --mock` and remove succeed
+    and remove leaves the folder as it was.  The exhaustive kill-at-every-step
+    test is tests/unit/mockroot/test_mockroot_crash.c."""
+
+    TRIALS = int(os.environ.get("GV_E2E_KILL_TRIALS", "12"))
+
+    def killed_at(self, args, delay):
+        p = subprocess.Popen([gvtest.GV] + args, env=gvtest.clean_env(), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        try:
+            p.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            p.send_signal(9)
+            p.wait()
+        return p.returncode
+
+    def timed(self, args):
+        import time
+        t = time.monotonic()
+        gvtest.run(args, check=0)
+        return time.monotonic() - t
+
+    def test_killed_mock_install_is_recovered(self):
+        import random
+        rnd = random.Random(int(os.environ.get("GV_CRASH_SEED", "1")))
+        root = self.path("root")
+        before = tree(self.tmp)
+        args = ["mock", "install", "--root", root, "--gpus", "2", "--device-nodes=files"]
+        span = self.timed(args)
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        for i in range(self.TRIALS):
+            delay = rnd.uniform(0, span)
+            with self.subTest(trial=i, delay=delay):
+                self.killed_at(args, delay)
+                if i % 2 == 0:
+                    gvtest.run(args, check=0)
+                    p = gvtest.run(["mock", "remove", "--root", root])
+                else:
+                    p = gvtest.run(["mock", "remove", "--root", root])
+                # remove refuses only when the kill came before install wrote anything
+                self.assertIn(p.returncode, (0, 2), p.stderr)
+                self.assertEqual(tree(self.tmp), before)
+
+    def test_killed_run_mock_is_recovered(self):
+        import random
+        rnd = random.Random(int(os.environ.get("GV_CRASH_SEED", "1")) + 1)
+        work = self.path("work")
+        args = ["run", "--mock", "--gpus", "2", "--mock-dir", work]
+        span = self.timed(args)
+        for i in range(self.TRIALS // 2):
+            with self.subTest(trial=i):
+                self.killed_at(args, rnd.uniform(0, span))
+                gvtest.run(args, check=0)
+        gvtest.run(["mock", "remove", "--root", os.path.join(work, "driver-root")], check=0)
+        self.assertFalse(os.path.exists(os.path.join(work, "driver-root")))
+
+
+class TestProfileJsonRoundTrip(gvtest.TempDirTestCase):
+    """Issue 9 defect 9: `mock profiles --json NAME > f` is a profile that
+    `mock install --profile f` (and `mock profiles --json f`) read back."""
+
+    def test_every_builtin_round_trips_through_json(self):
+        names = [l for l in gvtest.run(["mock", "profiles"], check=0).stdout.split() if l]
+        self.assertGreaterEqual(len(names), 7)
+        for name in names:
+            with self.subTest(profile=name):
+                first = gvtest.run(["mock", "profiles", "--json", name, "--gpus", "3", "--node-name", NODE],
+                                   check=0).stdout
+                doc = json.loads(first)
+                self.assertEqual(doc["schema"], "gpu-validator/mock-nvml/v1")
+                f = self.path(name + ".json")
+                with open(f, "w") as out:
+                    out.write(first)
+                # read back: the same profile, the same JSON
+                again = gvtest.run(["mock", "profiles", "--json", f], check=0).stdout
+                self.assertEqual(json.loads(again), doc)
+                # and installable, without a slash in the name too
+                root = self.path("root-" + name)
+                gvtest.run(["mock", "install", "--root", root, "--profile", f, "--device-nodes=files"], check=0)
+                with open(os.path.join(root, ".gpu-validator-mock.json")) as m:
+                    self.assertEqual(json.load(m)["gpu_count"], 3)
+                gvtest.run(["mock", "remove", "--root", root], check=0)
+                self.assertFalse(os.path.exists(root))
+        rel = gvtest.run(["mock", "profiles", "--json", "h200", "--gpus", "1"], check=0).stdout
+        with open(self.path("h200.json"), "w") as out:
+            out.write(rel)
+        p = subprocess.run([gvtest.GV, "mock", "install", "--root", "r", "--profile", "h200.json",
+                            "--device-nodes=files"], cwd=self.tmp, env=gvtest.clean_env(), capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        gvtest.run(["mock", "remove", "--root", self.path("r")], check=0)
+
+    def test_duplicate_key_is_refused_with_file_and_line(self):
+        f = self.path("dup.json")
+        with open(f, "w") as out:
+            out.write('{\n  "driver": {"version": "550.163.01", "cuda_version": 12040},\n'
+                      '  "gpu": {"name": "x", "memory_mib": 10, "memory_mib": 20}\n}\n')
+        p = gvtest.run(["mock", "install", "--root", self.path("r"), "--profile", f], check=2)
+        self.assertIn(f + ":3: memory_mib: duplicate key (first on line 3)", p.stderr)
+        self.assertFalse(os.path.exists(self.path("r")))
 
 
 class TestHostileManifest(unittest.TestCase):

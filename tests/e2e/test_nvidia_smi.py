@@ -1,6 +1,6 @@
 """End-to-end tests of our nvidia-smi (mock/smi, docs/nvidia-smi.md).
 
-Expected values come from `gpu-validator mock profiles --json` (the profile
+Expected values come from `gpu-validator mock profiles --report` (the profile
 library's own view, independent of nvidia-smi's code), the real captures in
 shared/cases/nvidia-smi/, and third-party parsers from npm (tests/e2e/js:
 node-nvidia-smi for -q -x; a CSV reader for --query-gpu).
@@ -46,7 +46,7 @@ def builtin_profiles():
 
 
 def profile_json(name, gpus=None, node=NODE):
-    args = ["mock", "profiles", "--json", name, "--node-name", node]
+    args = ["mock", "profiles", "--report", name, "--node-name", node]
     if gpus:
         args += ["--gpus", str(gpus)]
     return json.loads(gvtest.run(args, check=0).stdout)
@@ -276,7 +276,7 @@ class TestBuildTree(gvtest.TempDirTestCase):
 
     def test_mig_children_in_list_and_tables(self):
         cfg = self.mig_profile()
-        prof = json.loads(gvtest.run(["mock", "profiles", "--json", cfg], check=0).stdout)
+        prof = json.loads(gvtest.run(["mock", "profiles", "--report", cfg], check=0).stdout)
         p = self.smi("-L", MOCK_NVML_CONFIG=cfg)
         self.assertEqual(p.returncode, 0, p.stdout)
         lines = p.stdout.strip().split("\n")
@@ -399,7 +399,7 @@ class TestBuildTree(gvtest.TempDirTestCase):
 
     def test_fr16_na_exactly_where_not_supported(self):
         cfg = self.fr16_profile()
-        prof = json.loads(gvtest.run(["mock", "profiles", "--json", cfg], check=0).stdout)
+        prof = json.loads(gvtest.run(["mock", "profiles", "--report", cfg], check=0).stdout)
         self.assertIn("temperature", prof["gpus"][0]["unsupported"])
         self.assertIn("utilization", prof["gpus"][0]["unsupported"])
         p = self.smi("--query-gpu=" + ",".join(FIELDS), "--format=csv", MOCK_NVML_CONFIG=cfg)

@@ -340,6 +340,80 @@ static void test_bad_profiles_name_file_line_field(void **state)
                      "profile.yaml:5: faults.xids[0].xid: required field missing");
 }
 
+/*
+ * Issue 9 defect 2: GPU and compute instance ids are bounded so that the
+ * 64-bit id sets of finalize never shift by 64 or more (undefined behaviour),
+ * and never reach NVML's 0xFFFFFFFF "not on a MIG device".
+ */
+static void test_instance_ids_bounded(void **state)
+{
+        (void) state;
+        static const char *const head = "driver: {version: \"1\", cuda_version: 12040}\n"
+                                        "gpu: {name: x, memory_mib: 10, mig: {mode: enabled, profiles: [{name: 1g.5gb, "
+                                        "slices: 1, instances: 7}, {name: 7g.40gb, slices: 7}], devices: [";
+        static const struct {
+                const char *dev, *needle;
+        } t[] = {
+                { "{profile: 1g.5gb, gi_id: 64}", "profile.yaml:2: gpu.mig.devices[0].gi_id: 64 is out of range (at most 63)" },
+                { "{profile: 1g.5gb, gpu_instance_id: 4294967295}", "gpu_instance_id: 4294967295 is out of range (at most 63)" },
+                { "{profile: 1g.5gb, ci_id: 64}", "profile.yaml:2: gpu.mig.devices[0].ci_id: 64 is out of range (at most 63)" },
+                { "{profile: 1g.5gb, compute_instance_id: 100}", "compute_instance_id: 100 is out of range (at most 63)" },
+        };
+        for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+                _cleanup_free_ char *s = NULL;
+                assert_true(asprintf(&s, "%s%s]}}\n", head, t[i].dev) > 0);
+                expect_error(s, t[i].needle);
+        }
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu: {name: x, memory_mib: 10}\n"
+                     "devices:\n  - processes:\n      - {pid: 1, gi_id: 64, ci_id: 0}\n",
+                     "profile.yaml:5: devices[0].processes[0].gi_id: 64 is out of range (at most 63)");
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu: {name: x, memory_mib: 10}\n"
+                     "devices:\n  - processes:\n      - {pid: 1, gi_id: 1, ci_id: 64}\n",
+                     "devices[0].processes[0].ci_id: 64 is out of range (at most 63)");
+
+        /* the largest ids are accepted, finalize and read back */
+        gv_mock_profile_t *p = NULL;
+        _cleanup_error_ gv_error_t *err = NULL;
+        _cleanup_free_ char *ok = NULL;
+        assert_true(asprintf(&ok, "%s{profile: 1g.5gb, gi_id: 63, ci_id: 63}, {profile: 1g.5gb, gi_id: 63}, 1g.5gb]}}\n",
+                             head) > 0);
+        assert_int_equal(gv_mock_profile_load_memory("profile.yaml", ok, strlen(ok), &p, &err), 0);
+        assert_int_equal(gv_mock_profile_finalize(p, &err), 0);
+        assert_int_equal(p->devices[0].mig_devices[0].gi_id, 63);
+        assert_int_equal(p->devices[0].mig_devices[0].ci_id, 63);
+        /* the next compute instance of GI 63 would be 64: it takes the lowest free id instead */
+        assert_int_equal(p->devices[0].mig_devices[1].gi_id, 63);
+        assert_int_equal(p->devices[0].mig_devices[1].ci_id, 0);
+        assert_true(p->devices[0].mig_devices[2].gi_id < 63);
+        _cleanup_free_ char *y = NULL;
+        assert_int_equal(gv_mock_profile_to_yaml(p, &y, &err), 0);
+        gv_mock_profile_free(&p);
+        assert_int_equal(gv_mock_profile_load_memory("written.yaml", y, strlen(y), &p, &err), 0);
+        gv_mock_profile_free(&p);
+}
+
+/* Issue 9 defect 9: a key given twice is refused with file:line, in YAML and in JSON. */
+static void test_duplicate_keys_refused(void **state)
+{
+        (void) state;
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu_count: 2\ngpu: {name: x, memory_mib: 10}\n"
+                     "gpu_count: 3\n",
+                     "profile.yaml:4: gpu_count: duplicate key (first on line 2)");
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu:\n  name: x\n  memory_mib: 10\n  name: y\n",
+                     "profile.yaml:5: name: duplicate key (first on line 3)");
+        expect_error("driver: {version: \"1\", cuda_version: 12040}\ngpu: {name: x, memory_mib: 10}\n"
+                     "devices:\n  - {index: 0, temperature_c: 30, temperature_c: 40}\n",
+                     "profile.yaml:4: temperature_c: duplicate key (first on line 4)");
+        expect_error("{\n  \"driver\": {\"version\": \"1\", \"cuda_version\": 12040},\n"
+                     "  \"gpu\": {\"name\": \"x\", \"memory_mib\": 10},\n"
+                     "  \"driver\": {\"version\": \"2\", \"cuda_version\": 12040}\n}\n",
+                     "profile.yaml:4: driver: duplicate key (first on line 2)");
+        /* the nvml-mock schema too */
+        expect_error("system: {driver_version: \"1\", cuda_version: \"12.4\"}\n"
+                     "device_defaults: {name: x, memory: {total_bytes: 1073741824}, name: y}\n",
+                     "profile.yaml:2: name: duplicate key (first on line 2)");
+}
+
 static void test_missing_file_and_file_errors(void **state)
 {
         gv_mock_profile_t *p = NULL;
@@ -387,6 +461,8 @@ int main(void)
                 cmocka_unit_test(test_serials_distinct_per_gpu),
                 cmocka_unit_test(test_to_yaml_round_trip),
                 cmocka_unit_test(test_bad_profiles_name_file_line_field),
+                cmocka_unit_test(test_instance_ids_bounded),
+                cmocka_unit_test(test_duplicate_keys_refused),
                 cmocka_unit_test(test_missing_file_and_file_errors),
                 cmocka_unit_test(test_parse_return_name),
         };

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <yaml.h>
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
@@ -297,6 +298,71 @@ static void test_char_nodes_or_fallback(void **state)
         assert_false(exists_under(fx->tmp, "root"));
 }
 
+/* Every hostPath value of the CDI spec at @spec, read with libyaml (a NULL-terminated heap list). */
+static char **cdi_host_paths(const char *spec)
+{
+        FILE *f = fopen(spec, "re");
+        assert_non_null(f);
+        yaml_parser_t parser;
+        yaml_document_t doc;
+        assert_true(yaml_parser_initialize(&parser));
+        yaml_parser_set_input_file(&parser, f);
+        if (!yaml_parser_load(&parser, &doc))
+                fail_msg("%s does not parse: %s (line %lu)", spec, parser.problem ? parser.problem : "?",
+                         (unsigned long) parser.problem_mark.line + 1);
+        yaml_parser_delete(&parser);
+        fclose(f);
+        size_t n = 0;
+        char **out = calloc(256, sizeof(*out));
+        for (yaml_node_t *m = doc.nodes.start; m < doc.nodes.top; m++) {
+                if (m->type != YAML_MAPPING_NODE)
+                        continue;
+                for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+                        yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
+                        if (k && v && v->type == YAML_SCALAR_NODE &&
+                            strcmp((const char *) k->data.scalar.value, "hostPath") == 0 && n < 255)
+                                out[n++] = strdup((const char *) v->data.scalar.value);
+                }
+        }
+        yaml_document_delete(&doc);
+        return out;
+}
+
+/*
+ * Issue 9 defect 6: a root path with a newline (and quotes, a backslash, a
+ * tab, non-ASCII letters) must come back from the CDI spec byte for byte; a
+ * path YAML cannot hold (not UTF-8) is refused before anything is written.
+ */
+static void test_cdi_host_paths_survive_any_root_name(void **state)
+{
+        fx_t *fx = *state;
+        _cleanup_free_ char *odd = join(fx->tmp, "a\nb \"c\" \\d\te' \xc3\xa9\x7f");
+        gv_mock_install_opts_t o = opts(fx, 2);
+        o.root = odd;
+        gv_mock_install_result_t res = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+        char **paths = cdi_host_paths(res.cdi_spec);
+        size_t n = 0;
+        for (; paths[n]; n++) {
+                if (strncmp(paths[n], odd, strlen(odd)) != 0 || paths[n][strlen(odd)] != '/')
+                        fail_msg("hostPath \"%s\" does not start with the root \"%s\"", paths[n], odd);
+                free(paths[n]);
+        }
+        free(paths);
+        assert_true(n >= 5);
+        gv_mock_install_result_clear(&res);
+        assert_int_equal(gv_mock_remove(odd, NULL, NULL, &err), 0);
+        assert_false(exists_under(fx->tmp, "a\nb \"c\" \\d\te' \xc3\xa9\x7f"));
+
+        _cleanup_free_ char *bad = join(fx->tmp, "not-utf8-\xff");
+        o.root = bad;
+        assert_int_equal(gv_mock_install(&o, &res, &err), -EINVAL);
+        assert_int_equal(err->reason, GV_REASON_CONFIG);
+        assert_non_null(strstr(err->msg, "UTF-8"));
+        assert_false(exists_under(fx->tmp, "not-utf8-\xff"));
+}
+
 static void test_locate_artifacts(void **state)
 {
         fx_t *fx = *state;
@@ -321,6 +387,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_tampered_manifest_cannot_escape, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_profile_names_file_line_field, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_char_nodes_or_fallback, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cdi_host_paths_survive_any_root_name, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_locate_artifacts, setup, teardown),
         };
         return cmocka_run_group_tests_name("mockroot", tests, NULL, NULL);
