@@ -29,6 +29,7 @@
 
 #include "base/cleanup.h"
 #include "nvml/nvml-abi.h"
+#include "model-facts.h"
 #include "profile.h"
 
 #define GV_EXPORT __attribute__((visibility("default")))
@@ -36,6 +37,7 @@
 /* Prototypes generated from the ABI list: a definition that differs fails to compile. */
 #define GV_MOCK_PROTO(name, params) GV_EXPORT nvmlReturn_t name params;
 GV_NVML_FUNCTIONS(GV_MOCK_PROTO)
+GV_NVML_MOCK_FUNCTIONS(GV_MOCK_PROTO)
 #undef GV_MOCK_PROTO
 GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 
@@ -43,6 +45,7 @@ GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 #define GV_MOCK_ALIAS(plain, versioned) \
         extern __typeof__(versioned) plain __attribute__((alias(#versioned), visibility("default")));
 GV_NVML_ALIASES(GV_MOCK_ALIAS)
+GV_NVML_MOCK_ALIASES(GV_MOCK_ALIAS)
 #undef GV_MOCK_ALIAS
 
 #define MAXG GV_MOCK_MAX_GPUS
@@ -1351,12 +1354,25 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
         return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                     nvmlProcessInfo_t *infos)
+/* Which process list a query reads. */
+enum process_list {
+        COMPUTE_PROCESSES,  /* the profile's processes: CUDA jobs */
+        GRAPHICS_PROCESSES, /* none: profiles describe compute nodes */
+        MPS_PROCESSES,      /* none: profiles run no MPS server */
+};
+
+/*
+ * process_query - the body of the compute/graphics/MPS process queries.
+ * @infos holds *infoCount entries of @entry bytes: sizeof(nvmlProcessInfo_v1_t)
+ * for the plain names, sizeof(nvmlProcessInfo_t) for _v2/_v3.  A MIG handle
+ * sees the processes of its GPU and compute instance only.
+ */
+static nvmlReturn_t process_query(nvmlDevice_t device, unsigned int *infoCount, void *infos, size_t entry,
+                                  enum process_list list)
 {
         DEVICE_QUERY(ANY_HANDLE, device, infoCount, GV_MOCK_FIELD_PROCESSES);
         unsigned n = 0;
-        for (size_t i = 0; i < d->n_processes; i++) {
+        for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
                 const gv_mock_process_t *p = &d->processes[i];
                 if (m >= 0 && (p->gi_id != d->mig_devices[m].gi_id || p->ci_id != d->mig_devices[m].ci_id))
                         continue;
@@ -1368,17 +1384,433 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsign
         }
         if (n && !infos)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
-        unsigned k = 0;
-        for (size_t i = 0; i < d->n_processes; i++) {
+        unsigned char *out = infos;
+        for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
                 const gv_mock_process_t *p = &d->processes[i];
                 if (m >= 0 && (p->gi_id != d->mig_devices[m].gi_id || p->ci_id != d->mig_devices[m].ci_id))
                         continue;
-                infos[k].pid = p->pid;
-                infos[k].usedGpuMemory = p->used_memory_mib * MIB;
-                infos[k].gpuInstanceId = p->gi_id;
-                infos[k].computeInstanceId = p->ci_id;
-                k++;
+                nvmlProcessInfo_t e = { .pid = p->pid,
+                                        .usedGpuMemory = p->used_memory_mib * MIB,
+                                        .gpuInstanceId = p->gi_id,
+                                        .computeInstanceId = p->ci_id };
+                memcpy(out, &e, entry); /* v1 is the first 16 bytes of v2/v3 */
+                out += entry;
         }
         *infoCount = n;
         return leave(NVML_SUCCESS);
 }
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), COMPUTE_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                  nvmlProcessInfo_v1_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), COMPUTE_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                      nvmlProcessInfo_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), GRAPHICS_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                   nvmlProcessInfo_v1_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), GRAPHICS_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                        nvmlProcessInfo_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), MPS_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_v1_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), MPS_PROCESSES);
+}
+
+/* ------------------------------------------------------------------ */
+/* model facts (model-facts.c): BAR1, PCIe, thresholds, clocks, NVLink */
+
+/* The model facts of @d, or NULL (then the queries below answer NOT_SUPPORTED). */
+static const gv_mock_model_facts_t *facts_of(const gv_mock_device_t *d)
+{
+        return gv_mock_model_facts(d->pci_device_id);
+}
+
+nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, bar1Memory, 0);
+        unsigned long long total = gv_mock_bar1_mib(d->pci_device_id, d->memory_total_mib);
+        if (m >= 0 && d->memory_total_mib) {
+                /* A MIG device gets the share of the aperture its memory has of the GPU's (as "Shared BAR1 Memory"). */
+                total = total * d->mig_devices[m].memory_mib / d->memory_total_mib;
+        }
+        /* The driver maps a few MiB of BAR1 for itself; an idle GPU shows ~1-5 MiB used in the captures. */
+        unsigned long long used = total > 64 ? 1 : 0;
+        bar1Memory->bar1Total = total * MIB;
+        bar1Memory->bar1Used = used * MIB;
+        bar1Memory->bar1Free = (total - used) * MIB;
+        return leave(NVML_SUCCESS);
+}
+
+/* PCIe link facts: @what 0 max gen, 1 max width, 2 current gen, 3 current width. */
+static nvmlReturn_t pcie_query(nvmlDevice_t device, unsigned int *out, int what)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, out, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        const unsigned v[4] = { f->pcie_gen_max, f->pcie_width_max, f->pcie_gen_cur, f->pcie_width_cur };
+        *out = v[what];
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
+{
+        return pcie_query(device, maxLinkGen, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
+{
+        return pcie_query(device, maxLinkGenDevice, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)
+{
+        return pcie_query(device, maxLinkWidth, 1);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
+{
+        return pcie_query(device, currLinkGen, 2);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)
+{
+        return pcie_query(device, currLinkWidth, 3);
+}
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, value, 0);
+        if (counter != NVML_PCIE_UTIL_TX_BYTES && counter != NVML_PCIE_UTIL_RX_BYTES)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* KB/s over the last 20 ms: an idle mock GPU moves nothing. */
+        *value = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
+                                               unsigned int *temp)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, temp, GV_MOCK_FIELD_TEMPERATURE);
+        if (thresholdType >= NVML_TEMPERATURE_THRESHOLD_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned v = 0;
+        if (f) {
+                switch (thresholdType) {
+                case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: v = f->temp_shutdown_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: v = f->temp_slowdown_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: v = f->temp_mem_max_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_GPU_MAX: v = f->temp_gpu_max_c; break;
+                default: v = 0; break;
+                }
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *temp = v;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clocksEventReasons, GV_MOCK_FIELD_CLOCKS);
+        /* An idle GPU reports GpuIdle (0x1), a busy one none (csv captures: H100 idle 0x1, L40S under load 0x0). */
+        *clocksEventReasons = d->utilization_gpu == 0 ? nvmlClocksEventReasonGpuIdle : nvmlClocksEventReasonNone;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
+                                                         unsigned long long *supportedClocksThrottleReasons)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, supportedClocksThrottleReasons, GV_MOCK_FIELD_CLOCKS);
+        *supportedClocksThrottleReasons = GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED;
+        return leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, GV_MOCK_FIELD_CLOCKS);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned v = 0;
+        switch (clockType) {
+        case NVML_CLOCK_GRAPHICS:
+        case NVML_CLOCK_SM: v = f ? f->app_clock_graphics_mhz : 0; break;
+        case NVML_CLOCK_MEM: v = f ? f->app_clock_mem_mhz : 0; break;
+        case NVML_CLOCK_VIDEO: v = 0; break;
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *clockMHz = v;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        return app_clock_query(device, clockType, clockMHz);
+}
+
+nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
+                                                   unsigned int *clockMHz)
+{
+        return app_clock_query(device, clockType, clockMHz);
+}
+
+static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
+        if (!samplingPeriodUs)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (mig_on(d) && m < 0)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG csv capture: utilization.encoder [N/A] */
+        *utilization = 0;
+        *samplingPeriodUs = 167000; /* the driver's encoder/decoder sampling period */
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs);
+}
+
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs);
+}
+
+/* nvmlDeviceGetPowerState is the deprecated name of the performance state query. */
+SCALAR_GETTER(nvmlDeviceGetPowerState, nvmlPstates_t, pState, GV_MOCK_FIELD_PSTATE, d->pstate)
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, energy, GV_MOCK_FIELD_POWER_USAGE);
+        if (d->architecture < NVML_DEVICE_ARCH_VOLTA)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* Volta or newer (nvml.h) */
+        /* mJ since the driver loaded: the profile's draw integrated since nvmlInit. */
+        *energy = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, numCores, 0);
+        /* FP32 cores per SM (NVIDIA architecture whitepapers): 64 on Volta, Turing and GA100, 128 on Ada and later. */
+        unsigned per_sm = d->architecture >= NVML_DEVICE_ARCH_ADA && d->architecture != NVML_DEVICE_ARCH_UNKNOWN ? 128 : 64;
+        unsigned sms = m >= 0 ? d->mig_devices[m].multiprocessor_count : d->multiprocessor_count;
+        *numCores = sms * per_sm;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, version, GV_MOCK_FIELD_NVLINK);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!d->nvlink_count || !f || !f->nvlink_version)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        if (link >= d->nvlink_count)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *version = f->nvlink_version;
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* MIG profile info, versioned                                         */
+
+static const gv_mock_mig_profile_t *gi_profile_by_id(const gv_mock_device_t *d, unsigned id)
+{
+        for (size_t i = 0; i < d->n_mig_profiles; i++)
+                if (d->mig_profiles[i].id == id)
+                        return &d->mig_profiles[i];
+        return NULL;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile,
+                                                  nvmlGpuInstanceProfileInfo_v2_t *info)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, info, 0);
+        if (info->version != nvmlGpuInstanceProfileInfo_v2 && info->version != nvmlGpuInstanceProfileInfo_v3)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        const gv_mock_mig_profile_t *mp = gi_profile_by_id(d, profile);
+        if (!mp)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        nvmlGpuInstanceProfileInfo_v3_t v3 = { 0 };
+        v3.version = info->version;
+        v3.id = mp->id;
+        v3.sliceCount = mp->slice_count;
+        v3.instanceCount = mp->instance_count;
+        v3.multiprocessorCount = mp->multiprocessor_count;
+        v3.copyEngineCount = mp->copy_engine_count;
+        v3.decoderCount = mp->decoder_count;
+        v3.encoderCount = mp->encoder_count;
+        v3.jpegCount = mp->jpeg_count;
+        v3.ofaCount = mp->ofa_count;
+        v3.memorySizeMB = mp->memory_mib;
+        snprintf(v3.name, sizeof(v3.name), "MIG %s", mp->name); /* nvidia-smi -L prints "MIG 1g.5gb" from it */
+        if (info->version == nvmlGpuInstanceProfileInfo_v3) {
+                memcpy(info, &v3, sizeof(v3));
+                return leave(NVML_SUCCESS);
+        }
+        nvmlGpuInstanceProfileInfo_v2_t v2 = { .version = v3.version,
+                                               .id = v3.id,
+                                               .isP2pSupported = 0,
+                                               .sliceCount = v3.sliceCount,
+                                               .instanceCount = v3.instanceCount,
+                                               .multiprocessorCount = v3.multiprocessorCount,
+                                               .copyEngineCount = v3.copyEngineCount,
+                                               .decoderCount = v3.decoderCount,
+                                               .encoderCount = v3.encoderCount,
+                                               .jpegCount = v3.jpegCount,
+                                               .ofaCount = v3.ofaCount,
+                                               .memorySizeMB = v3.memorySizeMB };
+        memcpy(v2.name, v3.name, sizeof(v2.name));
+        *info = v2;
+        return leave(NVML_SUCCESS);
+}
+
+/* Slices of NVML compute instance profile @profile (inverse of ci_profile_id), 0 when unknown. */
+static unsigned ci_profile_slices(unsigned profile)
+{
+        static const unsigned slices[NVML_COMPUTE_INSTANCE_PROFILE_COUNT] = { 1, 2, 3, 4, 7, 8, 6, 1, 7 };
+        return profile < NVML_COMPUTE_INSTANCE_PROFILE_COUNT ? slices[profile] : 0;
+}
+
+/*
+ * Fills a compute instance profile of the GPU instance at MIG slot @s: a CI
+ * profile fits when its slices divide into the GI's; SMs and memory split
+ * evenly over the GI's compute slices, engines stay shared (MIG user guide).
+ */
+static nvmlReturn_t ci_profile_fill(const gv_mock_device_t *d, int s, unsigned profile, unsigned eng,
+                                    nvmlComputeInstanceProfileInfo_v3_t *out)
+{
+        if (profile >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT || eng != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        const gv_mock_mig_profile_t *mp = mig_profile_of(d, &d->mig_devices[s]);
+        unsigned cs = ci_profile_slices(profile);
+        if (!mp || profile == NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 ||
+            profile == NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL || cs > mp->slice_count || !mp->slice_count)
+                return NVML_ERROR_NOT_SUPPORTED;
+        memset(out, 0, sizeof(*out));
+        out->id = profile;
+        out->sliceCount = cs;
+        out->instanceCount = mp->slice_count / cs;
+        out->multiprocessorCount = mp->multiprocessor_count * cs / mp->slice_count;
+        out->sharedCopyEngineCount = mp->copy_engine_count;
+        out->sharedDecoderCount = mp->decoder_count;
+        out->sharedEncoderCount = mp->encoder_count;
+        out->sharedJpegCount = mp->jpeg_count;
+        out->sharedOfaCount = mp->ofa_count;
+        if (cs == mp->slice_count)
+                snprintf(out->name, sizeof(out->name), "MIG %s", mp->name);
+        else
+                snprintf(out->name, sizeof(out->name), "MIG %uc.%s", cs, mp->name);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                          unsigned int engProfile,
+                                                          nvmlComputeInstanceProfileInfo_t *info)
+{
+        INSTANCE_QUERY(gpuInstance, S.gis, info);
+        nvmlComputeInstanceProfileInfo_v3_t v3;
+        nvmlReturn_t r = ci_profile_fill(d, s, profile, engProfile, &v3);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        info->id = v3.id;
+        info->sliceCount = v3.sliceCount;
+        info->instanceCount = v3.instanceCount;
+        info->multiprocessorCount = v3.multiprocessorCount;
+        info->sharedCopyEngineCount = v3.sharedCopyEngineCount;
+        info->sharedDecoderCount = v3.sharedDecoderCount;
+        info->sharedEncoderCount = v3.sharedEncoderCount;
+        info->sharedJpegCount = v3.sharedJpegCount;
+        info->sharedOfaCount = v3.sharedOfaCount;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                           unsigned int engProfile,
+                                                           nvmlComputeInstanceProfileInfo_v2_t *info)
+{
+        INSTANCE_QUERY(gpuInstance, S.gis, info);
+        unsigned version = info->version;
+        if (version != nvmlComputeInstanceProfileInfo_v2 && version != nvmlComputeInstanceProfileInfo_v3)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        nvmlComputeInstanceProfileInfo_v3_t v3;
+        nvmlReturn_t r = ci_profile_fill(d, s, profile, engProfile, &v3);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        v3.version = version;
+        /* v2 is the first 136 bytes of v3. */
+        memcpy(info, &v3, version == nvmlComputeInstanceProfileInfo_v3 ? sizeof(v3) : sizeof(*info));
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* generated stubs: every other function of nvml-api.txt               */
+
+#define STUB_BEGIN() BEGIN()
+#define STUB_DEVICE(h)                                                        \
+        do {                                                                  \
+                unsigned stub_g_;                                             \
+                int stub_m_;                                                  \
+                nvmlReturn_t stub_r_ = resolve((h), &stub_g_, &stub_m_);      \
+                if (stub_r_ != NVML_SUCCESS)                                  \
+                        return leave(stub_r_);                                \
+        } while (0)
+#define STUB_INSTANCE(h, base)                                                          \
+        do {                                                                            \
+                gv_mock_device_t *stub_d_;                                              \
+                unsigned stub_g_;                                                       \
+                int stub_s_;                                                            \
+                nvmlReturn_t stub_r_ = resolve_instance((h), (base), &stub_d_, &stub_g_, &stub_s_); \
+                if (stub_r_ != NVML_SUCCESS)                                            \
+                        return leave(stub_r_);                                          \
+        } while (0)
+#define STUB_GPU_INSTANCE(h) STUB_INSTANCE(h, S.gis)
+#define STUB_COMPUTE_INSTANCE(h) STUB_INSTANCE(h, S.cis)
+#define STUB_EVENT_SET(h)                                                     \
+        do {                                                                  \
+                if (!event_set_known(h))                                      \
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);            \
+        } while (0)
+#define STUB_POINTER(p)                                                       \
+        do {                                                                  \
+                if (!(p))                                                     \
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);            \
+        } while (0)
+
+__attribute__((unused)) static bool event_set_known(const struct nvmlEventSet_st *set)
+{
+        for (const struct nvmlEventSet_st *p = S.sets; p; p = p->next)
+                if (p == set)
+                        return true;
+        return false;
+}
+
+#include "nvml-stubs.inc"

@@ -72,7 +72,7 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE 32
 #define NVML_DEVICE_PART_NUMBER_BUFFER_SIZE 80
 #define NVML_GPU_FABRIC_UUID_LEN 16
-#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_NVLINK_MAX_LINKS 36 /* nvml.h API 13; 18 in headers before 570 */
 
 /* ---- enumerations (nvml-abi.md "Enumerations", nvml.h) ---- */
 typedef enum nvmlEnableState_enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
@@ -171,7 +171,47 @@ typedef unsigned char nvmlGpuFabricState_t;
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 0x7
 #define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 0x8
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9
-#define NVML_GPU_INSTANCE_PROFILE_COUNT 0xA
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX 0xA
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX 0xB
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX 0xC
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME 0xD
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME 0xE
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME 0xF
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME 0x10
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX 0x11
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x12
+
+/* Compute instance profiles (nvml.h NVML_COMPUTE_INSTANCE_PROFILE_*). */
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0x0
+#define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 0x1
+#define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 0x2
+#define NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE 0x3
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 0x4
+#define NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE 0x5
+#define NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE 0x6
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 0x7
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL 0x8
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x9
+#define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0
+
+/* nvmlTemperatureThresholds_t */
+#define NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0
+#define NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1
+#define NVML_TEMPERATURE_THRESHOLD_MEM_MAX 2
+#define NVML_TEMPERATURE_THRESHOLD_GPU_MAX 3
+#define NVML_TEMPERATURE_THRESHOLD_COUNT 8
+typedef unsigned int nvmlTemperatureThresholds_t;
+
+/* nvmlPcieUtilCounter_t */
+#define NVML_PCIE_UTIL_TX_BYTES 0
+#define NVML_PCIE_UTIL_RX_BYTES 1
+typedef unsigned int nvmlPcieUtilCounter_t;
+
+/* Clock event (throttle) reasons, a bit mask (nvml.h nvmlClocksEventReason*). */
+#define nvmlClocksEventReasonGpuIdle 0x0000000000000001ULL
+#define nvmlClocksEventReasonNone 0x0000000000000000ULL
+/* The reasons a Volta or later datacenter GPU reports as supported (0x1FF in real captures). */
+#define GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED 0x00000000000001FFULL
 
 /* ---- structures (nvml-abi.md "Structures", x86-64) ---- */
 typedef struct nvmlPciInfo_st {
@@ -211,6 +251,19 @@ typedef struct nvmlProcessInfo_st {
         unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
 
+/* The legacy process entry: what the plain (unversioned) process queries write. */
+typedef struct nvmlProcessInfo_v1_st {
+        unsigned int pid;
+        unsigned long long usedGpuMemory; /* bytes */
+} nvmlProcessInfo_v1_t;
+typedef nvmlProcessInfo_t nvmlProcessInfo_v2_t;
+
+typedef struct nvmlBAR1Memory_st {
+        unsigned long long bar1Total; /* bytes */
+        unsigned long long bar1Free;
+        unsigned long long bar1Used;
+} nvmlBAR1Memory_t;
+
 typedef struct nvmlEventData_st {
         nvmlDevice_t device;
         unsigned long long eventType;
@@ -249,6 +302,80 @@ typedef struct nvmlGpuInstanceProfileInfo_st {
         unsigned int ofaCount;
         unsigned long long memorySizeMB; /* MiB */
 } nvmlGpuInstanceProfileInfo_t;
+
+/* Versioned GPU instance profile info (nvmlDeviceGetGpuInstanceProfileInfoV): v2 and v3 are both 152 bytes. */
+typedef struct nvmlGpuInstanceProfileInfo_v2_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int isP2pSupported;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int copyEngineCount;
+        unsigned int decoderCount;
+        unsigned int encoderCount;
+        unsigned int jpegCount;
+        unsigned int ofaCount;
+        unsigned long long memorySizeMB;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+} nvmlGpuInstanceProfileInfo_v2_t;
+
+typedef struct nvmlGpuInstanceProfileInfo_v3_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int copyEngineCount;
+        unsigned int decoderCount;
+        unsigned int encoderCount;
+        unsigned int jpegCount;
+        unsigned int ofaCount;
+        unsigned long long memorySizeMB;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        unsigned int capabilities;
+} nvmlGpuInstanceProfileInfo_v3_t;
+
+typedef struct nvmlComputeInstanceProfileInfo_st {
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+
+typedef struct nvmlComputeInstanceProfileInfo_v2_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+} nvmlComputeInstanceProfileInfo_v2_t;
+
+typedef struct nvmlComputeInstanceProfileInfo_v3_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        unsigned int capabilities;
+} nvmlComputeInstanceProfileInfo_v3_t;
 
 typedef struct nvmlGpuInstanceInfo_st {
         nvmlDevice_t device;
@@ -302,6 +429,10 @@ typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
 #define GV_NVML_STRUCT_VERSION(type, ver) ((unsigned int) (sizeof(type) | ((unsigned int) (ver) << 24U)))
 #define nvmlGpuFabricInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v2_t, 2)
 #define nvmlGpuFabricInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v3_t, 3)
+#define nvmlGpuInstanceProfileInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2)
+#define nvmlGpuInstanceProfileInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v3_t, 3)
+#define nvmlComputeInstanceProfileInfo_v2 GV_NVML_STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v2_t, 2)
+#define nvmlComputeInstanceProfileInfo_v3 GV_NVML_STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v3_t, 3)
 
 /* Sizes from nvml-abi.md, checked at compile time on LP64. */
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -317,6 +448,17 @@ static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t is 24 
 static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t is 32 bytes");
 static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 bytes");
 static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36, "nvmlGpuFabricInfo_v2_t is 36 bytes");
+static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t is 16 bytes");
+static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t is 24 bytes");
+static_assert(sizeof(nvmlBAR1Memory_t) == 24, "nvmlBAR1Memory_t is 24 bytes");
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "nvmlGpuInstanceProfileInfo_v2_t is 152 bytes");
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_v3_t) == 152, "nvmlGpuInstanceProfileInfo_v3_t is 152 bytes");
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "nvmlComputeInstanceProfileInfo_t is 36 bytes");
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == 136, "nvmlComputeInstanceProfileInfo_v2_t is 136 bytes");
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_v3_t) == 140, "nvmlComputeInstanceProfileInfo_v3_t is 140 bytes");
+static_assert(nvmlGpuInstanceProfileInfo_v2 == 0x02000098u, "nvmlGpuInstanceProfileInfo_v2 version word (nvml.h)");
+static_assert(nvmlComputeInstanceProfileInfo_v2 == 0x02000088u, "nvmlComputeInstanceProfileInfo_v2 version word (nvml.h)");
+static_assert(nvmlComputeInstanceProfileInfo_v3 == 0x0300008Cu, "nvmlComputeInstanceProfileInfo_v3 version word (nvml.h)");
 static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
 #endif
 
@@ -404,14 +546,55 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetPciInfo_v2, nvmlDeviceGetPciInfo_v3)                      \
         X(nvmlEventSetWait, nvmlEventSetWait_v2)                                 \
         X(nvmlDeviceGetAttributes, nvmlDeviceGetAttributes_v2)                   \
-        X(nvmlDeviceGetComputeRunningProcesses, nvmlDeviceGetComputeRunningProcesses_v3) \
         X(nvmlComputeInstanceGetInfo, nvmlComputeInstanceGetInfo_v2)             \
         X(nvmlDeviceGetHandleByPciBusId, nvmlDeviceGetHandleByPciBusId_v2)       \
         X(nvmlDeviceGetNvLinkRemotePciInfo, nvmlDeviceGetNvLinkRemotePciInfo_v2)
 
+/*
+ * Entry points the mock models beyond what gpu-validator's loader resolves
+ * (the loader requires every GV_NVML_FUNCTIONS member, so functions real
+ * drivers of the supported range may lack stay out of that list).  The
+ * mock's export list and stubs: mock/nvml/nvml-api.txt.
+ */
+#define GV_NVML_MOCK_FUNCTIONS(X)                                                                         \
+        X(nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+        X(nvmlDeviceGetGraphicsRunningProcesses, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+        X(nvmlDeviceGetGraphicsRunningProcesses_v3, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)) \
+        X(nvmlDeviceGetMPSComputeRunningProcesses, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+        X(nvmlDeviceGetMPSComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)) \
+        X(nvmlDeviceGetBAR1MemoryInfo, (nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory))              \
+        X(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int *maxLinkGen))            \
+        X(nvmlDeviceGetGpuMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int *maxLinkGenDevice))   \
+        X(nvmlDeviceGetMaxPcieLinkWidth, (nvmlDevice_t device, unsigned int *maxLinkWidth))               \
+        X(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int *currLinkGen))          \
+        X(nvmlDeviceGetCurrPcieLinkWidth, (nvmlDevice_t device, unsigned int *currLinkWidth))             \
+        X(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)) \
+        X(nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)) \
+        X(nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t device, unsigned long long *clocksEventReasons)) \
+        X(nvmlDeviceGetSupportedClocksThrottleReasons, (nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)) \
+        X(nvmlDeviceGetApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetDefaultApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetEncoderUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+        X(nvmlDeviceGetDecoderUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+        X(nvmlDeviceGetPowerState, (nvmlDevice_t device, nvmlPstates_t *pState))                          \
+        X(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long *energy))         \
+        X(nvmlDeviceGetNumGpuCores, (nvmlDevice_t device, unsigned int *numCores))                        \
+        X(nvmlDeviceGetGpuInstanceProfileInfoV, (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)) \
+        X(nvmlGpuInstanceGetComputeInstanceProfileInfo, (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)) \
+        X(nvmlGpuInstanceGetComputeInstanceProfileInfoV, (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)) \
+        X(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t device, unsigned int link, unsigned int *version))
+
+/* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
+#define GV_NVML_MOCK_ALIASES(X)                                                                           \
+        X(nvmlDeviceGetComputeRunningProcesses_v2, nvmlDeviceGetComputeRunningProcesses_v3)               \
+        X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlDeviceGetGraphicsRunningProcesses_v3)             \
+        X(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlDeviceGetMPSComputeRunningProcesses_v3)         \
+        X(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)
+
 /* Function-pointer types: nvmlInit_v2_fn and so on. */
 #define GV_NVML_DECLARE_FN_TYPE(name, params) typedef nvmlReturn_t (*name##_fn) params;
 GV_NVML_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)
+GV_NVML_MOCK_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)
 #undef GV_NVML_DECLARE_FN_TYPE
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 
