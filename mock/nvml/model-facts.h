@@ -17,6 +17,10 @@ typedef struct gv_mock_model_facts {
         unsigned temp_shutdown_c, temp_slowdown_c, temp_gpu_max_c, temp_mem_max_c;
         unsigned app_clock_graphics_mhz, app_clock_mem_mhz; /* applications = default applications clocks */
         unsigned nvlink_version;          /* nvmlDeviceGetNvLinkVersion: 3 Ampere, 4 Hopper, 5 Blackwell */
+        unsigned memory_bus_width;        /* bits (NVIDIA datasheets) */
+        unsigned remap_banks;             /* row remapper banks (histogram "max"); 0: none known */
+        unsigned clock_step_x2;           /* twice the step of the supported graphics clocks list, MHz */
+        const char *inforom_image, *inforom_oem, *inforom_ecc; /* NULL: not known */
 } gv_mock_model_facts_t;
 
 /*

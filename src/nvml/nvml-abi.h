@@ -213,6 +213,77 @@ typedef unsigned int nvmlPcieUtilCounter_t;
 /* The reasons a Volta or later datacenter GPU reports as supported (0x1FF in real captures). */
 #define GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED 0x00000000000001FFULL
 
+/* nvmlClockId_t */
+#define NVML_CLOCK_ID_CURRENT 0
+#define NVML_CLOCK_ID_APP_CLOCK_TARGET 1
+#define NVML_CLOCK_ID_APP_CLOCK_DEFAULT 2
+#define NVML_CLOCK_ID_CUSTOMER_BOOST_MAX 3
+typedef unsigned int nvmlClockId_t;
+
+/* nvmlInforomObject_t */
+#define NVML_INFOROM_OEM 0
+#define NVML_INFOROM_ECC 1
+#define NVML_INFOROM_POWER 2
+#define NVML_INFOROM_DEN 3
+typedef unsigned int nvmlInforomObject_t;
+
+/* nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlMemoryLocation_t (COUNT: 8 locations, 0..7) */
+#define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
+#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NVML_VOLATILE_ECC 0
+#define NVML_AGGREGATE_ECC 1
+#define NVML_MEMORY_LOCATION_COUNT 8
+typedef unsigned int nvmlMemoryErrorType_t;
+typedef unsigned int nvmlEccCounterType_t;
+typedef unsigned int nvmlMemoryLocation_t;
+
+/* nvmlPageRetirementCause_t, nvmlPerfPolicyType_t (COUNT 8), nvmlBusType_t, nvmlGpuVirtualizationMode_t */
+#define NVML_PAGE_RETIREMENT_CAUSE_COUNT 2
+#define NVML_PERF_POLICY_COUNT 8
+#define NVML_BUS_TYPE_PCIE 2
+#define NVML_GPU_VIRTUALIZATION_MODE_NONE 0
+typedef unsigned int nvmlPageRetirementCause_t;
+typedef unsigned int nvmlPerfPolicyType_t;
+typedef unsigned int nvmlBusType_t;
+typedef unsigned int nvmlGpuVirtualizationMode_t;
+
+/* PCIe link max speed (NVML_PCIE_LINK_MAX_SPEED_*): gen 1..6 are 1..6 (2500 .. 64000 MB/s). */
+#define NVML_PCIE_LINK_MAX_SPEED_INVALID 0
+
+/* Power scopes of nvmlFieldValue_t.scopeId for the power fields. */
+#define NVML_POWER_SCOPE_GPU 0U
+
+/* Field ids (nvml.h NVML_FI_DEV_*) the mock answers in nvmlDeviceGetFieldValues. */
+#define NVML_FI_DEV_ECC_CURRENT 1
+#define NVML_FI_DEV_ECC_PENDING 2
+#define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3
+#define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4
+#define NVML_FI_DEV_ECC_SBE_AGG_TOTAL 5
+#define NVML_FI_DEV_ECC_DBE_AGG_TOTAL 6
+#define NVML_FI_DEV_RETIRED_SBE 29
+#define NVML_FI_DEV_RETIRED_DBE 30
+#define NVML_FI_DEV_RETIRED_PENDING 31
+#define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91
+#define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
+#define NVML_FI_DEV_REMAPPED_COR 142
+#define NVML_FI_DEV_REMAPPED_UNC 143
+#define NVML_FI_DEV_REMAPPED_PENDING 144
+#define NVML_FI_DEV_REMAPPED_FAILURE 145
+#define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_POWER_INSTANT 186
+#define NVML_FI_DEV_ENERGY 191
+
+/* nvmlValueType_t */
+#define NVML_VALUE_TYPE_DOUBLE 0
+#define NVML_VALUE_TYPE_UNSIGNED_INT 1
+#define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+typedef unsigned int nvmlValueType_t;
+
+/* Types the mock only passes around (it writes no entry of them). */
+typedef struct nvmlEncoderSessionInfo_st nvmlEncoderSessionInfo_t;
+typedef struct nvmlFBCSessionInfo_st nvmlFBCSessionInfo_t;
+
 /* ---- structures (nvml-abi.md "Structures", x86-64) ---- */
 typedef struct nvmlPciInfo_st {
         char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE]; /* "%04X:%02X:%02X.0" */
@@ -263,6 +334,41 @@ typedef struct nvmlBAR1Memory_st {
         unsigned long long bar1Free;
         unsigned long long bar1Used;
 } nvmlBAR1Memory_t;
+
+typedef struct nvmlViolationTime_st {
+        unsigned long long referenceTime; /* CPU timestamp, microseconds */
+        unsigned long long violationTime; /* nanoseconds */
+} nvmlViolationTime_t;
+
+typedef struct nvmlRowRemapperHistogramValues_st {
+        unsigned int max, high, partial, low, none; /* banks by remaining remapping availability */
+} nvmlRowRemapperHistogramValues_t;
+
+typedef struct nvmlFBCStats_st {
+        unsigned int sessionsCount;
+        unsigned int averageFPS;
+        unsigned int averageLatency; /* microseconds */
+} nvmlFBCStats_t;
+
+typedef union nvmlValue_st {
+        double dVal;
+        int siVal;
+        unsigned int uiVal;
+        unsigned long ulVal;
+        unsigned long long ullVal;
+        signed long long sllVal;
+        unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+        unsigned int fieldId;  /* NVML_FI_* (in) */
+        unsigned int scopeId;  /* link or power scope (in) */
+        long long timestamp;   /* microseconds since 1970 */
+        long long latencyUsec;
+        nvmlValueType_t valueType;
+        nvmlReturn_t nvmlReturn;
+        nvmlValue_t value;
+} nvmlFieldValue_t;
 
 typedef struct nvmlEventData_st {
         nvmlDevice_t device;
@@ -459,6 +565,10 @@ static_assert(sizeof(nvmlComputeInstanceProfileInfo_v3_t) == 140, "nvmlComputeIn
 static_assert(nvmlGpuInstanceProfileInfo_v2 == 0x02000098u, "nvmlGpuInstanceProfileInfo_v2 version word (nvml.h)");
 static_assert(nvmlComputeInstanceProfileInfo_v2 == 0x02000088u, "nvmlComputeInstanceProfileInfo_v2 version word (nvml.h)");
 static_assert(nvmlComputeInstanceProfileInfo_v3 == 0x0300008Cu, "nvmlComputeInstanceProfileInfo_v3 version word (nvml.h)");
+static_assert(sizeof(nvmlViolationTime_t) == 16, "nvmlViolationTime_t is 16 bytes");
+static_assert(sizeof(nvmlRowRemapperHistogramValues_t) == 20, "nvmlRowRemapperHistogramValues_t is 20 bytes");
+static_assert(sizeof(nvmlFBCStats_t) == 12, "nvmlFBCStats_t is 12 bytes");
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes");
 static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
 #endif
 
@@ -582,7 +692,36 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetGpuInstanceProfileInfoV, (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)) \
         X(nvmlGpuInstanceGetComputeInstanceProfileInfo, (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)) \
         X(nvmlGpuInstanceGetComputeInstanceProfileInfoV, (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)) \
-        X(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t device, unsigned int link, unsigned int *version))
+        X(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t device, unsigned int link, unsigned int *version))     \
+        X(nvmlDeviceGetClock, (nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetMaxCustomerBoostClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetSupportedMemoryClocks, (nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)) \
+        X(nvmlDeviceGetSupportedGraphicsClocks, (nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)) \
+        X(nvmlDeviceGetTotalEccErrors, (nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)) \
+        X(nvmlDeviceGetMemoryErrorCounter, (nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)) \
+        X(nvmlDeviceGetRetiredPages, (nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)) \
+        X(nvmlDeviceGetRetiredPages_v2, (nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)) \
+        X(nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t device, nvmlEnableState_t *isPending))    \
+        X(nvmlDeviceGetRemappedRows, (nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)) \
+        X(nvmlDeviceGetRowRemapperHistogram, (nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)) \
+        X(nvmlDeviceGetInforomVersion, (nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)) \
+        X(nvmlDeviceGetInforomImageVersion, (nvmlDevice_t device, char *version, unsigned int length))    \
+        X(nvmlDeviceGetEncoderStats, (nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)) \
+        X(nvmlDeviceGetEncoderSessions, (nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)) \
+        X(nvmlDeviceGetFBCStats, (nvmlDevice_t device, nvmlFBCStats_t *fbcStats))                         \
+        X(nvmlDeviceGetFBCSessions, (nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)) \
+        X(nvmlDeviceGetAccountingMode, (nvmlDevice_t device, nvmlEnableState_t *mode))                    \
+        X(nvmlDeviceGetPowerManagementMode, (nvmlDevice_t device, nvmlEnableState_t *mode))               \
+        X(nvmlDeviceGetViolationStatus, (nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)) \
+        X(nvmlDeviceGetVirtualizationMode, (nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)) \
+        X(nvmlDeviceGetMemoryBusWidth, (nvmlDevice_t device, unsigned int *busWidth))                     \
+        X(nvmlDeviceGetPcieLinkMaxSpeed, (nvmlDevice_t device, unsigned int *maxSpeed))                   \
+        X(nvmlDeviceGetBusType, (nvmlDevice_t device, nvmlBusType_t *type))                               \
+        X(nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned int *value))                     \
+        X(nvmlDeviceGetMultiGpuBoard, (nvmlDevice_t device, unsigned int *multiGpuBool))                  \
+        X(nvmlDeviceGetNumaNodeId, (nvmlDevice_t device, unsigned int *node))                             \
+        X(nvmlDeviceGetTopologyNearestGpus, (nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)) \
+        X(nvmlDeviceGetFieldValues, (nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

@@ -325,6 +325,47 @@ static void test_bar1_pcie_and_ci_profiles(void **state)
         assert_int_equal(a->nvmlDeviceGetTemperatureThreshold(d, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &u),
                          NVML_SUCCESS);
         assert_int_equal(u, 89);
+        /* supported clocks: the A100 capture lists 81 graphics clocks, 1410 down to 210 MHz in 15 MHz steps */
+        unsigned clocks[128], nclk = 0;
+        assert_int_equal(a->nvmlDeviceGetSupportedGraphicsClocks(d, 1215, &nclk, NULL), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_int_equal(nclk, 81);
+        assert_int_equal(a->nvmlDeviceGetSupportedGraphicsClocks(d, 1215, &nclk, clocks), NVML_SUCCESS);
+        assert_int_equal(clocks[0], 1410);
+        assert_int_equal(clocks[1], 1395);
+        assert_int_equal(clocks[80], 210);
+        assert_int_equal(a->nvmlDeviceGetSupportedGraphicsClocks(d, 999, &nclk, clocks), NVML_ERROR_NOT_FOUND);
+        /* Ampere remaps rows and retires no pages */
+        unsigned c1 = 9, c2 = 9, c3 = 9, c4 = 9;
+        assert_int_equal(a->nvmlDeviceGetRemappedRows(d, &c1, &c2, &c3, &c4), NVML_SUCCESS);
+        assert_int_equal(c1 + c2 + c3 + c4, 0);
+        assert_int_equal(a->nvmlDeviceGetRetiredPages(d, 0, &c1, NULL), NVML_ERROR_NOT_SUPPORTED);
+        /* field values: answered ones carry a type and value, others their own NOT_SUPPORTED */
+        nvmlFieldValue_t fv[3] = { { .fieldId = NVML_FI_DEV_POWER_INSTANT }, { .fieldId = NVML_FI_DEV_ECC_CURRENT },
+                                   { .fieldId = 9999 } };
+        assert_int_equal(a->nvmlDeviceGetFieldValues(d, 3, fv), NVML_SUCCESS);
+        assert_int_equal(fv[0].nvmlReturn, NVML_SUCCESS);
+        assert_int_equal(fv[0].value.uiVal, 72000); /* mW, the profile's 72 W */
+        assert_int_equal(fv[1].value.uiVal, 1);
+        assert_int_equal(fv[2].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+        nvmlDevice_t near[8];
+        unsigned nn = 8;
+        assert_int_equal(a->nvmlDeviceGetTopologyNearestGpus(d, NVML_TOPOLOGY_NODE, &nn, near), NVML_SUCCESS);
+        assert_int_equal(nn, 3); /* GPUs 1, 2, 3 share GPU 0's socket */
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        /* Turing retires pages (the T4 capture: 0 pages, none pending) and remaps no rows */
+        char *t4 = NULL;
+        assert_true(asprintf(&t4, "%s/mock/profiles/t4.yaml", getenv("GV_SOURCE_DIR")) > 0);
+        setenv("MOCK_NVML_CONFIG", t4, 1);
+        free(t4);
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+        d = gpu(a, 0);
+        c1 = 9;
+        assert_int_equal(a->nvmlDeviceGetRetiredPages(d, 0, &c1, NULL), NVML_SUCCESS);
+        assert_int_equal(c1, 0);
+        assert_int_equal(a->nvmlDeviceGetRemappedRows(d, &c1, &c2, &c3, &c4), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(a->nvmlDeviceGetBAR1MemoryInfo(d, &b), NVML_SUCCESS);
+        assert_int_equal(b.bar1Total, 256ULL << 20);
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
 
         use_fixture(a, "mig-fr14.yaml");
