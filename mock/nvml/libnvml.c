@@ -1625,13 +1625,46 @@ nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCore
 
 nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
 {
-        DEVICE_QUERY(GPU_HANDLE, device, version, GV_MOCK_FIELD_NVLINK);
+        DEVICE_QUERY(GPU_HANDLE, device, version, 0);
         const gv_mock_model_facts_t *f = facts_of(d);
-        if (!d->nvlink_count || !f || !f->nvlink_version)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        if (link >= d->nvlink_count)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && (!f || !f->nvlink_version))
+                r = NVML_ERROR_NOT_SUPPORTED;
+        if (r != NVML_SUCCESS)
+                return leave(r);
         *version = f->nvlink_version;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability,
+                                           unsigned int *capResult)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, capResult, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && capability >= NVML_NVLINK_CAP_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        /* GPU-to-GPU links through NVSwitches on an x86 host: peer access and atomics, no system memory over NVLink. */
+        switch (capability) {
+        case NVML_NVLINK_CAP_P2P_SUPPORTED:
+        case NVML_NVLINK_CAP_P2P_ATOMICS:
+        case NVML_NVLINK_CAP_VALID: *capResult = 1; break;
+        default: *capResult = 0; break;
+        }
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
+                                             unsigned long long *counterValue)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, counterValue, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && counter >= NVML_NVLINK_ERROR_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        *counterValue = 0; /* healthy links */
         return leave(NVML_SUCCESS);
 }
 
@@ -1693,6 +1726,33 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned 
         return leave(NVML_SUCCESS);
 }
 
+nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,
+                                       unsigned int *count)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
+        if (profileId >= NVML_GPU_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable || !mig_on(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        /* One handle per GPU instance of that profile: the MIG slot where the instance first appears. */
+        unsigned n = 0;
+        for (size_t i = 0; i < d->n_mig_devices; i++) {
+                const gv_mock_mig_profile_t *mp = mig_profile_of(d, &d->mig_devices[i]);
+                bool first = true;
+                for (size_t j = 0; j < i; j++)
+                        first &= d->mig_devices[j].gi_id != d->mig_devices[i].gi_id;
+                if (!first || !mp || mp->id != profileId)
+                        continue;
+                if (gpuInstances)
+                        gpuInstances[n] = &S.gis[g][i];
+                n++;
+        }
+        if (n && !gpuInstances)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *count = n;
+        return leave(NVML_SUCCESS);
+}
+
 /* Slices of NVML compute instance profile @profile (inverse of ci_profile_id), 0 when unknown. */
 static unsigned ci_profile_slices(unsigned profile)
 {
@@ -1730,6 +1790,27 @@ static nvmlReturn_t ci_profile_fill(const gv_mock_device_t *d, int s, unsigned p
         else
                 snprintf(out->name, sizeof(out->name), "MIG %uc.%s", cs, mp->name);
         return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
+                                                nvmlComputeInstance_t *computeInstances, unsigned int *count)
+{
+        INSTANCE_QUERY(gpuInstance, S.gis, count);
+        if (profileId >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned gi = d->mig_devices[s].gi_id, n = 0;
+        for (size_t m = 0; m < d->n_mig_devices; m++) {
+                const gv_mock_mig_device_t *md = &d->mig_devices[m];
+                if (md->gi_id != gi || ci_profile_id(md->ci_slice_count) != profileId)
+                        continue;
+                if (computeInstances)
+                        computeInstances[n] = &S.cis[g][m];
+                n++;
+        }
+        if (n && !computeInstances)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *count = n;
+        return leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
@@ -2071,6 +2152,23 @@ nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopolo
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         memcpy(deviceArray, found, n * sizeof(found[0]));
         *count = n;
+        return leave(NVML_SUCCESS);
+}
+
+/* Datacenter boards ship with ECC on: the default is enabled wherever ECC exists. */
+SCALAR_GETTER(nvmlDeviceGetDefaultEccMode, nvmlEnableState_t, defaultMode, GV_MOCK_FIELD_ECC, NVML_FEATURE_ENABLED)
+/* The board id nvidia-smi prints is bus << 8 | device (captures: bus 0x30 -> 0x3000, T4 at 00:1e -> 0x1e). */
+SCALAR_GETTER(nvmlDeviceGetBoardId, unsigned int, boardId, 0, d->pci_bus << 8 | d->pci_device)
+
+nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, pcieSpeed, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        /* The current link's transfer rate a lane, Mbps: 2500, 5000, 8000, 16000, 32000 for gen 1..5. */
+        static const unsigned by_gen[] = { 0, 2500, 5000, 8000, 16000, 32000, 64000 };
+        if (!f || !f->pcie_gen_cur || f->pcie_gen_cur > 6)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *pcieSpeed = by_gen[f->pcie_gen_cur];
         return leave(NVML_SUCCESS);
 }
 

@@ -280,6 +280,18 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
 typedef unsigned int nvmlValueType_t;
 
+/* nvmlNvLinkCapability_t (COUNT 6), nvmlNvLinkErrorCounter_t (COUNT 5) */
+#define NVML_NVLINK_CAP_P2P_SUPPORTED 0
+#define NVML_NVLINK_CAP_SYSMEM_ACCESS 1
+#define NVML_NVLINK_CAP_P2P_ATOMICS 2
+#define NVML_NVLINK_CAP_SYSMEM_ATOMICS 3
+#define NVML_NVLINK_CAP_SLI_BRIDGE 4
+#define NVML_NVLINK_CAP_VALID 5
+#define NVML_NVLINK_CAP_COUNT 6
+#define NVML_NVLINK_ERROR_COUNT 5
+typedef unsigned int nvmlNvLinkCapability_t;
+typedef unsigned int nvmlNvLinkErrorCounter_t;
+
 /* Types the mock only passes around (it writes no entry of them). */
 typedef struct nvmlEncoderSessionInfo_st nvmlEncoderSessionInfo_t;
 typedef struct nvmlFBCSessionInfo_st nvmlFBCSessionInfo_t;
@@ -721,7 +733,14 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetMultiGpuBoard, (nvmlDevice_t device, unsigned int *multiGpuBool))                  \
         X(nvmlDeviceGetNumaNodeId, (nvmlDevice_t device, unsigned int *node))                             \
         X(nvmlDeviceGetTopologyNearestGpus, (nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)) \
-        X(nvmlDeviceGetFieldValues, (nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values))
+        X(nvmlDeviceGetFieldValues, (nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values))     \
+        X(nvmlDeviceGetDefaultEccMode, (nvmlDevice_t device, nvmlEnableState_t *defaultMode))             \
+        X(nvmlDeviceGetBoardId, (nvmlDevice_t device, unsigned int *boardId))                             \
+        X(nvmlDeviceGetPcieSpeed, (nvmlDevice_t device, unsigned int *pcieSpeed))                         \
+        X(nvmlDeviceGetNvLinkCapability, (nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)) \
+        X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)) \
+        X(nvmlDeviceGetGpuInstances, (nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)) \
+        X(nvmlGpuInstanceGetComputeInstances, (nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

@@ -398,6 +398,20 @@ static void test_bar1_pcie_and_ci_profiles(void **state)
         nvmlGpuInstanceProfileInfo_v2_t gpv = { .version = nvmlGpuInstanceProfileInfo_v2 };
         assert_int_equal(a->nvmlDeviceGetGpuInstanceProfileInfoV(h.dev, gi.profileId, &gpv), NVML_SUCCESS);
         assert_int_equal(gpv.memorySizeMB, gp.memorySizeMB);
+        /* instance listings: GPU 2 holds three 2g.10gb GPU instances, each with one full compute instance */
+        nvmlGpuInstance_t gis[8];
+        unsigned ngi = 0;
+        assert_int_equal(a->nvmlDeviceGetGpuInstances(h.dev, NVML_GPU_INSTANCE_PROFILE_2_SLICE, gis, &ngi), NVML_SUCCESS);
+        assert_int_equal(ngi, 3);
+        assert_ptr_equal(gis[0], h.gi);
+        assert_int_equal(a->nvmlDeviceGetGpuInstances(h.dev, NVML_GPU_INSTANCE_PROFILE_1_SLICE, gis, &ngi), NVML_SUCCESS);
+        assert_int_equal(ngi, 0);
+        nvmlComputeInstance_t cis[8];
+        unsigned nci = 0;
+        assert_int_equal(a->nvmlGpuInstanceGetComputeInstances(h.gi, NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE, cis, &nci),
+                         NVML_SUCCESS);
+        assert_int_equal(nci, 1);
+        assert_ptr_equal(cis[0], h.ci);
         /* a MIG device answers BAR1 (nvitop reads it) */
         nvmlDevice_t md;
         assert_int_equal(a->nvmlDeviceGetMigDeviceHandleByIndex(h.dev, 0, &md), NVML_SUCCESS);
