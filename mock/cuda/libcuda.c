@@ -140,6 +140,7 @@ typedef struct alloc {
         void *p;
         size_t bytes;
         int device;
+        struct CUctx_st *ctx; /* the context it was made in */
 } alloc_t;
 
 typedef struct nvml_api {
@@ -770,7 +771,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         /* The context's allocations go with it. */
         for (alloc_t **p = &S.allocs; *p;) {
                 alloc_t *a = *p;
-                if (a->device == ctx->device) {
+                if (a->ctx == ctx) {
                         *p = a->next;
                         S.devs[a->device].used -= a->bytes;
                         free(a->p);
@@ -866,6 +867,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         a->p = p;
         a->bytes = bytesize;
         a->device = current->device;
+        a->ctx = current;
         a->next = S.allocs;
         S.allocs = a;
         d->used += bytesize;
