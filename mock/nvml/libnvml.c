@@ -2135,7 +2135,7 @@ nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopolo
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         /* The GPUs at @level or nearer, in the layout of nvmlDeviceGetTopologyCommonAncestor. */
         unsigned n = 0;
-        nvmlDevice_t found[MAXG];
+        nvmlDevice_t found[MAXG] = { 0 };
         for (unsigned o = 0; o < S.profile->device_count; o++) {
                 if (o == g)
                         continue;
