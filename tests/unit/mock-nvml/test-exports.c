@@ -203,7 +203,7 @@ static void test_every_export_bad_handle_and_null(void **state)
 }
 
 /* Calls every export with good arguments on @fixture; prints how many answer and how many are NOT_SUPPORTED. */
-static void sweep_good(api_t *a, const char *fixture, bool mig, unsigned min_ok)
+static void sweep_good(api_t *a, const char *fixture, bool mig, bool mig_handle, unsigned min_ok)
 {
         if (fixture)
                 use_fixture(a, fixture);
@@ -211,6 +211,9 @@ static void sweep_good(api_t *a, const char *fixture, bool mig, unsigned min_ok)
                 unsetenv("MOCK_NVML_CONFIG");
         assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
         handles_t h = find_handles(a, mig);
+        nvmlDevice_t parent = h.dev;
+        if (mig_handle) /* every device query with a MIG device handle instead of the GPU's */
+                assert_int_equal(a->nvmlDeviceGetMigDeviceHandleByIndex(parent, 0, &h.dev), NVML_SUCCESS);
         unsigned ok = 0, unsupported = 0, other = 0;
         for (size_t i = 0; i < n_fns; i++) {
                 const fn_t *f = &fns[i];
@@ -232,7 +235,9 @@ static void sweep_good(api_t *a, const char *fixture, bool mig, unsigned min_ok)
                 else
                         other++;
         }
-        printf("# %s: %zu exports, %u SUCCESS, %u NOT_SUPPORTED, %u other errors (zero arguments)\n", fixture ? fixture : "built-in a100-sxm4-40gb", n_fns, ok, unsupported, other);
+        printf("# %s%s: %zu exports, %u SUCCESS, %u NOT_SUPPORTED, %u other errors (zero arguments)\n",
+               fixture ? fixture : "built-in a100-sxm4-40gb", mig_handle ? " (MIG device handle)" : "", n_fns, ok,
+               unsupported, other);
         assert_true(ok >= min_ok);
         assert_int_equal(a->nvmlEventSetFree(h.set), NVML_SUCCESS);
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
@@ -240,13 +245,14 @@ static void sweep_good(api_t *a, const char *fixture, bool mig, unsigned min_ok)
 
 static void test_every_export_good_arguments_full_gpu(void **state)
 {
-        sweep_good(API(state), NULL, false, 70);
-        sweep_good(API(state), "unsupported.yaml", false, 25);
+        sweep_good(API(state), NULL, false, false, 70);
+        sweep_good(API(state), "unsupported.yaml", false, false, 25);
 }
 
 static void test_every_export_good_arguments_mig(void **state)
 {
-        sweep_good(API(state), "mig-fr14.yaml", true, 60);
+        sweep_good(API(state), "mig-fr14.yaml", true, false, 60);
+        sweep_good(API(state), "mig-fr14.yaml", true, true, 30);
 }
 
 typedef nvmlReturn_t (*proc_v1_fn)(nvmlDevice_t, unsigned *, nvmlProcessInfo_v1_t *);
