@@ -2172,6 +2172,50 @@ nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed
         return leave(NVML_SUCCESS);
 }
 
+/*
+ * CPU and memory affinity in the mock topology: one CPU socket (and NUMA
+ * node) per group of four GPUs, the host's CPUs split evenly over the
+ * sockets in order.  Fills @n words of @set (bit i: CPU or node i).
+ */
+static nvmlReturn_t affinity(const gv_mock_device_t *d, unsigned n, unsigned long *set, unsigned scope, bool cpus)
+{
+        if (!n || !set || (scope != NVML_AFFINITY_SCOPE_NODE && scope != NVML_AFFINITY_SCOPE_SOCKET))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        unsigned sockets = (S.profile->device_count + 3) / 4, node = d->index / 4;
+        long host = sysconf(_SC_NPROCESSORS_CONF);
+        unsigned ncpu = host > 0 ? (unsigned) host : 1;
+        unsigned first = node, last = node + 1; /* a range of CPUs or nodes */
+        if (cpus) {
+                unsigned per = ncpu / sockets ? ncpu / sockets : 1;
+                first = node * per < ncpu ? node * per : 0;
+                last = node + 1 == sockets || first + per > ncpu ? ncpu : first + per;
+        }
+        const unsigned bits = 8 * sizeof(unsigned long);
+        memset(set, 0, n * sizeof(*set));
+        for (unsigned i = first; i < last && i / bits < n; i++)
+                set[i / bits] |= 1UL << (i % bits);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet,
+                                                 nvmlAffinityScope_t scope)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, cpuSet, 0);
+        return leave(affinity(d, cpuSetSize, cpuSet, scope, true));
+}
+
+nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)
+{
+        return nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, NVML_AFFINITY_SCOPE_NODE);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet,
+                                         nvmlAffinityScope_t scope)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, nodeSet, 0);
+        return leave(affinity(d, nodeSetSize, nodeSet, scope, false));
+}
+
 /* One field of nvmlDeviceGetFieldValues; sets v->nvmlReturn, valueType and value. */
 static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
 {

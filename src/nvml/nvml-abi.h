@@ -292,6 +292,11 @@ typedef unsigned int nvmlValueType_t;
 typedef unsigned int nvmlNvLinkCapability_t;
 typedef unsigned int nvmlNvLinkErrorCounter_t;
 
+/* nvmlAffinityScope_t */
+#define NVML_AFFINITY_SCOPE_NODE 0
+#define NVML_AFFINITY_SCOPE_SOCKET 1
+typedef unsigned int nvmlAffinityScope_t;
+
 /* Types the mock only passes around (it writes no entry of them). */
 typedef struct nvmlEncoderSessionInfo_st nvmlEncoderSessionInfo_t;
 typedef struct nvmlFBCSessionInfo_st nvmlFBCSessionInfo_t;
@@ -740,7 +745,10 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetNvLinkCapability, (nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)) \
         X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)) \
         X(nvmlDeviceGetGpuInstances, (nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)) \
-        X(nvmlGpuInstanceGetComputeInstances, (nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count))
+        X(nvmlGpuInstanceGetComputeInstances, (nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)) \
+        X(nvmlDeviceGetCpuAffinity, (nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)) \
+        X(nvmlDeviceGetCpuAffinityWithinScope, (nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)) \
+        X(nvmlDeviceGetMemoryAffinity, (nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

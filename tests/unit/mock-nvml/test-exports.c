@@ -8,6 +8,8 @@
  * process entries against their sizes: the plain names write 16-byte
  * entries, _v2/_v3 24-byte ones (nvml.h).
  */
+#include <unistd.h>
+
 #include "mock-nvml-test.h"
 
 #define API(state) ((api_t *) *(state))
@@ -357,6 +359,15 @@ static void test_bar1_pcie_and_ci_profiles(void **state)
         unsigned nn = 8;
         assert_int_equal(a->nvmlDeviceGetTopologyNearestGpus(d, NVML_TOPOLOGY_NODE, &nn, near), NVML_SUCCESS);
         assert_int_equal(nn, 3); /* GPUs 1, 2, 3 share GPU 0's socket */
+        unsigned long cpus[4] = { 0 }, cpus4[4] = { 0 }, nodes[1] = { 0 };
+        assert_int_equal(a->nvmlDeviceGetCpuAffinity(d, 4, cpus), NVML_SUCCESS);
+        assert_true(cpus[0] & 1UL); /* GPU 0: the first socket starts at CPU 0 */
+        assert_int_equal(a->nvmlDeviceGetCpuAffinity(gpu(a, 4), 4, cpus4), NVML_SUCCESS);
+        for (int i = 0; i < 4 && sysconf(_SC_NPROCESSORS_CONF) >= 2; i++)
+                assert_int_equal(cpus[i] & cpus4[i], 0); /* the two sockets share no CPU */
+        assert_int_equal(a->nvmlDeviceGetMemoryAffinity(gpu(a, 5), 1, nodes, NVML_AFFINITY_SCOPE_NODE), NVML_SUCCESS);
+        assert_int_equal(nodes[0], 2UL); /* NUMA node 1 */
+        assert_int_equal(a->nvmlDeviceGetCpuAffinity(d, 0, cpus), NVML_ERROR_INVALID_ARGUMENT);
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
 
         /* Turing retires pages (the T4 capture: 0 pages, none pending) and remaps no rows */
