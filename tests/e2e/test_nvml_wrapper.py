@@ -39,9 +39,23 @@ def build():
         raise AssertionError(f"cargo build failed:\n{p.stdout}{p.stderr}")
 
 
+def sanitizer_preload():
+    """A sanitizer build's mock library needs the runtimes loaded first in the (uninstrumented) Rust program."""
+    p = subprocess.run(["readelf", "-d", MOCK_NVML], capture_output=True, text=True)
+    libs = []
+    for name in ("libasan", "libubsan"):
+        if name + ".so" in p.stdout:
+            path = subprocess.run(["cc", f"-print-file-name={name}.so"], capture_output=True, text=True).stdout.strip()
+            libs.append(path)
+    return " ".join(libs)
+
+
 def sweep(config, gpus):
     """Runs the sweep on profile file @config with @gpus GPUs; returns {(device, getter): (ok, value)}."""
     env = clean_env(MOCK_NVML_CONFIG=config, MOCK_NVML_NUM_DEVICES=gpus, NODE_NAME=NODE)
+    preload = sanitizer_preload()
+    if preload:
+        env["LD_PRELOAD"] = preload
     p = subprocess.run([BIN, MOCK_NVML], env=env, capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
         raise AssertionError(f"sweep of {config} exited {p.returncode}:\n{p.stdout}{p.stderr}")
