@@ -16,6 +16,8 @@ packages=(
   python3 clang openssl prometheus nodejs npm
   # the Promela model of the marker protocol, and a third sh for the quoting test
   spin busybox
+  # a third-party NVML client built offline against the mock (tests/e2e/test_nvml_wrapper.py)
+  cargo librust-nvml-wrapper-dev
 )
 missing=()
 for p in "${packages[@]}"; do

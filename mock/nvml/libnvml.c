@@ -29,6 +29,7 @@
 
 #include "base/cleanup.h"
 #include "nvml/nvml-abi.h"
+#include "model-facts.h"
 #include "profile.h"
 
 #define GV_EXPORT __attribute__((visibility("default")))
@@ -36,6 +37,7 @@
 /* Prototypes generated from the ABI list: a definition that differs fails to compile. */
 #define GV_MOCK_PROTO(name, params) GV_EXPORT nvmlReturn_t name params;
 GV_NVML_FUNCTIONS(GV_MOCK_PROTO)
+GV_NVML_MOCK_FUNCTIONS(GV_MOCK_PROTO)
 #undef GV_MOCK_PROTO
 GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 
@@ -43,6 +45,7 @@ GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 #define GV_MOCK_ALIAS(plain, versioned) \
         extern __typeof__(versioned) plain __attribute__((alias(#versioned), visibility("default")));
 GV_NVML_ALIASES(GV_MOCK_ALIAS)
+GV_NVML_MOCK_ALIASES(GV_MOCK_ALIAS)
 #undef GV_MOCK_ALIAS
 
 #define MAXG GV_MOCK_MAX_GPUS
@@ -1351,12 +1354,25 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *curren
         return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-                                                     nvmlProcessInfo_t *infos)
+/* Which process list a query reads. */
+enum process_list {
+        COMPUTE_PROCESSES,  /* the profile's processes: CUDA jobs */
+        GRAPHICS_PROCESSES, /* none: profiles describe compute nodes */
+        MPS_PROCESSES,      /* none: profiles run no MPS server */
+};
+
+/*
+ * process_query - the body of the compute/graphics/MPS process queries.
+ * @infos holds *infoCount entries of @entry bytes: sizeof(nvmlProcessInfo_v1_t)
+ * for the plain names, sizeof(nvmlProcessInfo_t) for _v2/_v3.  A MIG handle
+ * sees the processes of its GPU and compute instance only.
+ */
+static nvmlReturn_t process_query(nvmlDevice_t device, unsigned int *infoCount, void *infos, size_t entry,
+                                  enum process_list list)
 {
         DEVICE_QUERY(ANY_HANDLE, device, infoCount, GV_MOCK_FIELD_PROCESSES);
         unsigned n = 0;
-        for (size_t i = 0; i < d->n_processes; i++) {
+        for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
                 const gv_mock_process_t *p = &d->processes[i];
                 if (m >= 0 && (p->gi_id != d->mig_devices[m].gi_id || p->ci_id != d->mig_devices[m].ci_id))
                         continue;
@@ -1368,17 +1384,943 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsign
         }
         if (n && !infos)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
-        unsigned k = 0;
-        for (size_t i = 0; i < d->n_processes; i++) {
+        unsigned char *out = infos;
+        for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
                 const gv_mock_process_t *p = &d->processes[i];
                 if (m >= 0 && (p->gi_id != d->mig_devices[m].gi_id || p->ci_id != d->mig_devices[m].ci_id))
                         continue;
-                infos[k].pid = p->pid;
-                infos[k].usedGpuMemory = p->used_memory_mib * MIB;
-                infos[k].gpuInstanceId = p->gi_id;
-                infos[k].computeInstanceId = p->ci_id;
-                k++;
+                nvmlProcessInfo_t e = { .pid = p->pid,
+                                        .usedGpuMemory = p->used_memory_mib * MIB,
+                                        .gpuInstanceId = p->gi_id,
+                                        .computeInstanceId = p->ci_id };
+                memcpy(out, &e, entry); /* v1 is the first 16 bytes of v2/v3 */
+                out += entry;
         }
         *infoCount = n;
         return leave(NVML_SUCCESS);
 }
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), COMPUTE_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                  nvmlProcessInfo_v1_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), COMPUTE_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                      nvmlProcessInfo_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), GRAPHICS_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                   nvmlProcessInfo_v1_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), GRAPHICS_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+                                                        nvmlProcessInfo_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), MPS_PROCESSES);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+                                                     nvmlProcessInfo_v1_t *infos)
+{
+        return process_query(device, infoCount, infos, sizeof(*infos), MPS_PROCESSES);
+}
+
+/* ------------------------------------------------------------------ */
+/* model facts (model-facts.c): BAR1, PCIe, thresholds, clocks, NVLink */
+
+/* The model facts of @d, or NULL (then the queries below answer NOT_SUPPORTED). */
+static const gv_mock_model_facts_t *facts_of(const gv_mock_device_t *d)
+{
+        return gv_mock_model_facts(d->pci_device_id);
+}
+
+nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, bar1Memory, 0);
+        unsigned long long total = gv_mock_bar1_mib(d->pci_device_id, d->memory_total_mib);
+        if (m >= 0 && d->memory_total_mib) {
+                /* A MIG device gets the share of the aperture its memory has of the GPU's (as "Shared BAR1 Memory"). */
+                total = total * d->mig_devices[m].memory_mib / d->memory_total_mib;
+        }
+        /* The driver maps a few MiB of BAR1 for itself; an idle GPU shows ~1-5 MiB used in the captures. */
+        unsigned long long used = total > 64 ? 1 : 0;
+        bar1Memory->bar1Total = total * MIB;
+        bar1Memory->bar1Used = used * MIB;
+        bar1Memory->bar1Free = (total - used) * MIB;
+        return leave(NVML_SUCCESS);
+}
+
+/* PCIe link facts: @what 0 max gen, 1 max width, 2 current gen, 3 current width. */
+static nvmlReturn_t pcie_query(nvmlDevice_t device, unsigned int *out, int what)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, out, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        const unsigned v[4] = { f->pcie_gen_max, f->pcie_width_max, f->pcie_gen_cur, f->pcie_width_cur };
+        *out = v[what];
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
+{
+        return pcie_query(device, maxLinkGen, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
+{
+        return pcie_query(device, maxLinkGenDevice, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)
+{
+        return pcie_query(device, maxLinkWidth, 1);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
+{
+        return pcie_query(device, currLinkGen, 2);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)
+{
+        return pcie_query(device, currLinkWidth, 3);
+}
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, value, 0);
+        if (counter != NVML_PCIE_UTIL_TX_BYTES && counter != NVML_PCIE_UTIL_RX_BYTES)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* KB/s over the last 20 ms: an idle mock GPU moves nothing. */
+        *value = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
+                                               unsigned int *temp)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, temp, GV_MOCK_FIELD_TEMPERATURE);
+        if (thresholdType >= NVML_TEMPERATURE_THRESHOLD_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned v = 0;
+        if (f) {
+                switch (thresholdType) {
+                case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: v = f->temp_shutdown_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: v = f->temp_slowdown_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: v = f->temp_mem_max_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_GPU_MAX: v = f->temp_gpu_max_c; break;
+                default: v = 0; break;
+                }
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *temp = v;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clocksEventReasons, GV_MOCK_FIELD_CLOCKS);
+        /* An idle GPU reports GpuIdle (0x1), a busy one none (csv captures: H100 idle 0x1, L40S under load 0x0). */
+        *clocksEventReasons = d->utilization_gpu == 0 ? nvmlClocksEventReasonGpuIdle : nvmlClocksEventReasonNone;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
+                                                         unsigned long long *supportedClocksThrottleReasons)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, supportedClocksThrottleReasons, GV_MOCK_FIELD_CLOCKS);
+        *supportedClocksThrottleReasons = GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED;
+        return leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, GV_MOCK_FIELD_CLOCKS);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned v = 0;
+        switch (clockType) {
+        case NVML_CLOCK_GRAPHICS:
+        case NVML_CLOCK_SM: v = f ? f->app_clock_graphics_mhz : 0; break;
+        case NVML_CLOCK_MEM: v = f ? f->app_clock_mem_mhz : 0; break;
+        case NVML_CLOCK_VIDEO: v = 0; break;
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *clockMHz = v;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        return app_clock_query(device, clockType, clockMHz);
+}
+
+nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
+                                                   unsigned int *clockMHz)
+{
+        return app_clock_query(device, clockType, clockMHz);
+}
+
+static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
+        if (!samplingPeriodUs)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (mig_on(d) && m < 0)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG csv capture: utilization.encoder [N/A] */
+        *utilization = 0;
+        *samplingPeriodUs = 167000; /* the driver's encoder/decoder sampling period */
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs);
+}
+
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs);
+}
+
+/* nvmlDeviceGetPowerState is the deprecated name of the performance state query. */
+SCALAR_GETTER(nvmlDeviceGetPowerState, nvmlPstates_t, pState, GV_MOCK_FIELD_PSTATE, d->pstate)
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, energy, GV_MOCK_FIELD_POWER_USAGE);
+        if (d->architecture < NVML_DEVICE_ARCH_VOLTA)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* Volta or newer (nvml.h) */
+        /* mJ since the driver loaded: the profile's draw integrated since nvmlInit. */
+        *energy = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, numCores, 0);
+        /* FP32 cores per SM (NVIDIA architecture whitepapers): 64 on Volta, Turing and GA100, 128 on Ada and later. */
+        unsigned per_sm = d->architecture >= NVML_DEVICE_ARCH_ADA && d->architecture != NVML_DEVICE_ARCH_UNKNOWN ? 128 : 64;
+        unsigned sms = m >= 0 ? d->mig_devices[m].multiprocessor_count : d->multiprocessor_count;
+        *numCores = sms * per_sm;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, version, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && (!f || !f->nvlink_version))
+                r = NVML_ERROR_NOT_SUPPORTED;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        *version = f->nvlink_version;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability,
+                                           unsigned int *capResult)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, capResult, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && capability >= NVML_NVLINK_CAP_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        /* GPU-to-GPU links through NVSwitches on an x86 host: peer access and atomics, no system memory over NVLink. */
+        switch (capability) {
+        case NVML_NVLINK_CAP_P2P_SUPPORTED:
+        case NVML_NVLINK_CAP_P2P_ATOMICS:
+        case NVML_NVLINK_CAP_VALID: *capResult = 1; break;
+        default: *capResult = 0; break;
+        }
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
+                                             unsigned long long *counterValue)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, counterValue, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && counter >= NVML_NVLINK_ERROR_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        *counterValue = 0; /* healthy links */
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* MIG profile info, versioned                                         */
+
+static const gv_mock_mig_profile_t *gi_profile_by_id(const gv_mock_device_t *d, unsigned id)
+{
+        for (size_t i = 0; i < d->n_mig_profiles; i++)
+                if (d->mig_profiles[i].id == id)
+                        return &d->mig_profiles[i];
+        return NULL;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile,
+                                                  nvmlGpuInstanceProfileInfo_v2_t *info)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, info, 0);
+        if (info->version != nvmlGpuInstanceProfileInfo_v2 && info->version != nvmlGpuInstanceProfileInfo_v3)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        const gv_mock_mig_profile_t *mp = gi_profile_by_id(d, profile);
+        if (!mp)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        nvmlGpuInstanceProfileInfo_v3_t v3 = { 0 };
+        v3.version = info->version;
+        v3.id = mp->id;
+        v3.sliceCount = mp->slice_count;
+        v3.instanceCount = mp->instance_count;
+        v3.multiprocessorCount = mp->multiprocessor_count;
+        v3.copyEngineCount = mp->copy_engine_count;
+        v3.decoderCount = mp->decoder_count;
+        v3.encoderCount = mp->encoder_count;
+        v3.jpegCount = mp->jpeg_count;
+        v3.ofaCount = mp->ofa_count;
+        v3.memorySizeMB = mp->memory_mib;
+        snprintf(v3.name, sizeof(v3.name), "MIG %s", mp->name); /* nvidia-smi -L prints "MIG 1g.5gb" from it */
+        if (info->version == nvmlGpuInstanceProfileInfo_v3) {
+                memcpy(info, &v3, sizeof(v3));
+                return leave(NVML_SUCCESS);
+        }
+        nvmlGpuInstanceProfileInfo_v2_t v2 = { .version = v3.version,
+                                               .id = v3.id,
+                                               .isP2pSupported = 0,
+                                               .sliceCount = v3.sliceCount,
+                                               .instanceCount = v3.instanceCount,
+                                               .multiprocessorCount = v3.multiprocessorCount,
+                                               .copyEngineCount = v3.copyEngineCount,
+                                               .decoderCount = v3.decoderCount,
+                                               .encoderCount = v3.encoderCount,
+                                               .jpegCount = v3.jpegCount,
+                                               .ofaCount = v3.ofaCount,
+                                               .memorySizeMB = v3.memorySizeMB };
+        memcpy(v2.name, v3.name, sizeof(v2.name));
+        *info = v2;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,
+                                       unsigned int *count)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
+        if (profileId >= NVML_GPU_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable || !mig_on(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        /* One handle per GPU instance of that profile: the MIG slot where the instance first appears. */
+        unsigned n = 0;
+        for (size_t i = 0; i < d->n_mig_devices; i++) {
+                const gv_mock_mig_profile_t *mp = mig_profile_of(d, &d->mig_devices[i]);
+                bool first = true;
+                for (size_t j = 0; j < i; j++)
+                        first &= d->mig_devices[j].gi_id != d->mig_devices[i].gi_id;
+                if (!first || !mp || mp->id != profileId)
+                        continue;
+                if (gpuInstances)
+                        gpuInstances[n] = &S.gis[g][i];
+                n++;
+        }
+        if (n && !gpuInstances)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *count = n;
+        return leave(NVML_SUCCESS);
+}
+
+/* Slices of NVML compute instance profile @profile (inverse of ci_profile_id), 0 when unknown. */
+static unsigned ci_profile_slices(unsigned profile)
+{
+        static const unsigned slices[NVML_COMPUTE_INSTANCE_PROFILE_COUNT] = { 1, 2, 3, 4, 7, 8, 6, 1, 7 };
+        return profile < NVML_COMPUTE_INSTANCE_PROFILE_COUNT ? slices[profile] : 0;
+}
+
+/*
+ * Fills a compute instance profile of the GPU instance at MIG slot @s: a CI
+ * profile fits when its slices divide into the GI's; SMs and memory split
+ * evenly over the GI's compute slices, engines stay shared (MIG user guide).
+ */
+static nvmlReturn_t ci_profile_fill(const gv_mock_device_t *d, int s, unsigned profile, unsigned eng,
+                                    nvmlComputeInstanceProfileInfo_v3_t *out)
+{
+        if (profile >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT || eng != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        const gv_mock_mig_profile_t *mp = mig_profile_of(d, &d->mig_devices[s]);
+        unsigned cs = ci_profile_slices(profile);
+        if (!mp || profile == NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 ||
+            profile == NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL || cs > mp->slice_count || !mp->slice_count)
+                return NVML_ERROR_NOT_SUPPORTED;
+        memset(out, 0, sizeof(*out));
+        out->id = profile;
+        out->sliceCount = cs;
+        out->instanceCount = mp->slice_count / cs;
+        out->multiprocessorCount = mp->multiprocessor_count * cs / mp->slice_count;
+        out->sharedCopyEngineCount = mp->copy_engine_count;
+        out->sharedDecoderCount = mp->decoder_count;
+        out->sharedEncoderCount = mp->encoder_count;
+        out->sharedJpegCount = mp->jpeg_count;
+        out->sharedOfaCount = mp->ofa_count;
+        if (cs == mp->slice_count)
+                snprintf(out->name, sizeof(out->name), "MIG %s", mp->name);
+        else
+                snprintf(out->name, sizeof(out->name), "MIG %uc.%s", cs, mp->name);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId,
+                                                nvmlComputeInstance_t *computeInstances, unsigned int *count)
+{
+        INSTANCE_QUERY(gpuInstance, S.gis, count);
+        if (profileId >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned gi = d->mig_devices[s].gi_id, n = 0;
+        for (size_t m = 0; m < d->n_mig_devices; m++) {
+                const gv_mock_mig_device_t *md = &d->mig_devices[m];
+                if (md->gi_id != gi || ci_profile_id(md->ci_slice_count) != profileId)
+                        continue;
+                if (computeInstances)
+                        computeInstances[n] = &S.cis[g][m];
+                n++;
+        }
+        if (n && !computeInstances)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *count = n;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                          unsigned int engProfile,
+                                                          nvmlComputeInstanceProfileInfo_t *info)
+{
+        INSTANCE_QUERY(gpuInstance, S.gis, info);
+        nvmlComputeInstanceProfileInfo_v3_t v3;
+        nvmlReturn_t r = ci_profile_fill(d, s, profile, engProfile, &v3);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        info->id = v3.id;
+        info->sliceCount = v3.sliceCount;
+        info->instanceCount = v3.instanceCount;
+        info->multiprocessorCount = v3.multiprocessorCount;
+        info->sharedCopyEngineCount = v3.sharedCopyEngineCount;
+        info->sharedDecoderCount = v3.sharedDecoderCount;
+        info->sharedEncoderCount = v3.sharedEncoderCount;
+        info->sharedJpegCount = v3.sharedJpegCount;
+        info->sharedOfaCount = v3.sharedOfaCount;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                                           unsigned int engProfile,
+                                                           nvmlComputeInstanceProfileInfo_v2_t *info)
+{
+        INSTANCE_QUERY(gpuInstance, S.gis, info);
+        unsigned version = info->version;
+        if (version != nvmlComputeInstanceProfileInfo_v2 && version != nvmlComputeInstanceProfileInfo_v3)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        nvmlComputeInstanceProfileInfo_v3_t v3;
+        nvmlReturn_t r = ci_profile_fill(d, s, profile, engProfile, &v3);
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        v3.version = version;
+        /* v2 is the first 136 bytes of v3. */
+        memcpy(info, &v3, version == nvmlComputeInstanceProfileInfo_v3 ? sizeof(v3) : sizeof(*info));
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* clocks lists, ECC and memory health, inforom, codecs, topology      */
+
+nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, GV_MOCK_FIELD_CLOCKS);
+        /* The captures print the graphics boost clock only: the max graphics (SM) clock. */
+        switch (clockType) {
+        case NVML_CLOCK_GRAPHICS: *clockMHz = d->max_clock_graphics_mhz; break;
+        case NVML_CLOCK_SM: *clockMHz = d->max_clock_sm_mhz; break;
+        case NVML_CLOCK_MEM:
+        case NVML_CLOCK_VIDEO: return leave(NVML_ERROR_NOT_SUPPORTED);
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId,
+                                unsigned int *clockMHz)
+{
+        switch (clockId) {
+        case NVML_CLOCK_ID_CURRENT: return clock_query(device, clockType, clockMHz, false);
+        case NVML_CLOCK_ID_APP_CLOCK_TARGET:
+        case NVML_CLOCK_ID_APP_CLOCK_DEFAULT: return app_clock_query(device, clockType, clockMHz);
+        case NVML_CLOCK_ID_CUSTOMER_BOOST_MAX: return nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
+        default: break;
+        }
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, 0);
+        return leave(NVML_ERROR_INVALID_ARGUMENT);
+}
+
+/* Fills a count/array pair: INSUFFICIENT_SIZE with the count when @out holds fewer than @n. */
+static nvmlReturn_t fill_list(unsigned *count, unsigned *out, const unsigned *values, unsigned n)
+{
+        if (*count < n) {
+                *count = n;
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        if (n && !out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        memcpy(out, values, n * sizeof(*out));
+        *count = n;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, GV_MOCK_FIELD_CLOCKS);
+        /* HBM parts list one memory clock, the max (every datacenter capture). */
+        const unsigned v[1] = { d->max_clock_mem_mhz };
+        return leave(fill_list(count, clocksMHz, v, 1));
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz,
+                                                  unsigned int *count, unsigned int *clocksMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, GV_MOCK_FIELD_CLOCKS);
+        if (memoryClockMHz != d->max_clock_mem_mhz)
+                return leave(NVML_ERROR_NOT_FOUND);
+        /* From the max graphics clock down to the idle one in the model's steps (A100: 1410..210, 81 values). */
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned step2 = f && f->clock_step_x2 ? f->clock_step_x2 : 30;
+        unsigned top = d->max_clock_graphics_mhz, low = d->clock_graphics_mhz ? d->clock_graphics_mhz : 1;
+        unsigned v[512], n = 0;
+        for (unsigned k = 0; n < 512 && top * 2 >= low * 2 + k * step2; k++)
+                v[n++] = top - (k * step2) / 2;
+        return leave(fill_list(count, clocksMHz, v, n));
+}
+
+/* ECC counters exist when ECC is on: every counter of a healthy mock GPU is 0 (the captures' volatile counts). */
+static nvmlReturn_t ecc_counter(const gv_mock_device_t *d, unsigned errorType, unsigned counterType)
+{
+        if (unsup(d, GV_MOCK_FIELD_ECC) || !d->ecc_current)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (errorType > NVML_MEMORY_ERROR_TYPE_UNCORRECTED || counterType > NVML_AGGREGATE_ECC)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                         nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, eccCounts, 0);
+        nvmlReturn_t r = ecc_counter(d, errorType, counterType);
+        if (r == NVML_SUCCESS)
+                *eccCounts = 0;
+        return leave(r);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                             nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType,
+                                             unsigned long long *count)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
+        nvmlReturn_t r = ecc_counter(d, errorType, counterType);
+        if (r == NVML_SUCCESS && locationType >= NVML_MEMORY_LOCATION_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r == NVML_SUCCESS)
+                *count = 0;
+        return leave(r);
+}
+
+/* Page retirement is the pre-Ampere scheme (T4: 0 pages, not pending); Ampere and later remap rows instead. */
+static bool retires_pages(const gv_mock_device_t *d)
+{
+        return d->architecture < NVML_DEVICE_ARCH_AMPERE && d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+}
+
+static bool remaps_rows(const gv_mock_device_t *d)
+{
+        return d->architecture >= NVML_DEVICE_ARCH_AMPERE && d->architecture != NVML_DEVICE_ARCH_UNKNOWN &&
+               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,
+                                          unsigned long long *addresses, unsigned long long *timestamps)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, pageCount, 0);
+        if (cause >= NVML_PAGE_RETIREMENT_CAUSE_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!retires_pages(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *pageCount = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,
+                                       unsigned long long *addresses)
+{
+        return nvmlDeviceGetRetiredPages_v2(device, cause, pageCount, addresses, NULL);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, isPending, 0);
+        if (!retires_pages(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *isPending = NVML_FEATURE_DISABLED;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
+                                       unsigned int *isPending, unsigned int *failureOccurred)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, corrRows, 0);
+        if (!uncRows || !isPending || !failureOccurred)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!remaps_rows(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *corrRows = *uncRows = *isPending = *failureOccurred = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, values, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!remaps_rows(d) || !f || !f->remap_banks)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        /* Every bank still has its full remapping capacity (captures: "max N bank(s)", the rest 0). */
+        *values = (nvmlRowRemapperHistogramValues_t){ .max = f->remap_banks };
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version,
+                                         unsigned int length)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, version, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        const char *v = NULL;
+        switch (object) {
+        case NVML_INFOROM_OEM: v = f ? f->inforom_oem : NULL; break;
+        case NVML_INFOROM_ECC: v = f ? f->inforom_ecc : NULL; break;
+        case NVML_INFOROM_POWER:
+        case NVML_INFOROM_DEN: v = NULL; break; /* "pwr_object N/A" in every capture */
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        return leave(copy_str(version, length, v));
+}
+
+nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, version, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || !f->inforom_image)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        return leave(copy_str(version, length, f->inforom_image));
+}
+
+/* Encoder and frame-buffer-capture statistics: no session on a mock GPU (the captures: 0 / 0 / 0). */
+nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps,
+                                       unsigned int *averageLatency)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
+        if (!averageFps || !averageLatency)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        *sessionCount = *averageFps = *averageLatency = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount,
+                                          nvmlEncoderSessionInfo_t *sessionInfos)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
+        *sessionCount = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, fbcStats, 0);
+        *fbcStats = (nvmlFBCStats_t){ 0 };
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
+        *sessionCount = 0;
+        return leave(NVML_SUCCESS);
+}
+
+/* Accounting is off unless an administrator turns it on ("accounting_mode Disabled" in every capture). */
+SCALAR_GETTER(nvmlDeviceGetAccountingMode, nvmlEnableState_t, mode, 0, NVML_FEATURE_DISABLED)
+/* Power management is always on for these boards (deprecated query, nvml.h). */
+SCALAR_GETTER(nvmlDeviceGetPowerManagementMode, nvmlEnableState_t, mode, GV_MOCK_FIELD_POWER_LIMIT, NVML_FEATURE_ENABLED)
+/* Bare metal: no vGPU or pass-through layer is modelled. */
+SCALAR_GETTER(nvmlDeviceGetVirtualizationMode, nvmlGpuVirtualizationMode_t, pVirtualMode, 0,
+              NVML_GPU_VIRTUALIZATION_MODE_NONE)
+SCALAR_GETTER(nvmlDeviceGetBusType, nvmlBusType_t, type, 0, NVML_BUS_TYPE_PCIE)
+/* No PCIe replays on a healthy link. */
+SCALAR_GETTER(nvmlDeviceGetPcieReplayCounter, unsigned int, value, 0, 0)
+/* SXM and single-GPU PCIe boards: not a multi-GPU board. */
+SCALAR_GETTER(nvmlDeviceGetMultiGpuBoard, unsigned int, multiGpuBool, 0, 0)
+/* The mock topology: GPUs in groups of four per CPU socket (nvmlDeviceGetTopologyCommonAncestor), one NUMA node each. */
+SCALAR_GETTER(nvmlDeviceGetNumaNodeId, unsigned int, node, 0, d->index / 4)
+
+nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
+                                          nvmlViolationTime_t *violTime)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, violTime, 0);
+        if (perfPolicyType >= NVML_PERF_POLICY_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        /* Never throttled (the H100 capture's clocks_event_reasons_counters are all 0). */
+        violTime->referenceTime = (unsigned long long) now.tv_sec * 1000000ULL + (unsigned long long) now.tv_nsec / 1000ULL;
+        violTime->violationTime = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, busWidth, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || !f->memory_bus_width)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *busWidth = f->memory_bus_width;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, maxSpeed, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || !f->pcie_gen_max || f->pcie_gen_max > 6)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        /* NVML_PCIE_LINK_MAX_SPEED_2500MBPS (1) .. _64000MBPS (6): one step per PCIe generation. */
+        *maxSpeed = f->pcie_gen_max;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count,
+                                              nvmlDevice_t *deviceArray)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
+        if (level != NVML_TOPOLOGY_INTERNAL && level != NVML_TOPOLOGY_SINGLE && level != NVML_TOPOLOGY_MULTIPLE &&
+            level != NVML_TOPOLOGY_HOSTBRIDGE && level != NVML_TOPOLOGY_NODE && level != NVML_TOPOLOGY_SYSTEM)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* The GPUs at @level or nearer, in the layout of nvmlDeviceGetTopologyCommonAncestor. */
+        unsigned n = 0;
+        nvmlDevice_t found[MAXG] = { 0 };
+        for (unsigned o = 0; o < S.profile->device_count; o++) {
+                if (o == g)
+                        continue;
+                unsigned lv = o / 2 == g / 2 ? NVML_TOPOLOGY_MULTIPLE : o / 4 == g / 4 ? NVML_TOPOLOGY_NODE
+                                                                                         : NVML_TOPOLOGY_SYSTEM;
+                if (lv <= level)
+                        found[n++] = &S.gpus[o];
+        }
+        if (*count < n) {
+                *count = n;
+                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+        }
+        if (n && !deviceArray)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        memcpy(deviceArray, found, n * sizeof(found[0]));
+        *count = n;
+        return leave(NVML_SUCCESS);
+}
+
+/* Datacenter boards ship with ECC on: the default is enabled wherever ECC exists. */
+SCALAR_GETTER(nvmlDeviceGetDefaultEccMode, nvmlEnableState_t, defaultMode, GV_MOCK_FIELD_ECC, NVML_FEATURE_ENABLED)
+/* The board id nvidia-smi prints is bus << 8 | device (captures: bus 0x30 -> 0x3000, T4 at 00:1e -> 0x1e). */
+SCALAR_GETTER(nvmlDeviceGetBoardId, unsigned int, boardId, 0, d->pci_bus << 8 | d->pci_device)
+
+nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, pcieSpeed, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        /* The current link's transfer rate a lane, Mbps: 2500, 5000, 8000, 16000, 32000 for gen 1..5. */
+        static const unsigned by_gen[] = { 0, 2500, 5000, 8000, 16000, 32000, 64000 };
+        if (!f || !f->pcie_gen_cur || f->pcie_gen_cur > 6)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *pcieSpeed = by_gen[f->pcie_gen_cur];
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * CPU and memory affinity in the mock topology: one CPU socket (and NUMA
+ * node) per group of four GPUs, the host's CPUs split evenly over the
+ * sockets in order.  Fills @n words of @set (bit i: CPU or node i).
+ */
+static nvmlReturn_t affinity(const gv_mock_device_t *d, unsigned n, unsigned long *set, unsigned scope, bool cpus)
+{
+        if (!n || !set || (scope != NVML_AFFINITY_SCOPE_NODE && scope != NVML_AFFINITY_SCOPE_SOCKET))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        unsigned sockets = (S.profile->device_count + 3) / 4, node = d->index / 4;
+        long host = sysconf(_SC_NPROCESSORS_CONF);
+        unsigned ncpu = host > 0 ? (unsigned) host : 1;
+        unsigned first = node, last = node + 1; /* a range of CPUs or nodes */
+        if (cpus) {
+                unsigned per = ncpu / sockets ? ncpu / sockets : 1;
+                first = node * per < ncpu ? node * per : 0;
+                last = node + 1 == sockets || first + per > ncpu ? ncpu : first + per;
+        }
+        const unsigned bits = 8 * sizeof(unsigned long);
+        memset(set, 0, n * sizeof(*set));
+        for (unsigned i = first; i < last && i / bits < n; i++)
+                set[i / bits] |= 1UL << (i % bits);
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet,
+                                                 nvmlAffinityScope_t scope)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, cpuSet, 0);
+        return leave(affinity(d, cpuSetSize, cpuSet, scope, true));
+}
+
+nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)
+{
+        return nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, NVML_AFFINITY_SCOPE_NODE);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet,
+                                         nvmlAffinityScope_t scope)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, nodeSet, 0);
+        return leave(affinity(d, nodeSetSize, nodeSet, scope, false));
+}
+
+/* One field of nvmlDeviceGetFieldValues; sets v->nvmlReturn, valueType and value. */
+static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
+{
+        const gv_mock_model_facts_t *f = facts_of(d);
+        nvmlReturn_t r = NVML_SUCCESS;
+        bool ull = false;
+        unsigned long long x = 0;
+        switch (v->fieldId) {
+        case NVML_FI_DEV_ECC_CURRENT: x = d->ecc_current; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
+        case NVML_FI_DEV_ECC_PENDING: x = d->ecc_pending; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
+        case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
+        case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
+        case NVML_FI_DEV_ECC_SBE_AGG_TOTAL:
+        case NVML_FI_DEV_ECC_DBE_AGG_TOTAL: ull = true; r = ecc_counter(d, 0, 0); break;
+        case NVML_FI_DEV_RETIRED_SBE:
+        case NVML_FI_DEV_RETIRED_DBE:
+        case NVML_FI_DEV_RETIRED_PENDING: ull = true; r = retires_pages(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
+        case NVML_FI_DEV_REMAPPED_COR:
+        case NVML_FI_DEV_REMAPPED_UNC:
+        case NVML_FI_DEV_REMAPPED_PENDING:
+        case NVML_FI_DEV_REMAPPED_FAILURE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
+        case NVML_FI_DEV_PCIE_REPLAY_COUNTER: break;
+        case NVML_FI_DEV_NVLINK_LINK_COUNT:
+                x = d->nvlink_count;
+                r = unsup(d, GV_MOCK_FIELD_NVLINK) || !f || !f->nvlink_version ? NVML_ERROR_NOT_SUPPORTED : r;
+                break;
+        case NVML_FI_DEV_POWER_AVERAGE:
+        case NVML_FI_DEV_POWER_INSTANT:
+                x = d->power_usage_mw;
+                r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || v->scopeId != NVML_POWER_SCOPE_GPU ? NVML_ERROR_NOT_SUPPORTED : r;
+                break;
+        case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
+        case NVML_FI_DEV_ENERGY:
+                ull = true;
+                x = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
+                r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || d->architecture < NVML_DEVICE_ARCH_VOLTA ? NVML_ERROR_NOT_SUPPORTED : r;
+                break;
+        default: r = NVML_ERROR_NOT_SUPPORTED; break;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        v->timestamp = (long long) now.tv_sec * 1000000LL + now.tv_nsec / 1000L;
+        v->latencyUsec = 0;
+        v->nvmlReturn = r;
+        memset(&v->value, 0, sizeof(v->value));
+        if (r != NVML_SUCCESS)
+                return;
+        v->valueType = ull ? NVML_VALUE_TYPE_UNSIGNED_LONG_LONG : NVML_VALUE_TYPE_UNSIGNED_INT;
+        if (ull)
+                v->value.ullVal = x;
+        else
+                v->value.uiVal = (unsigned) x;
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, values, 0);
+        if (valuesCount < 0)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* The common fields exporters read: ECC, retired pages, remapped rows, power, energy, NVLink count. */
+        for (int i = 0; i < valuesCount; i++)
+                field_value(d, &values[i]);
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* generated stubs: every other function of nvml-api.txt               */
+
+#define STUB_BEGIN() BEGIN()
+#define STUB_DEVICE(h)                                                        \
+        do {                                                                  \
+                unsigned stub_g_;                                             \
+                int stub_m_;                                                  \
+                nvmlReturn_t stub_r_ = resolve((h), &stub_g_, &stub_m_);      \
+                if (stub_r_ != NVML_SUCCESS)                                  \
+                        return leave(stub_r_);                                \
+        } while (0)
+#define STUB_INSTANCE(h, base)                                                          \
+        do {                                                                            \
+                gv_mock_device_t *stub_d_;                                              \
+                unsigned stub_g_;                                                       \
+                int stub_s_;                                                            \
+                nvmlReturn_t stub_r_ = resolve_instance((h), (base), &stub_d_, &stub_g_, &stub_s_); \
+                if (stub_r_ != NVML_SUCCESS)                                            \
+                        return leave(stub_r_);                                          \
+        } while (0)
+#define STUB_GPU_INSTANCE(h) STUB_INSTANCE(h, S.gis)
+#define STUB_COMPUTE_INSTANCE(h) STUB_INSTANCE(h, S.cis)
+#define STUB_EVENT_SET(h)                                                     \
+        do {                                                                  \
+                if (!event_set_known(h))                                      \
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);            \
+        } while (0)
+#define STUB_POINTER(p)                                                       \
+        do {                                                                  \
+                if (!(p))                                                     \
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);            \
+        } while (0)
+
+__attribute__((unused)) static bool event_set_known(const struct nvmlEventSet_st *set)
+{
+        for (const struct nvmlEventSet_st *p = S.sets; p; p = p->next)
+                if (p == set)
+                        return true;
+        return false;
+}
+
+#include "nvml-stubs.inc"

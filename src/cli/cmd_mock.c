@@ -42,6 +42,7 @@ static void usage_install(FILE *f)
               "\n"
               "Lays out a mock driver root under DIR: usr/lib64/libnvidia-ml.so.<driver version> with the\n"
               "links libnvidia-ml.so.1 and libnvidia-ml.so, the finalized profile beside it (nvml-mock.yaml),\n"
+              "the mock CUDA driver usr/lib64/libcuda.so.<driver version> with its links (when built),\n"
               "usr/bin/nvidia-smi, proc/driver/nvidia/version, dev/nvidiactl, dev/nvidia0..N-1,\n"
               "dev/nvidia-uvm, dev/nvidia-uvm-tools, a CDI spec, and the manifest .gpu-validator-mock.json.\n"
               "Re-running updates the root; a non-empty folder that is not a mock root is refused.\n"

@@ -1266,6 +1266,36 @@ static int start_install(ictx_t *c, gv_error_t **err)
         return write_manifest(c, c->root, &c->intent, true, err);
 }
 
+/*
+ * The mock libcuda.so.1 (mock/cuda), when built: found beside the mock
+ * libnvidia-ml (an installed or GPU_VALIDATOR_MOCK_DIR folder) or in the
+ * build tree's mock/cuda, and laid out as usr/lib64/libcuda.so.<driver
+ * version> with its .so.1 and .so links, as the driver installs it.  Without
+ * one the root has no libcuda and cuda-check takes its NVML-only path.
+ */
+static int install_libcuda(ictx_t *c, const char *nvml_lib, const char *driver_version, gv_error_t **err)
+{
+        const char *slash = strrchr(nvml_lib, '/');
+        int dir_len = slash ? (int) (slash - nvml_lib) : 1;
+        const char *dir = slash ? nvml_lib : ".";
+        static const char *const rel[] = { "libcuda.so.1", "../cuda/libcuda.so.1" };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(rel); i++) {
+                _cleanup_free_ char *src = NULL, *lib = NULL;
+                if (asprintf(&src, "%.*s/%s", dir_len, dir, rel[i]) < 0 ||
+                    asprintf(&lib, "usr/lib64/libcuda.so.%s", driver_version) < 0)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if (!is_file(src))
+                        continue;
+                int r;
+                if ((r = copy_file(c, src, lib, 0755, err)) < 0 ||
+                    (r = put_link(c, "usr/lib64/libcuda.so.1", lib + strlen("usr/lib64/"), err)) < 0 ||
+                    (r = put_link(c, "usr/lib64/libcuda.so", "libcuda.so.1", err)) < 0)
+                        return r;
+                return 0;
+        }
+        return 0;
+}
+
 static int lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, const char *cdi_dir,
                    const char *profile_yaml, gv_mock_nodes_t *kind, char **why, char **cdi_spec, gv_error_t **err)
 {
@@ -1279,7 +1309,8 @@ static int lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_pro
         if ((r = copy_file(c, o->nvml_lib, lib, 0755, err)) < 0)
                 return r;
         if ((r = put_link(c, "usr/lib64/libnvidia-ml.so.1", lib + strlen("usr/lib64/"), err)) < 0 ||
-            (r = put_link(c, "usr/lib64/libnvidia-ml.so", "libnvidia-ml.so.1", err)) < 0)
+            (r = put_link(c, "usr/lib64/libnvidia-ml.so", "libnvidia-ml.so.1", err)) < 0 ||
+            (r = install_libcuda(c, o->nvml_lib, p->driver_version, err)) < 0)
                 return r;
         if ((r = put_file(c, "usr/lib64/" GV_MOCK_ROOT_PROFILE_NAME, profile_yaml, strlen(profile_yaml), 0644,
                           err)) < 0)

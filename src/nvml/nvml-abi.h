@@ -72,7 +72,7 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE 32
 #define NVML_DEVICE_PART_NUMBER_BUFFER_SIZE 80
 #define NVML_GPU_FABRIC_UUID_LEN 16
-#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_NVLINK_MAX_LINKS 36 /* nvml.h API 13; 18 in headers before 570 */
 
 /* ---- enumerations (nvml-abi.md "Enumerations", nvml.h) ---- */
 typedef enum nvmlEnableState_enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
@@ -171,7 +171,135 @@ typedef unsigned char nvmlGpuFabricState_t;
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 0x7
 #define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 0x8
 #define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9
-#define NVML_GPU_INSTANCE_PROFILE_COUNT 0xA
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX 0xA
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX 0xB
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX 0xC
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME 0xD
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME 0xE
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME 0xF
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME 0x10
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX 0x11
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x12
+
+/* Compute instance profiles (nvml.h NVML_COMPUTE_INSTANCE_PROFILE_*). */
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0x0
+#define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 0x1
+#define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 0x2
+#define NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE 0x3
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 0x4
+#define NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE 0x5
+#define NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE 0x6
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 0x7
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL 0x8
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x9
+#define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0
+
+/* nvmlTemperatureThresholds_t */
+#define NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0
+#define NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1
+#define NVML_TEMPERATURE_THRESHOLD_MEM_MAX 2
+#define NVML_TEMPERATURE_THRESHOLD_GPU_MAX 3
+#define NVML_TEMPERATURE_THRESHOLD_COUNT 8
+typedef unsigned int nvmlTemperatureThresholds_t;
+
+/* nvmlPcieUtilCounter_t */
+#define NVML_PCIE_UTIL_TX_BYTES 0
+#define NVML_PCIE_UTIL_RX_BYTES 1
+typedef unsigned int nvmlPcieUtilCounter_t;
+
+/* Clock event (throttle) reasons, a bit mask (nvml.h nvmlClocksEventReason*). */
+#define nvmlClocksEventReasonGpuIdle 0x0000000000000001ULL
+#define nvmlClocksEventReasonNone 0x0000000000000000ULL
+/* The reasons a Volta or later datacenter GPU reports as supported (0x1FF in real captures). */
+#define GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED 0x00000000000001FFULL
+
+/* nvmlClockId_t */
+#define NVML_CLOCK_ID_CURRENT 0
+#define NVML_CLOCK_ID_APP_CLOCK_TARGET 1
+#define NVML_CLOCK_ID_APP_CLOCK_DEFAULT 2
+#define NVML_CLOCK_ID_CUSTOMER_BOOST_MAX 3
+typedef unsigned int nvmlClockId_t;
+
+/* nvmlInforomObject_t */
+#define NVML_INFOROM_OEM 0
+#define NVML_INFOROM_ECC 1
+#define NVML_INFOROM_POWER 2
+#define NVML_INFOROM_DEN 3
+typedef unsigned int nvmlInforomObject_t;
+
+/* nvmlMemoryErrorType_t, nvmlEccCounterType_t, nvmlMemoryLocation_t (COUNT: 8 locations, 0..7) */
+#define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
+#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NVML_VOLATILE_ECC 0
+#define NVML_AGGREGATE_ECC 1
+#define NVML_MEMORY_LOCATION_COUNT 8
+typedef unsigned int nvmlMemoryErrorType_t;
+typedef unsigned int nvmlEccCounterType_t;
+typedef unsigned int nvmlMemoryLocation_t;
+
+/* nvmlPageRetirementCause_t, nvmlPerfPolicyType_t (COUNT 8), nvmlBusType_t, nvmlGpuVirtualizationMode_t */
+#define NVML_PAGE_RETIREMENT_CAUSE_COUNT 2
+#define NVML_PERF_POLICY_COUNT 8
+#define NVML_BUS_TYPE_PCIE 2
+#define NVML_GPU_VIRTUALIZATION_MODE_NONE 0
+typedef unsigned int nvmlPageRetirementCause_t;
+typedef unsigned int nvmlPerfPolicyType_t;
+typedef unsigned int nvmlBusType_t;
+typedef unsigned int nvmlGpuVirtualizationMode_t;
+
+/* PCIe link max speed (NVML_PCIE_LINK_MAX_SPEED_*): gen 1..6 are 1..6 (2500 .. 64000 MB/s). */
+#define NVML_PCIE_LINK_MAX_SPEED_INVALID 0
+
+/* Power scopes of nvmlFieldValue_t.scopeId for the power fields. */
+#define NVML_POWER_SCOPE_GPU 0U
+
+/* Field ids (nvml.h NVML_FI_DEV_*) the mock answers in nvmlDeviceGetFieldValues. */
+#define NVML_FI_DEV_ECC_CURRENT 1
+#define NVML_FI_DEV_ECC_PENDING 2
+#define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3
+#define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4
+#define NVML_FI_DEV_ECC_SBE_AGG_TOTAL 5
+#define NVML_FI_DEV_ECC_DBE_AGG_TOTAL 6
+#define NVML_FI_DEV_RETIRED_SBE 29
+#define NVML_FI_DEV_RETIRED_DBE 30
+#define NVML_FI_DEV_RETIRED_PENDING 31
+#define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91
+#define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
+#define NVML_FI_DEV_REMAPPED_COR 142
+#define NVML_FI_DEV_REMAPPED_UNC 143
+#define NVML_FI_DEV_REMAPPED_PENDING 144
+#define NVML_FI_DEV_REMAPPED_FAILURE 145
+#define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_POWER_INSTANT 186
+#define NVML_FI_DEV_ENERGY 191
+
+/* nvmlValueType_t */
+#define NVML_VALUE_TYPE_DOUBLE 0
+#define NVML_VALUE_TYPE_UNSIGNED_INT 1
+#define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+typedef unsigned int nvmlValueType_t;
+
+/* nvmlNvLinkCapability_t (COUNT 6), nvmlNvLinkErrorCounter_t (COUNT 5) */
+#define NVML_NVLINK_CAP_P2P_SUPPORTED 0
+#define NVML_NVLINK_CAP_SYSMEM_ACCESS 1
+#define NVML_NVLINK_CAP_P2P_ATOMICS 2
+#define NVML_NVLINK_CAP_SYSMEM_ATOMICS 3
+#define NVML_NVLINK_CAP_SLI_BRIDGE 4
+#define NVML_NVLINK_CAP_VALID 5
+#define NVML_NVLINK_CAP_COUNT 6
+#define NVML_NVLINK_ERROR_COUNT 5
+typedef unsigned int nvmlNvLinkCapability_t;
+typedef unsigned int nvmlNvLinkErrorCounter_t;
+
+/* nvmlAffinityScope_t */
+#define NVML_AFFINITY_SCOPE_NODE 0
+#define NVML_AFFINITY_SCOPE_SOCKET 1
+typedef unsigned int nvmlAffinityScope_t;
+
+/* Types the mock only passes around (it writes no entry of them). */
+typedef struct nvmlEncoderSessionInfo_st nvmlEncoderSessionInfo_t;
+typedef struct nvmlFBCSessionInfo_st nvmlFBCSessionInfo_t;
 
 /* ---- structures (nvml-abi.md "Structures", x86-64) ---- */
 typedef struct nvmlPciInfo_st {
@@ -211,6 +339,54 @@ typedef struct nvmlProcessInfo_st {
         unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
 
+/* The legacy process entry: what the plain (unversioned) process queries write. */
+typedef struct nvmlProcessInfo_v1_st {
+        unsigned int pid;
+        unsigned long long usedGpuMemory; /* bytes */
+} nvmlProcessInfo_v1_t;
+typedef nvmlProcessInfo_t nvmlProcessInfo_v2_t;
+
+typedef struct nvmlBAR1Memory_st {
+        unsigned long long bar1Total; /* bytes */
+        unsigned long long bar1Free;
+        unsigned long long bar1Used;
+} nvmlBAR1Memory_t;
+
+typedef struct nvmlViolationTime_st {
+        unsigned long long referenceTime; /* CPU timestamp, microseconds */
+        unsigned long long violationTime; /* nanoseconds */
+} nvmlViolationTime_t;
+
+typedef struct nvmlRowRemapperHistogramValues_st {
+        unsigned int max, high, partial, low, none; /* banks by remaining remapping availability */
+} nvmlRowRemapperHistogramValues_t;
+
+typedef struct nvmlFBCStats_st {
+        unsigned int sessionsCount;
+        unsigned int averageFPS;
+        unsigned int averageLatency; /* microseconds */
+} nvmlFBCStats_t;
+
+typedef union nvmlValue_st {
+        double dVal;
+        int siVal;
+        unsigned int uiVal;
+        unsigned long ulVal;
+        unsigned long long ullVal;
+        signed long long sllVal;
+        unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct nvmlFieldValue_st {
+        unsigned int fieldId;  /* NVML_FI_* (in) */
+        unsigned int scopeId;  /* link or power scope (in) */
+        long long timestamp;   /* microseconds since 1970 */
+        long long latencyUsec;
+        nvmlValueType_t valueType;
+        nvmlReturn_t nvmlReturn;
+        nvmlValue_t value;
+} nvmlFieldValue_t;
+
 typedef struct nvmlEventData_st {
         nvmlDevice_t device;
         unsigned long long eventType;
@@ -249,6 +425,80 @@ typedef struct nvmlGpuInstanceProfileInfo_st {
         unsigned int ofaCount;
         unsigned long long memorySizeMB; /* MiB */
 } nvmlGpuInstanceProfileInfo_t;
+
+/* Versioned GPU instance profile info (nvmlDeviceGetGpuInstanceProfileInfoV): v2 and v3 are both 152 bytes. */
+typedef struct nvmlGpuInstanceProfileInfo_v2_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int isP2pSupported;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int copyEngineCount;
+        unsigned int decoderCount;
+        unsigned int encoderCount;
+        unsigned int jpegCount;
+        unsigned int ofaCount;
+        unsigned long long memorySizeMB;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+} nvmlGpuInstanceProfileInfo_v2_t;
+
+typedef struct nvmlGpuInstanceProfileInfo_v3_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int copyEngineCount;
+        unsigned int decoderCount;
+        unsigned int encoderCount;
+        unsigned int jpegCount;
+        unsigned int ofaCount;
+        unsigned long long memorySizeMB;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        unsigned int capabilities;
+} nvmlGpuInstanceProfileInfo_v3_t;
+
+typedef struct nvmlComputeInstanceProfileInfo_st {
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+
+typedef struct nvmlComputeInstanceProfileInfo_v2_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+} nvmlComputeInstanceProfileInfo_v2_t;
+
+typedef struct nvmlComputeInstanceProfileInfo_v3_st {
+        unsigned int version;
+        unsigned int id;
+        unsigned int sliceCount;
+        unsigned int instanceCount;
+        unsigned int multiprocessorCount;
+        unsigned int sharedCopyEngineCount;
+        unsigned int sharedDecoderCount;
+        unsigned int sharedEncoderCount;
+        unsigned int sharedJpegCount;
+        unsigned int sharedOfaCount;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        unsigned int capabilities;
+} nvmlComputeInstanceProfileInfo_v3_t;
 
 typedef struct nvmlGpuInstanceInfo_st {
         nvmlDevice_t device;
@@ -302,6 +552,10 @@ typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
 #define GV_NVML_STRUCT_VERSION(type, ver) ((unsigned int) (sizeof(type) | ((unsigned int) (ver) << 24U)))
 #define nvmlGpuFabricInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v2_t, 2)
 #define nvmlGpuFabricInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v3_t, 3)
+#define nvmlGpuInstanceProfileInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2)
+#define nvmlGpuInstanceProfileInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v3_t, 3)
+#define nvmlComputeInstanceProfileInfo_v2 GV_NVML_STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v2_t, 2)
+#define nvmlComputeInstanceProfileInfo_v3 GV_NVML_STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v3_t, 3)
 
 /* Sizes from nvml-abi.md, checked at compile time on LP64. */
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -317,6 +571,21 @@ static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t is 24 
 static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t is 32 bytes");
 static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 bytes");
 static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36, "nvmlGpuFabricInfo_v2_t is 36 bytes");
+static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t is 16 bytes");
+static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t is 24 bytes");
+static_assert(sizeof(nvmlBAR1Memory_t) == 24, "nvmlBAR1Memory_t is 24 bytes");
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "nvmlGpuInstanceProfileInfo_v2_t is 152 bytes");
+static_assert(sizeof(nvmlGpuInstanceProfileInfo_v3_t) == 152, "nvmlGpuInstanceProfileInfo_v3_t is 152 bytes");
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "nvmlComputeInstanceProfileInfo_t is 36 bytes");
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == 136, "nvmlComputeInstanceProfileInfo_v2_t is 136 bytes");
+static_assert(sizeof(nvmlComputeInstanceProfileInfo_v3_t) == 140, "nvmlComputeInstanceProfileInfo_v3_t is 140 bytes");
+static_assert(nvmlGpuInstanceProfileInfo_v2 == 0x02000098u, "nvmlGpuInstanceProfileInfo_v2 version word (nvml.h)");
+static_assert(nvmlComputeInstanceProfileInfo_v2 == 0x02000088u, "nvmlComputeInstanceProfileInfo_v2 version word (nvml.h)");
+static_assert(nvmlComputeInstanceProfileInfo_v3 == 0x0300008Cu, "nvmlComputeInstanceProfileInfo_v3 version word (nvml.h)");
+static_assert(sizeof(nvmlViolationTime_t) == 16, "nvmlViolationTime_t is 16 bytes");
+static_assert(sizeof(nvmlRowRemapperHistogramValues_t) == 20, "nvmlRowRemapperHistogramValues_t is 20 bytes");
+static_assert(sizeof(nvmlFBCStats_t) == 12, "nvmlFBCStats_t is 12 bytes");
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes");
 static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
 #endif
 
@@ -404,14 +673,94 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetPciInfo_v2, nvmlDeviceGetPciInfo_v3)                      \
         X(nvmlEventSetWait, nvmlEventSetWait_v2)                                 \
         X(nvmlDeviceGetAttributes, nvmlDeviceGetAttributes_v2)                   \
-        X(nvmlDeviceGetComputeRunningProcesses, nvmlDeviceGetComputeRunningProcesses_v3) \
         X(nvmlComputeInstanceGetInfo, nvmlComputeInstanceGetInfo_v2)             \
         X(nvmlDeviceGetHandleByPciBusId, nvmlDeviceGetHandleByPciBusId_v2)       \
         X(nvmlDeviceGetNvLinkRemotePciInfo, nvmlDeviceGetNvLinkRemotePciInfo_v2)
 
+/*
+ * Entry points the mock models beyond what gpu-validator's loader resolves
+ * (the loader requires every GV_NVML_FUNCTIONS member, so functions real
+ * drivers of the supported range may lack stay out of that list).  The
+ * mock's export list and stubs: mock/nvml/nvml-api.txt.
+ */
+#define GV_NVML_MOCK_FUNCTIONS(X)                                                                         \
+        X(nvmlDeviceGetComputeRunningProcesses, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+        X(nvmlDeviceGetGraphicsRunningProcesses, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+        X(nvmlDeviceGetGraphicsRunningProcesses_v3, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)) \
+        X(nvmlDeviceGetMPSComputeRunningProcesses, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_v1_t *infos)) \
+        X(nvmlDeviceGetMPSComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)) \
+        X(nvmlDeviceGetBAR1MemoryInfo, (nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory))              \
+        X(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int *maxLinkGen))            \
+        X(nvmlDeviceGetGpuMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int *maxLinkGenDevice))   \
+        X(nvmlDeviceGetMaxPcieLinkWidth, (nvmlDevice_t device, unsigned int *maxLinkWidth))               \
+        X(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int *currLinkGen))          \
+        X(nvmlDeviceGetCurrPcieLinkWidth, (nvmlDevice_t device, unsigned int *currLinkWidth))             \
+        X(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)) \
+        X(nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)) \
+        X(nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t device, unsigned long long *clocksEventReasons)) \
+        X(nvmlDeviceGetSupportedClocksThrottleReasons, (nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)) \
+        X(nvmlDeviceGetApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetDefaultApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetEncoderUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+        X(nvmlDeviceGetDecoderUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+        X(nvmlDeviceGetPowerState, (nvmlDevice_t device, nvmlPstates_t *pState))                          \
+        X(nvmlDeviceGetTotalEnergyConsumption, (nvmlDevice_t device, unsigned long long *energy))         \
+        X(nvmlDeviceGetNumGpuCores, (nvmlDevice_t device, unsigned int *numCores))                        \
+        X(nvmlDeviceGetGpuInstanceProfileInfoV, (nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)) \
+        X(nvmlGpuInstanceGetComputeInstanceProfileInfo, (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_t *info)) \
+        X(nvmlGpuInstanceGetComputeInstanceProfileInfoV, (nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile, nvmlComputeInstanceProfileInfo_v2_t *info)) \
+        X(nvmlDeviceGetNvLinkVersion, (nvmlDevice_t device, unsigned int link, unsigned int *version))     \
+        X(nvmlDeviceGetClock, (nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetMaxCustomerBoostClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
+        X(nvmlDeviceGetSupportedMemoryClocks, (nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)) \
+        X(nvmlDeviceGetSupportedGraphicsClocks, (nvmlDevice_t device, unsigned int memoryClockMHz, unsigned int *count, unsigned int *clocksMHz)) \
+        X(nvmlDeviceGetTotalEccErrors, (nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, unsigned long long *eccCounts)) \
+        X(nvmlDeviceGetMemoryErrorCounter, (nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType, unsigned long long *count)) \
+        X(nvmlDeviceGetRetiredPages, (nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)) \
+        X(nvmlDeviceGetRetiredPages_v2, (nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses, unsigned long long *timestamps)) \
+        X(nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t device, nvmlEnableState_t *isPending))    \
+        X(nvmlDeviceGetRemappedRows, (nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)) \
+        X(nvmlDeviceGetRowRemapperHistogram, (nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)) \
+        X(nvmlDeviceGetInforomVersion, (nvmlDevice_t device, nvmlInforomObject_t object, char *version, unsigned int length)) \
+        X(nvmlDeviceGetInforomImageVersion, (nvmlDevice_t device, char *version, unsigned int length))    \
+        X(nvmlDeviceGetEncoderStats, (nvmlDevice_t device, unsigned int *sessionCount, unsigned int *averageFps, unsigned int *averageLatency)) \
+        X(nvmlDeviceGetEncoderSessions, (nvmlDevice_t device, unsigned int *sessionCount, nvmlEncoderSessionInfo_t *sessionInfos)) \
+        X(nvmlDeviceGetFBCStats, (nvmlDevice_t device, nvmlFBCStats_t *fbcStats))                         \
+        X(nvmlDeviceGetFBCSessions, (nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)) \
+        X(nvmlDeviceGetAccountingMode, (nvmlDevice_t device, nvmlEnableState_t *mode))                    \
+        X(nvmlDeviceGetPowerManagementMode, (nvmlDevice_t device, nvmlEnableState_t *mode))               \
+        X(nvmlDeviceGetViolationStatus, (nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t *violTime)) \
+        X(nvmlDeviceGetVirtualizationMode, (nvmlDevice_t device, nvmlGpuVirtualizationMode_t *pVirtualMode)) \
+        X(nvmlDeviceGetMemoryBusWidth, (nvmlDevice_t device, unsigned int *busWidth))                     \
+        X(nvmlDeviceGetPcieLinkMaxSpeed, (nvmlDevice_t device, unsigned int *maxSpeed))                   \
+        X(nvmlDeviceGetBusType, (nvmlDevice_t device, nvmlBusType_t *type))                               \
+        X(nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned int *value))                     \
+        X(nvmlDeviceGetMultiGpuBoard, (nvmlDevice_t device, unsigned int *multiGpuBool))                  \
+        X(nvmlDeviceGetNumaNodeId, (nvmlDevice_t device, unsigned int *node))                             \
+        X(nvmlDeviceGetTopologyNearestGpus, (nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count, nvmlDevice_t *deviceArray)) \
+        X(nvmlDeviceGetFieldValues, (nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values))     \
+        X(nvmlDeviceGetDefaultEccMode, (nvmlDevice_t device, nvmlEnableState_t *defaultMode))             \
+        X(nvmlDeviceGetBoardId, (nvmlDevice_t device, unsigned int *boardId))                             \
+        X(nvmlDeviceGetPcieSpeed, (nvmlDevice_t device, unsigned int *pcieSpeed))                         \
+        X(nvmlDeviceGetNvLinkCapability, (nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability, unsigned int *capResult)) \
+        X(nvmlDeviceGetNvLinkErrorCounter, (nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)) \
+        X(nvmlDeviceGetGpuInstances, (nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances, unsigned int *count)) \
+        X(nvmlGpuInstanceGetComputeInstances, (nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)) \
+        X(nvmlDeviceGetCpuAffinity, (nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)) \
+        X(nvmlDeviceGetCpuAffinityWithinScope, (nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)) \
+        X(nvmlDeviceGetMemoryAffinity, (nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope))
+
+/* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
+#define GV_NVML_MOCK_ALIASES(X)                                                                           \
+        X(nvmlDeviceGetComputeRunningProcesses_v2, nvmlDeviceGetComputeRunningProcesses_v3)               \
+        X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlDeviceGetGraphicsRunningProcesses_v3)             \
+        X(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlDeviceGetMPSComputeRunningProcesses_v3)         \
+        X(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)
+
 /* Function-pointer types: nvmlInit_v2_fn and so on. */
 #define GV_NVML_DECLARE_FN_TYPE(name, params) typedef nvmlReturn_t (*name##_fn) params;
 GV_NVML_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)
+GV_NVML_MOCK_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)
 #undef GV_NVML_DECLARE_FN_TYPE
 typedef const char *(*nvmlErrorString_fn)(nvmlReturn_t result);
 

@@ -262,3 +262,56 @@ class MockBackend(unittest.TestCase):
         p = cuda_check("--cuda-library", MOCK_NVML)
         self.assertEqual(p.returncode, 1)
         self.assertIn("required symbol cuInit is missing", p.stderr)
+
+
+class MockLibcuda(TempDirTestCase):
+    """A mock driver root from `gpu-validator mock install`: cuda-check loads its libcuda.so.1 by soname, as in a
+    validation pod, and runs the kernel through the real CUDA code path on the mock's CPU backend."""
+
+    def setUp(self):
+        super().setUp()
+        self.root = self.path("root")
+        run(["mock", "install", "--root", self.root, "--profile", "h100-sxm5-80gb", "--gpus", "2",
+             "--device-nodes=files"], check=0)
+        self.lib64 = os.path.join(self.root, "usr", "lib64")
+        self.assertTrue(os.path.islink(os.path.join(self.lib64, "libcuda.so.1")))
+        self.assertTrue(os.path.isfile(os.path.join(self.lib64, "libcuda.so.550.163.01")))
+
+    def check(self, *args, **extra):
+        extra.setdefault("LD_LIBRARY_PATH", self.lib64)
+        return cuda_check("--elements", "65536", *args, **extra)
+
+    def test_passes_on_every_gpu(self):
+        p = self.check("--require-cuda", "--expect-devices", "2")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(lines[0], "CUDA driver libcuda.so.1: CUDA 12.4, 2 device(s)")
+        for i, line in enumerate(lines[1:3]):
+            m = OK_LINE.match(line)
+            self.assertIsNotNone(m, line)
+            self.assertEqual((int(m.group(1)), m.group(2), m.group(3)), (i, "NVIDIA H100 80GB HBM3", "65536"))
+        self.assertNotIn("mock GPU backend", p.stdout)
+
+    def test_visible_devices(self):
+        p = self.check(NVIDIA_VISIBLE_DEVICES="1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("CUDA 12.4, 1 device(s)", p.stdout)
+        p = self.check(NVIDIA_VISIBLE_DEVICES="none", CUDA_VISIBLE_DEVICES="0")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("CUDA 12.4, 0 device(s)", p.stdout)
+
+    def test_faults(self):
+        for extra, code, message in (
+                ({"MOCK_NVML_LOST_GPUS": "1"}, 1, "cuInit: unknown error (CUDA_ERROR_UNKNOWN, 999)"),
+                ({"MOCK_NVML_INIT_ERROR": "driver-not-loaded"}, 1,
+                 "driver-not-loaded: CUDA driver libcuda.so.1: cuInit: no CUDA-capable device is detected "
+                 "(CUDA_ERROR_NO_DEVICE, 100)"),
+                ({"MOCK_NVML_INIT_ERROR": "lib-rm-version-mismatch"}, 1,
+                 "cuInit: system has unsupported display driver / cuda driver combination "
+                 "(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, 803)")):
+            p = self.check(**extra)
+            self.assertEqual(p.returncode, code, f"{extra}: {p.stdout}{p.stderr}")
+            self.assertIn(message, p.stderr, extra)
+        # The lost GPU outside the container does not matter.
+        p = self.check(MOCK_NVML_LOST_GPUS="1", NVIDIA_VISIBLE_DEVICES="0")
+        self.assertEqual(p.returncode, 0, p.stderr)

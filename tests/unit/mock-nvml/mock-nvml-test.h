@@ -27,6 +27,7 @@ typedef struct api {
         const char *fixtures;
 #define GV_T_FIELD(name, params) name##_fn name;
         GV_NVML_FUNCTIONS(GV_T_FIELD)
+        GV_NVML_MOCK_FUNCTIONS(GV_T_FIELD)
 #undef GV_T_FIELD
         nvmlErrorString_fn nvmlErrorString;
 } api_t;
@@ -49,6 +50,7 @@ static inline void api_open(api_t *a, const char *lib, const char *fixtures)
                 exit(1);                                                         \
         }
         GV_NVML_FUNCTIONS(GV_T_SYM)
+        GV_NVML_MOCK_FUNCTIONS(GV_T_SYM)
 #undef GV_T_SYM
         a->nvmlErrorString = (nvmlErrorString_fn) dlsym(a->dl, "nvmlErrorString");
         if (!a->nvmlErrorString) {

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Real facts of the GPU models the built-in profiles describe.  Sources, all
+ * real `nvidia-smi -q -x` / `-q` / `--query-gpu` captures:
+ *   [A40]  shared/cases/nvidia-smi/xml__a100-sxm4-40gb_mig-enabled_510.47.03.xml and
+ *          NVIDIA/k8s-test-infra tests/e2e/go/assertions/nvidiasmi/testdata/hardware/qx-a100.xml (570.148.08)
+ *   [A80]  shared/cases/nvidia-smi/xml__a100-sxm4-80gb_mig-enabled_535.54.03.xml
+ *   [H100] k8s-test-infra qx-h100.xml (580.105.08); shared/cases q__nvidia-smi-q_h100-80gb-hbm3_mig-enabled_590.48.01.txt,
+ *          csv__query-gpu_h100-80gb-hbm3_mig-enabled_590.48.01.csv
+ *   [B200] k8s-test-infra qx-b200.xml (580.105.08)
+ *   [L40S] k8s-test-infra qx-l40s.xml (595.91.07); shared/cases csv__query-gpu_l40s_under-load_595.80.csv
+ *   [T4]   shared/cases/nvidia-smi/xml__tesla-t4_515.105.01.xml; k8s-test-infra qx-t4.xml (595.91.07)
+ * Hopper, Ada and Blackwell report temperatures against T.Limit and print no
+ * absolute shutdown/slowdown thresholds in those captures: 0 (NOT_SUPPORTED)
+ * here rather than an invented value.  The H200 (0x2335) has no capture: its
+ * BAR1 follows the power-of-two rule of gv_mock_bar1_mib(), its link the H100's.
+ * Memory bus widths are NVIDIA's datasheet figures (HBM2/HBM2e/HBM3: 1024 bits
+ * a stack: A100 and H100 5, H200 6, B200 8 stacks; L40S 384, T4 256 bits GDDR).
+ * Supported graphics clocks step down by 15 MHz (A100, H100, L40S, T4 lists)
+ * or 7.5 MHz (B200: 1965, 1957, 1950, 1942, ...).
+ */
+#include "model-facts.h"
+
+#include <stddef.h>
+
+static const gv_mock_model_facts_t facts[] = {
+        /* A100-SXM4-40GB [A40]: BAR1 65536 MiB, gen 4 x16, 92/89/85/95 C, app clocks 1095/1215 MHz,
+         * 640 remapper banks, inforom G506.0200.00.04 / OEM 2.0 / ECC 6.16 (qx-a100). */
+        { 0x20B0, 65536, 4, 16, 4, 16, 92, 89, 85, 95, 1095, 1215, 3, 5120, 640, 30, "G506.0200.00.04", "2.0", "6.16" },
+        /* A100-SXM4-80GB [A80]: BAR1 131072 MiB, gen 4 x16, 92/89/85/95 C, app clocks 1275/1593 MHz. */
+        { 0x20B2, 131072, 4, 16, 4, 16, 92, 89, 85, 95, 1275, 1593, 3, 5120, 0, 30, "G506.0212.00.01", "2.0", "6.16" },
+        /* H100 80GB HBM3 [H100]: BAR1 131072 MiB, gen 5 x16, app clocks 1980/2619 MHz. */
+        { 0x2330, 131072, 5, 16, 5, 16, 0, 0, 0, 0, 1980, 2619, 4, 5120, 2560, 30, "G520.0200.00.05", "2.1", "7.16" },
+        /* H200: no capture; BAR1 by rule, PCIe gen 5 x16 and NVLink 4 like every Hopper SXM board. */
+        { 0x2335, 0, 5, 16, 5, 16, 0, 0, 0, 0, 0, 0, 4, 6144, 0, 30, NULL, NULL, NULL },
+        /* B200 [B200]: BAR1 262144 MiB, gen 5 x16, app clocks 1965/3996 MHz. */
+        { 0x2901, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 1965, 3996, 5, 8192, 3840, 15, "G525.0220.00.03", "2.1", "7.16" },
+        /* L40S [L40S]: BAR1 65536 MiB, gen 4 x16 (x8 trained in qx-l40s, x16 in the csv); app clocks deprecated. */
+        { 0x26B9, 65536, 4, 16, 4, 16, 0, 0, 0, 0, 0, 0, 0, 384, 192, 30, "G133.0242.00.03", "2.1", "6.16" },
+        /* Tesla T4 [T4]: BAR1 256 MiB (no resizable BAR), gen 3 x16 (x8 trained), 96/93/85 C, no memory sensor,
+         * app clocks 585/5001 MHz on 515. */
+        { 0x1EB8, 256, 3, 16, 3, 16, 96, 93, 85, 0, 585, 5001, 0, 256, 0, 30, "G183.0200.00.02", "1.1", "5.0" },
+};
+
+const gv_mock_model_facts_t *gv_mock_model_facts(unsigned pci_device_id)
+{
+        for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+                if (facts[i].pci_device_id == pci_device_id)
+                        return &facts[i];
+        return NULL;
+}
+
+unsigned long long gv_mock_bar1_mib(unsigned pci_device_id, unsigned long long memory_total_mib)
+{
+        const gv_mock_model_facts_t *f = gv_mock_model_facts(pci_device_id);
+        if (f && f->bar1_mib)
+                return f->bar1_mib;
+        unsigned long long b = 256;
+        while (b < memory_total_mib)
+                b <<= 1;
+        return b;
+}

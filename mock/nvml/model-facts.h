@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Facts of real GPU models that the profile schema does not carry (yet):
+ * BAR1 size, PCIe link, temperature thresholds, applications clocks, NVLink
+ * version.  Looked up by PCI device id; every value names its real capture
+ * in model-facts.c.  A profile field for one of these, when added, wins.
+ */
+#ifndef GV_MOCK_NVML_MODEL_FACTS_H
+#define GV_MOCK_NVML_MODEL_FACTS_H
+
+/* What one GPU model reports.  0 in a field means the model reports NOT_SUPPORTED for it. */
+typedef struct gv_mock_model_facts {
+        unsigned pci_device_id;           /* 16-bit PCI device id, 0x20B0 */
+        unsigned long long bar1_mib;      /* BAR1 aperture, MiB */
+        unsigned pcie_gen_max, pcie_width_max;   /* link generation and lanes the GPU supports */
+        unsigned pcie_gen_cur, pcie_width_cur;   /* as trained in the capture's server */
+        unsigned temp_shutdown_c, temp_slowdown_c, temp_gpu_max_c, temp_mem_max_c;
+        unsigned app_clock_graphics_mhz, app_clock_mem_mhz; /* applications = default applications clocks */
+        unsigned nvlink_version;          /* nvmlDeviceGetNvLinkVersion: 3 Ampere, 4 Hopper, 5 Blackwell */
+        unsigned memory_bus_width;        /* bits (NVIDIA datasheets) */
+        unsigned remap_banks;             /* row remapper banks (histogram "max"); 0: none known */
+        unsigned clock_step_x2;           /* twice the step of the supported graphics clocks list, MHz */
+        const char *inforom_image, *inforom_oem, *inforom_ecc; /* NULL: not known */
+} gv_mock_model_facts_t;
+
+/*
+ * gv_mock_model_facts - the facts of the model with PCI device id @pci_device_id,
+ * or NULL when the table does not know it.  @memory_total_mib lets an unknown
+ * datacenter part derive its BAR1 (see model-facts.c).  Static storage.
+ */
+const gv_mock_model_facts_t *gv_mock_model_facts(unsigned pci_device_id);
+
+/*
+ * gv_mock_bar1_mib - BAR1 size in MiB of a GPU with @pci_device_id and
+ * @memory_total_mib of frame buffer: the table's value, else the smallest
+ * power of two not below the frame buffer (the rule every resizable-BAR
+ * datacenter capture in model-facts.c follows).
+ */
+unsigned long long gv_mock_bar1_mib(unsigned pci_device_id, unsigned long long memory_total_mib);
+
+#endif
