@@ -218,16 +218,24 @@ static bool boot_id_valid(const char *s)
 /*
  * The one rule for a boot id file, whichever command reads it: a UUID
  * (8-4-4-4-12 hex, as /proc/sys/kernel/random/boot_id holds), optionally
- * followed by white space (the kernel's newline).  Anything else is a
- * config error naming the file.
+ * followed by white space (the kernel's newline).  Anything else -- a file
+ * that is missing, unreadable or not a regular file included -- is a config
+ * error (EINVAL, GV_REASON_CONFIG: exit 2) naming the file, so that no
+ * command takes it for a missing status folder.
  */
 static int read_boot_id(const char *path, char **out, gv_error_t **err)
 {
         _cleanup_free_ char *buf = NULL;
+        _cleanup_error_ gv_error_t *rerr = NULL;
         size_t len = 0;
-        int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, err);
+        int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, &rerr);
+        if (r == -ENOMEM)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (r < 0)
-                return gv_error_prefix(err, "read boot id");
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "cannot read the boot id: %s (--boot-id-file must name a readable file "
+                                    "holding a UUID, as %s does)",
+                                    rerr ? rerr->msg : path, GV_DEFAULT_BOOT_ID_PATH);
         size_t n = len;
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
                 buf[--n] = '\0';

@@ -145,6 +145,23 @@ class TestPublish(ChainTestCase):
                 p = gvtest.run([*args, "--output-dir", self.node.status, "--boot-id-file", bad], check=2)
                 self.assertIn(f"{bad}: not a boot id (expected a UUID", p.stderr, f"{args} {content!r}")
 
+    def test_unreadable_boot_id_file_is_exit_2_for_every_command(self):
+        # docs/markers.md: a boot id file that cannot be read is a configuration error (exit 2)
+        # for every command -- cleanup included, which must not take it for a missing folder.
+        self.node.install_mock("driver", gpus=1)
+        missing = self.path("no-boot-id")
+        folder = self.path("boot-id-folder")
+        os.mkdir(folder)
+        commands = (["status"], ["wait", "driver", "--timeout", "0"], ["env"], ["cleanup"],
+                    ["run", "--components", "driver"])
+        for bad in (missing, folder):
+            for args in commands:
+                extra = self.node.args()[4:] if args[0] == "run" else []
+                p = gvtest.run([*args, "--output-dir", self.node.status, "--boot-id-file", bad, *extra])
+                self.assertEqual(p.returncode, 2, f"{args} {bad}\n{p.stdout}{p.stderr}")
+                self.assertIn(bad, p.stderr, args)
+                self.assertIn("boot id", p.stderr, args)
+
     def test_unknown_component_is_a_usage_error(self):
         p = self.node.run("driver,frobnicate", check=2)
         self.assertIn("frobnicate", p.stderr)

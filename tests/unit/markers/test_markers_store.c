@@ -735,11 +735,17 @@ static void test_open(void **state)
                 assert_int_equal(strlen(gv_store_boot_id(s)), 36);
                 gv_store_close(&s);
         }
-        o.boot_id_path = "/nonexistent/boot_id";
-        assert_int_equal(gv_store_open(&o, &s, &e), -ENOENT);
-        assert_non_null(strstr(e->msg, "boot id"));
-        gv_error_free(&e);
-        assert_null(s);
+        /* Missing or not a file: the same config error, never -ENOENT (which means "no folder"). */
+        const char *const unreadable[] = { "/nonexistent/boot_id", fx->root };
+        for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++) {
+                o.boot_id_path = unreadable[i];
+                assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
+                assert_int_equal(e->reason, GV_REASON_CONFIG);
+                assert_non_null(strstr(e->msg, "boot id"));
+                assert_non_null(strstr(e->msg, unreadable[i]));
+                gv_error_free(&e);
+                assert_null(s);
+        }
 }
 
 static void test_folder_recreated(void **state)
