@@ -247,6 +247,25 @@ static int read_boot_id(const char *path, char **out, gv_error_t **err)
         return 0;
 }
 
+/*
+ * Drop trailing "/" and "/." from @dir in place ("/x/link/./" -> "/x/link"),
+ * so that the last component is a name that O_NOFOLLOW judges: open() follows
+ * a symbolic link written "link/" or "link/.".  "/" and "." stay as they are.
+ */
+static void strip_trailing_slashes(char *dir)
+{
+        size_t n = strlen(dir);
+        for (;;) {
+                if (n > 1 && dir[n - 1] == '/')
+                        n--;
+                else if (n > 2 && dir[n - 1] == '.' && dir[n - 2] == '/')
+                        n -= 2;
+                else
+                        break;
+        }
+        dir[n] = '\0';
+}
+
 int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t **err)
 {
         static const gv_store_options_t defaults = { 0 };
@@ -269,6 +288,7 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
                 r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 goto fail;
         }
+        strip_trailing_slashes(s->dir);
         r = read_boot_id(opts->boot_id_path ? opts->boot_id_path : GV_DEFAULT_BOOT_ID_PATH, &s->boot_id, err);
         if (r < 0)
                 goto fail;

@@ -196,6 +196,23 @@ class TestPublish(ChainTestCase):
 
 
 class TestFieldReports(ChainTestCase):
+    def test_status_folder_symlink_refused_however_spelled(self):
+        # A symlink as the status folder is refused; "link/" or "link/." must not be written through.
+        self.node.install_mock("driver", gpus=1)
+        target = self.path("elsewhere")
+        os.mkdir(target)
+        link = self.path("status-link")
+        os.symlink(target, link)
+        for spelled in (link, link + "/", link + "//", link + "/."):
+            env = gvtest.clean_env(OUTPUT_DIR=spelled)
+            args = self.node.args()[2:]  # no --output-dir: OUTPUT_DIR decides
+            p = gvtest.run(["run", "--components", "driver", *args], env=env)
+            self.assertNotEqual(p.returncode, 0, spelled)
+            self.assertIn("symbolic link; refused", p.stderr, spelled)
+            self.assertEqual(os.listdir(target), [], spelled)
+            p = gvtest.run(["cleanup", "--output-dir", spelled, "--boot-id-file", self.node.boot_id])
+            self.assertNotEqual(p.returncode, 0, spelled)
+
     def test_fr01_stale_toolkit_ready_without_driver_marker(self):
         self.node.install_mock("host", gpus=1)
         # A toolkit-ready left behind, no driver-ready / host-driver-ready.

@@ -698,6 +698,19 @@ static void test_open(void **state)
         o = (gv_store_options_t) { .dir = link, .boot_id_path = fx->boot };
         assert_int_equal(gv_store_open(&o, &s, &e), -ELOOP);
         gv_error_free(&e);
+        /* ... however it is spelled: a trailing slash or "/." must not make open() follow it. */
+        static const char *const tails[] = { "/", "//", "/.", "/./", "/././/" };
+        for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+                _cleanup_free_ char *spelled = NULL;
+                assert_true(asprintf(&spelled, "%s%s", link, tails[i]) > 0);
+                for (int create = 0; create <= 1; create++) {
+                        o = (gv_store_options_t) { .dir = spelled, .boot_id_path = fx->boot, .create = create };
+                        assert_int_equal(gv_store_open(&o, &s, &e), -ELOOP);
+                        assert_non_null(strstr(e->msg, "symbolic link"));
+                        assert_null(s);
+                        gv_error_free(&e);
+                }
+        }
         /* A file as the folder. */
         o.dir = fx->boot;
         assert_int_equal(gv_store_open(&o, &s, &e), -ENOTDIR);
