@@ -4,6 +4,7 @@ FR13, FR17 (shared/cases/field-reports.md)."""
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import threading
@@ -388,6 +389,59 @@ class TestFieldReports(ChainTestCase):
         self._smi_stub(18)
         p = self.node.run("driver", check=1)
         self.assertIn("driver-library-mismatch", p.stdout + p.stderr)
+
+    def test_fr13_exit_code_read_with_sigchld_ignored(self):
+        # A container runtime or a shell can start us with SIGCHLD ignored; the kernel then reaps
+        # nvidia-smi itself and its exit code was lost (read as 0: a pass).  main() restores it.
+        self.node.install_mock("driver", gpus=1)
+        for code, reason in ((12, "library-not-found"), (18, "driver-library-mismatch")):
+            self._smi_stub(code)
+            p = subprocess.run([gvtest.GV, "run", "--components", "driver", *self.node.args()],
+                               env=gvtest.clean_env(), capture_output=True, text=True, timeout=120,
+                               preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn(reason, p.stdout + p.stderr)
+            self.assertIn(f"exited {code}", p.stdout + p.stderr)
+            self.assertEqual(self.node.present(), [])
+
+    def test_nvidia_smi_grandchild_killed_with_it_on_sigterm(self):
+        # nvidia-smi runs in its own process group; a stop kills the whole group.
+        self.node.install_mock("driver", gpus=1)
+        smi = os.path.join(self.node.driver, "usr", "bin", "nvidia-smi")
+        os.unlink(smi)
+        pidfile = self.path("grandchild.pid")
+        with open(smi, "w") as f:
+            f.write(f"#!/bin/sh\nsleep 300 &\necho $! > '{pidfile}'\nsleep 300\n")
+        os.chmod(smi, 0o755)
+        proc = subprocess.Popen([gvtest.GV, "run", "--components", "driver", *self.node.args()],
+                                env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        grandchild = None
+        for _ in range(500):
+            try:
+                with open(pidfile) as f:
+                    grandchild = int(f.read().strip())
+                break
+            except (OSError, ValueError):
+                time.sleep(0.01)
+        self.assertIsNotNone(grandchild, "the stub nvidia-smi did not start")
+        proc.terminate()
+        out, errs = proc.communicate(timeout=20)
+        self.assertEqual(proc.returncode, 4, out + errs)
+
+        def gone(pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+            except OSError:
+                return True
+        deadline = time.monotonic() + 5
+        while not gone(grandchild) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        alive = not gone(grandchild)
+        if alive:
+            os.kill(grandchild, signal.SIGKILL)
+        self.assertFalse(alive, "nvidia-smi's child outlived the validator's SIGTERM")
+        self.assertEqual(self.node.present(), [])
 
     def test_fr13_exit_9_is_retried(self):
         self.node.install_mock("driver", gpus=1)
