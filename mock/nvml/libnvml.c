@@ -659,6 +659,22 @@ static void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned
 
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+        /*
+         * As the real driver does, the PCI info of a lost GPU's handle still
+         * answers, from the profile's bus id: it is how nvidia-smi and the
+         * validator name the GPU that fell off the bus.
+         */
+        unsigned lg;
+        int lm;
+        pthread_mutex_lock(&S.lock);
+        if (S.refcount && resolve(device, &lg, &lm) == NVML_ERROR_GPU_IS_LOST) {
+                if (!pci)
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);
+                const gv_mock_device_t *ld = gpu_at(lg);
+                fill_pci(pci, ld->pci_domain, ld->pci_bus, ld->pci_device, ld->pci_device_id, ld->pci_subsystem_id);
+                return leave(NVML_SUCCESS);
+        }
+        pthread_mutex_unlock(&S.lock);
         DEVICE_QUERY(ANY_HANDLE, device, pci, 0);
         fill_pci(pci, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
         return leave(NVML_SUCCESS);

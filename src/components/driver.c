@@ -323,18 +323,22 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
 {
         nvmlDevice_t dev = NULL;
         char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1] = "";
-        nvmlReturn_t ret = nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
-        if (ret != NVML_SUCCESS)
-                return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
+        nvmlReturn_t hret = nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
+        if (hret != NVML_SUCCESS && !(hret == NVML_ERROR_GPU_IS_LOST && dev))
+                return device_error(err, nvml, hret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
+        nvmlReturn_t ret = NVML_SUCCESS;
         if (nvml->nvmlDeviceGetPciInfo_v3) {
+                /* NVML answers the PCI info of a lost GPU's handle: its bus id names the GPU. */
                 nvmlPciInfo_t pci;
                 memset(&pci, 0, sizeof(pci));
                 ret = nvml->nvmlDeviceGetPciInfo_v3(dev, &pci);
                 if (ret == NVML_SUCCESS)
                         snprintf(bus_id, sizeof(bus_id), "%.*s", (int) sizeof(pci.busId), pci.busId);
-                else if (ret != NVML_ERROR_NOT_SUPPORTED)
+                else if (hret == NVML_SUCCESS && ret != NVML_ERROR_NOT_SUPPORTED)
                         return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetPciInfo_v3");
         }
+        if (hret != NVML_SUCCESS)
+                return device_error(err, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
         char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
         ret = nvml->nvmlDeviceGetName(dev, name, sizeof(name));
         if (ret != NVML_SUCCESS)

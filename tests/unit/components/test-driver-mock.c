@@ -118,6 +118,9 @@ static void test_mock_nvml_lost_gpu(void **state)
         if (w->err->reason != GV_REASON_GPU_LOST)
                 fail_msg("%s: %s", gv_reason_name(w->err->reason), w->err->msg);
         assert_non_null(strstr(w->err->msg, "GPU 1"));
+        /* Named by its bus id (from the PCI info of its handle), as the profile gives it. */
+        assert_non_null(strstr(w->err->msg, "bus id 00000000:0F:00.0"));
+        assert_null(strstr(w->err->msg, "unknown"));
 }
 
 int main(int argc, char **argv)
