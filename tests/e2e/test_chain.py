@@ -163,6 +163,21 @@ class TestPublish(ChainTestCase):
                 self.assertIn(bad, p.stderr, args)
                 self.assertIn("boot id", p.stderr, args)
 
+    def test_many_component_names_run_each_component_once(self):
+        # The selection has a fixed size: naming components many times must neither overflow
+        # it nor run a component twice.
+        self.node.install_mock("driver", gpus=1)
+        p = self.node.run(",".join(["toolkit", "driver"] * 200), check=0)
+        lines = [l for l in p.stdout.splitlines() if re.match(r"^(driver|toolkit) +ok ", l)]
+        self.assertEqual([l.split()[0] for l in lines], ["driver", "toolkit"], p.stdout)
+        self.assertEqual(self.node.present(), ["driver-ready", "toolkit-ready"])
+
+    def test_mock_gpus_range_is_the_mock_profiles(self):
+        for bad in ("0", "65", "-1", "x"):
+            p = gvtest.run(["run", "--mock", "--gpus", bad, "--mock-dir", self.path("m")], check=2)
+            self.assertIn(f"--gpus {bad}: expected 1 to 64", p.stderr)
+        self.assertIn("number of mock GPUs (1-64)", gvtest.run(["run", "--help"], check=0).stdout)
+
     def test_unknown_component_is_a_usage_error(self):
         p = self.node.run("driver,frobnicate", check=2)
         self.assertIn("frobnicate", p.stderr)
