@@ -229,6 +229,53 @@ class TestFieldReports(ChainTestCase):
             p = gvtest.run(["cleanup", "--output-dir", spelled, "--boot-id-file", self.node.boot_id])
             self.assertNotEqual(p.returncode, 0, spelled)
 
+    def _plant_lock(self, kind):
+        lock = self.node.marker(".gpu-validator.lock")
+        if os.path.lexists(lock):
+            os.unlink(lock)
+        if kind == "fifo":
+            os.mkfifo(lock)
+        elif kind == "folder":
+            os.mkdir(lock)
+        else:  # a symlink to a file that must be neither created nor touched
+            os.symlink(self.path("victim"), lock)
+        return lock
+
+    def test_non_regular_lock_still_removes_markers_downstream_of_a_failure(self):
+        self.node.install_mock("driver", gpus=1)
+        for kind in ("fifo", "folder", "symlink"):
+            self.node.run("driver,toolkit", check=0)
+            self.assertEqual(self.node.present(), ["driver-ready", "toolkit-ready"], kind)
+            lock = self._plant_lock(kind)
+            # a failing driver check: nothing downstream may keep reading as ready
+            env = gvtest.clean_env(**{gvtest.MOCK_FAULT_INIT_VAR: "DRIVER_NOT_LOADED"})
+            p = self.node.run("driver,toolkit", env=env, check=1)
+            out = p.stdout + p.stderr
+            self.assertEqual(self.node.present(), [], f"{kind}: {out}")
+            self.assertIn(".gpu-validator.lock", out, kind)
+            self.assertIn("not a regular file", out, kind)
+            self.assertIn("remove it", out, kind)
+            self.assertNotIn("may still read as ready", out, kind)
+            gvtest.run(["wait", "toolkit", "--timeout", "0", *self.node.store_args()], check=3)
+            self.assertFalse(os.path.lexists(self.path("victim")), kind)
+            # nothing can be published while the lock is not a regular file ...
+            p = self.node.run("driver", check=1)
+            self.assertIn("not a regular file", p.stdout + p.stderr, kind)
+            self.assertEqual(self.node.present(), [], kind)
+            # ... and cleanup removes what is there, then says what to do
+            with open(self.node.marker("driver-ready"), "w") as f:
+                f.write(f"GENERATION={'ab' * 16}\nBOOT_ID={self.node.boot}\n")
+            p = gvtest.run(["cleanup", *self.node.store_args()], check=1)
+            self.assertIn("not a regular file", p.stderr, kind)
+            self.assertEqual(self.node.present(), [], kind)
+            self.assertFalse(os.path.lexists(self.path("victim")), kind)
+            # removing the planted file is the way out
+            if kind == "folder":
+                os.rmdir(lock)
+            else:
+                os.unlink(lock)
+            self.node.run("driver", check=0)
+
     def test_fr01_stale_toolkit_ready_without_driver_marker(self):
         self.node.install_mock("host", gpus=1)
         # A toolkit-ready left behind, no driver-ready / host-driver-ready.
