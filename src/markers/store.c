@@ -325,6 +325,7 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         s->dirfd = -1;
         s->ifd = -1;
         s->wd = -1;
+        s->pwd = -1;
         s->create = opts->create;
         s->dir = strdup(opts->dir ? opts->dir : GV_DEFAULT_OUTPUT_DIR);
         s->version = strdup(opts->validator_version ? opts->validator_version : GV_VERSION);

@@ -276,6 +276,29 @@ class TestFieldReports(ChainTestCase):
                 os.unlink(lock)
             self.node.run("driver", check=0)
 
+    def test_wait_follows_status_folder_removed_and_recreated(self):
+        # docs/markers.md: wait follows a re-created folder.  The folder is emptied, removed and
+        # re-created at once while wait holds it open (no IN_DELETE_SELF comes then), the chain is
+        # published, and withdrawn 3 s later: a wait that missed the publication, only looking again
+        # at its deadline, finds nothing and exits 3.
+        self.node.install_mock("driver", gpus=1)
+        args = self.node.args()
+        gvtest.run(["cleanup", *self.node.store_args()], check=0)
+        for _ in range(2):
+            os.unlink(self.node.marker(".gpu-validator.lock"))
+            waiter = subprocess.Popen([gvtest.GV, "wait", "toolkit", "--timeout", "10", *self.node.store_args()],
+                                      env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True)
+            time.sleep(0.5)
+            # (an empty folder: no event at all reaches the folder's own watch)
+            os.rmdir(self.node.status)
+            os.mkdir(self.node.status)
+            gvtest.run(["run", "--components", "driver,toolkit", *args], check=0)
+            time.sleep(3)
+            gvtest.run(["cleanup", *self.node.store_args()], check=0)
+            out, errs = waiter.communicate(timeout=30)
+            self.assertEqual(waiter.returncode, 0, out + errs)
+
     def test_fr01_stale_toolkit_ready_without_driver_marker(self):
         self.node.install_mock("host", gpus=1)
         # A toolkit-ready left behind, no driver-ready / host-driver-ready.
