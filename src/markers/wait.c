@@ -106,10 +106,12 @@ static int watch(gv_store_t *s, gv_error_t **err)
                         _cleanup_free_ char *parent = parent_of(s->dir);
                         if (!parent)
                                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        /*
+                         * Without it (a parent we may not read, no watch left: -1) the
+                         * folder's own watch still sees everything but an empty
+                         * folder's removal while we hold it: better than no wait.
+                         */
                         int pwd = inotify_add_watch(s->ifd, parent, PARENT_MASK);
-                        if (pwd < 0 && errno != ENOENT)
-                                return gv_error_set(err, errno, GV_REASON_IO, "%s: inotify: %s", parent,
-                                                    strerror(errno));
                         int wd = inotify_add_watch(s->ifd, s->dir, FOLDER_MASK);
                         if (wd < 0 && errno != ENOENT) {
                                 int e = errno;
@@ -119,7 +121,7 @@ static int watch(gv_store_t *s, gv_error_t **err)
                         }
                         /* The watch and the open folder must be the same inode. */
                         struct stat a, b;
-                        if (wd >= 0 && pwd >= 0 && fstat(s->dirfd, &a) == 0 && lstat(s->dir, &b) == 0 &&
+                        if (wd >= 0 && fstat(s->dirfd, &a) == 0 && lstat(s->dir, &b) == 0 &&
                             a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
                                 set_watches(s, wd, pwd, true);
                                 return 0;
