@@ -374,6 +374,16 @@ static int select_one(smi_t *s, const char *id)
                 r = NV(n, nvmlDeviceGetHandleByPciBusId_v2, id, &dev);
         else
                 return -EINVAL;
+        if (is_lost(r) && dev) {
+                /* A lost GPU answers no index: find its handle among the indexed ones. */
+                for (unsigned i = 0; i < s->count; i++) {
+                        nvmlDevice_t h = NULL;
+                        nvmlReturn_t hr = n->nvmlDeviceGetHandleByIndex_v2(i, &h);
+                        if ((hr == NVML_SUCCESS || is_lost(hr)) && h == dev)
+                                return add_gpu(s, dev, i, true);
+                }
+                return -ENOENT;
+        }
         if (r != NVML_SUCCESS)
                 return -ENOENT;
         if (NV(n, nvmlDeviceGetIndex, dev, &index) != NVML_SUCCESS)

@@ -384,6 +384,10 @@ class TestBuildTree(gvtest.TempDirTestCase):
         self.assertRegex(bus, r"^[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.0$")
         self.assertEqual(lines[1], f"Unable to determine the device handle for GPU{bus[4:]}: GPU is lost.  "
                                    "Reboot the system to recover this GPU")
+        # Selected by its bus id, the lost GPU is still found and named.
+        p = self.smi("-L", "-i", bus, MOCK_NVML_LOST_GPUS="1")
+        self.assertEqual(p.returncode, 15, p.stdout)
+        self.assertEqual(p.stdout.strip(), lines[1])
         self.assertTrue(GPU_LINE.match(lines[0]) and GPU_LINE.match(lines[2]))
         for args in ([], ["--query-gpu=index", "--format=csv,noheader"], ["-q"]):
             p = self.smi(*args, MOCK_NVML_LOST_GPUS="1")
