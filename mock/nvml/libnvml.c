@@ -30,6 +30,7 @@
 #include "base/cleanup.h"
 #include "nvml/nvml-abi.h"
 #include "model-facts.h"
+#include "nvml/nvml-returns.h"
 #include "profile.h"
 
 #define GV_EXPORT __attribute__((visibility("default")))
@@ -486,42 +487,7 @@ nvmlReturn_t nvmlShutdown(void)
 
 const char *nvmlErrorString(nvmlReturn_t result)
 {
-        switch (result) {
-        case NVML_SUCCESS: return "Success";
-        case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
-        case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-        case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-        case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
-        case NVML_ERROR_ALREADY_INITIALIZED: return "Already Initialized";
-        case NVML_ERROR_NOT_FOUND: return "Not Found";
-        case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-        case NVML_ERROR_INSUFFICIENT_POWER: return "Insufficient External Power";
-        case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-        case NVML_ERROR_TIMEOUT: return "Timeout";
-        case NVML_ERROR_IRQ_ISSUE: return "Interrupt Request Issue";
-        case NVML_ERROR_LIBRARY_NOT_FOUND: return "NVML Shared Library Not Found";
-        case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
-        case NVML_ERROR_CORRUPTED_INFOROM: return "Corrupted infoROM";
-        case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-        case NVML_ERROR_RESET_REQUIRED: return "GPU requires restart";
-        case NVML_ERROR_OPERATING_SYSTEM: return "The operating system has blocked the request.";
-        case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "RM has detected an NVML/RM version mismatch.";
-        case NVML_ERROR_IN_USE: return "In use by another client";
-        case NVML_ERROR_MEMORY: return "Insufficient Memory";
-        case NVML_ERROR_NO_DATA: return "No data";
-        case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
-                return "The requested vgpu operation is not available on target device, because ECC is enabled";
-        case NVML_ERROR_INSUFFICIENT_RESOURCES: return "Ran out of critical resources, other than memory";
-        case NVML_ERROR_FREQ_NOT_SUPPORTED: return "The requested frequency is not supported";
-        case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "The provided version is invalid/unsupported";
-        case NVML_ERROR_DEPRECATED: return "The requested functionality has been deprecated";
-        case NVML_ERROR_NOT_READY: return "The system is not ready for the request";
-        case NVML_ERROR_GPU_NOT_FOUND: return "No GPUs were found";
-        case NVML_ERROR_INVALID_STATE: return "Resource not in correct state to perform requested operation";
-        case NVML_ERROR_RESET_TYPE_NOT_SUPPORTED: return "Reset type is not supported";
-        case NVML_ERROR_UNKNOWN: return "Unknown Error";
-        }
-        return "Unknown Error";
+        return gv_nvml_return_text(result); /* the one table, shared with the loader */
 }
 
 /* ------------------------------------------------------------------ */
@@ -662,6 +628,22 @@ static void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned
 
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
 {
+        /*
+         * As the real driver does, the PCI info of a lost GPU's handle still
+         * answers, from the profile's bus id: it is how nvidia-smi and the
+         * validator name the GPU that fell off the bus.
+         */
+        unsigned lg;
+        int lm;
+        pthread_mutex_lock(&S.lock);
+        if (S.refcount && resolve(device, &lg, &lm) == NVML_ERROR_GPU_IS_LOST) {
+                if (!pci)
+                        return leave(NVML_ERROR_INVALID_ARGUMENT);
+                const gv_mock_device_t *ld = gpu_at(lg);
+                fill_pci(pci, ld->pci_domain, ld->pci_bus, ld->pci_device, ld->pci_device_id, ld->pci_subsystem_id);
+                return leave(NVML_SUCCESS);
+        }
+        pthread_mutex_unlock(&S.lock);
         DEVICE_QUERY(ANY_HANDLE, device, pci, 0);
         fill_pci(pci, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
         return leave(NVML_SUCCESS);

@@ -313,7 +313,7 @@ static void collect(const gv_nvml_t *n, gpu_info_t *g)
 static char *lost_id(const gpu_info_t *g)
 {
         char *s = NULL;
-        /* A GPU found lost at its handle lookup never had its PCI info read. */
+        /* NVML answers the PCI info of a lost GPU; its index only when even that fails. */
         bool have_bus = g->pci_ret == NVML_SUCCESS && g->pci.busIdLegacy[0] != '\0';
         int r = have_bus ? asprintf(&s, "%s", g->pci.busIdLegacy) : asprintf(&s, " %u", g->index);
         return r < 0 ? NULL : s;
@@ -331,7 +331,11 @@ static void report_lost(smi_t *s, const gpu_info_t *g)
 
 /* ---- selection (-i) ---- */
 
-static int add_gpu(smi_t *s, nvmlDevice_t dev, unsigned index)
+/*
+ * @dev: the handle, NULL when NVML gave none; @lost: NVML said GPU_IS_LOST
+ * when handing it out (the handle then still answers its PCI info).
+ */
+static int add_gpu(smi_t *s, nvmlDevice_t dev, unsigned index, bool lost)
 {
         for (size_t i = 0; i < s->n; i++)
                 if (s->gpus[i].index == index)
@@ -343,6 +347,7 @@ static int add_gpu(smi_t *s, nvmlDevice_t dev, unsigned index)
         memset(&s->gpus[s->n], 0, sizeof(s->gpus[s->n]));
         s->gpus[s->n].dev = dev;
         s->gpus[s->n].index = index;
+        s->gpus[s->n].lost = lost || !dev;
         s->n++;
         return 0;
 }
@@ -359,11 +364,9 @@ static int select_one(smi_t *s, const char *id)
                         return -ENOENT;
                 index = (unsigned) v;
                 r = n->nvmlDeviceGetHandleByIndex_v2(index, &dev);
-                if (r == NVML_ERROR_GPU_IS_LOST)
-                        dev = NULL;
-                else if (r != NVML_SUCCESS)
+                if (r != NVML_SUCCESS && !is_lost(r))
                         return -ENOENT;
-                return add_gpu(s, dev, index);
+                return add_gpu(s, dev, index, is_lost(r));
         }
         if (strncmp(id, "GPU-", 4) == 0)
                 r = NV(n, nvmlDeviceGetHandleByUUID, id, &dev);
@@ -371,11 +374,21 @@ static int select_one(smi_t *s, const char *id)
                 r = NV(n, nvmlDeviceGetHandleByPciBusId_v2, id, &dev);
         else
                 return -EINVAL;
+        if (is_lost(r) && dev) {
+                /* A lost GPU answers no index: find its handle among the indexed ones. */
+                for (unsigned i = 0; i < s->count; i++) {
+                        nvmlDevice_t h = NULL;
+                        nvmlReturn_t hr = n->nvmlDeviceGetHandleByIndex_v2(i, &h);
+                        if ((hr == NVML_SUCCESS || is_lost(hr)) && h == dev)
+                                return add_gpu(s, dev, i, true);
+                }
+                return -ENOENT;
+        }
         if (r != NVML_SUCCESS)
                 return -ENOENT;
         if (NV(n, nvmlDeviceGetIndex, dev, &index) != NVML_SUCCESS)
                 return -ENOENT;
-        return add_gpu(s, dev, index);
+        return add_gpu(s, dev, index, false);
 }
 
 static int select_gpus(smi_t *s, const char *ids)
@@ -384,9 +397,9 @@ static int select_gpus(smi_t *s, const char *ids)
                 for (unsigned i = 0; i < s->count; i++) {
                         nvmlDevice_t dev = NULL;
                         nvmlReturn_t r = s->nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
-                        if (r != NVML_SUCCESS)
+                        if (r != NVML_SUCCESS && !is_lost(r))
                                 dev = NULL; /* reported as lost / unreachable when used */
-                        if (add_gpu(s, dev, i) < 0)
+                        if (add_gpu(s, dev, i, r != NVML_SUCCESS) < 0)
                                 return -ENOMEM;
                 }
                 return 0;
@@ -1306,10 +1319,11 @@ int main(int argc, char **argv)
                 goto out_free;
         }
         for (size_t i = 0; i < s.n; i++) {
-                if (!s.gpus[i].dev)
-                        s.gpus[i].lost = true;
-                else
-                        collect(s.nvml, &s.gpus[i]);
+                gpu_info_t *g = &s.gpus[i];
+                if (g->lost && g->dev) /* lost at its handle: only its PCI info (bus id) answers */
+                        g->pci_ret = NV(s.nvml, nvmlDeviceGetPciInfo_v3, g->dev, &g->pci);
+                else if (!g->lost)
+                        collect(s.nvml, g);
         }
 
         if (list)

@@ -181,3 +181,14 @@ int gv_mkdir_p(const char *path, mode_t mode, gv_error_t **err)
                 return gv_error_set(err, ENOTDIR, GV_REASON_IO, "%s: not a folder", path);
         return 0;
 }
+
+int gv_memstream_close(FILE *f, char **buf)
+{
+        int r = f ? fclose(f) : EOF;
+        if (r != 0 || !*buf) {
+                free(*buf);
+                *buf = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}

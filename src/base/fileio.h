@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -61,5 +62,15 @@ int gv_write_all(int fd, const void *data, size_t len);
  * sync a folder (EINVAL, EROFS) count as success.  Returns 0 or a negative errno.
  */
 int gv_fsync_dir(int dirfd);
+
+/*
+ * gv_memstream_close - fclose() a stream from open_memstream() over @buf and
+ * say whether its text is whole: fclose() fails (ENOMEM) when the final flush
+ * cannot grow the buffer, and the text must then not be used.  On failure,
+ * or with no buffer, *@buf is freed, set to NULL and -ENOMEM returned; on 0
+ * *@buf is the caller's NUL-terminated heap string.  @f is closed either way
+ * (NULL is accepted: -ENOMEM).  Sets no error object.
+ */
+int gv_memstream_close(FILE *f, char **buf);
 
 #endif

@@ -16,7 +16,9 @@ static void help(FILE *f)
                    "validator pod's preStop hook; a missing folder is not an error.\n"
                    "\nOptions:\n");
         gv_options_help_store(f);
-        fprintf(f, "\nExit codes: 0 done, 1 a marker could not be removed, 2 usage error.\n");
+        fprintf(f, "\nExit codes: 0 done, 1 a marker could not be removed (or every marker was removed but\n"
+                   "the writer lock .gpu-validator.lock is not a regular file: remove it), 2 usage or\n"
+                   "configuration error (an unreadable boot id file included).\n");
 }
 
 int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv)

@@ -17,6 +17,7 @@
 #include "base/fileio.h"
 #include "common.h"
 #include "mock_run.h"
+#include "nvml/profile.h"
 
 static void help(FILE *f)
 {
@@ -34,9 +35,10 @@ static void help(FILE *f)
                 "  --mock[=PROFILE]         install a mock driver root (default profile a100-sxm4-40gb,\n"
                 "                           8 GPUs) in a folder of its own and validate it; needs no GPU\n"
                 "                           and no root; see `gpu-validator mock profiles`\n"
-                "  --gpus N                 with --mock: number of mock GPUs (1-64)\n"
+                "  --gpus N                 with --mock: number of mock GPUs (%u-%u)\n"
                 "  --mock-dir DIR           with --mock: work folder (default $XDG_RUNTIME_DIR or /tmp,\n"
-                "                           gpu-validator-mock-UID); holds driver-root/, validations/, cdi/\n");
+                "                           gpu-validator-mock-UID); holds driver-root/, validations/, cdi/\n",
+                GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
         gv_options_help_validation(f);
         fprintf(f,
                 "\nComponents: driver, toolkit, cuda, plugin.\n"
@@ -62,8 +64,9 @@ static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
                 o->mock_profile = strdup(arg && *arg ? arg : GV_MOCK_DEFAULT_PROFILE);
                 return o->mock_profile ? 0 : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         case GV_OPT_GPUS:
-                if (gv_parse_uint(arg, &n) < 0 || n < 1 || n > 64)
-                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--gpus %s: expected 1 to 64", arg);
+                if (gv_parse_uint(arg, &n) < 0 || n < GV_MOCK_MIN_GPUS || n > GV_MOCK_MAX_GPUS)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--gpus %s: expected %u to %u", arg,
+                                            GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
                 o->mock_gpus = n;
                 return 0;
         case GV_OPT_MOCK_DIR:
@@ -83,7 +86,12 @@ static double now_s(void)
 }
 
 /* Resolve the requested component names into chain order; usage error on unknown names. */
-static int select_components(gv_cli_t *cli, char **names, const gv_component_t **out, size_t *n_out,
+/*
+ * The registered components named in @names (all when NULL), in chain order,
+ * each once however often it is named, into @out (room for @cap).  More
+ * registered components than @cap is an internal error, never an overflow.
+ */
+static int select_components(gv_cli_t *cli, char **names, const gv_component_t **out, size_t cap, size_t *n_out,
                              gv_error_t **err)
 {
         const gv_component_t *const *all = gv_components_all();
@@ -99,8 +107,12 @@ static int select_components(gv_cli_t *cli, char **names, const gv_component_t *
                 bool wanted = names == NULL;
                 for (char **name = names; name && *name && !wanted; name++)
                         wanted = strcmp(*name, all[i]->name) == 0;
-                if (wanted)
-                        out[n++] = all[i];
+                if (!wanted)
+                        continue;
+                if (n >= cap)
+                        return gv_error_set(err, E2BIG, GV_REASON_INTERNAL,
+                                            "more than %zu components selected; this build cannot run them", cap);
+                out[n++] = all[i];
         }
         *n_out = n;
         (void) cli;
@@ -158,7 +170,7 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
 
         const gv_component_t *selected[16];
         size_t n_selected = 0;
-        if (select_components(cli, o.components, selected, &n_selected, &err) < 0) {
+        if (select_components(cli, o.components, selected, GV_ARRAY_SIZE(selected), &n_selected, &err) < 0) {
                 gv_mock_run_clear(&mock);
                 gv_options_free(&o);
                 return gv_cli_fail(cli, "run", &err);

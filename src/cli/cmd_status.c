@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 #include "cli.h"
 #include "options.h"
 
@@ -55,7 +56,8 @@ static char *format_facts(const gv_marker_info_t *info)
                 fprintf(f, "%sgeneration=%.8s", ftell(f) ? " " : "", gen);
         if (info->detail && info->state != GV_MARKER_MISSING)
                 fprintf(f, "%s(%s)", ftell(f) ? " " : "", info->detail);
-        fclose(f);
+        if (gv_memstream_close(f, &buf) < 0)
+                return NULL;
         return buf;
 }
 
@@ -94,7 +96,7 @@ static json_object *json_string_utf8(const char *s)
                         p += n;
                 }
         }
-        fclose(f);
+        (void) gv_memstream_close(f, &buf); /* NULL when cut short: "" below */
         json_object *o = json_object_new_string(buf ? buf : "");
         free(buf);
         return o;

@@ -114,6 +114,12 @@ int main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
         signal(SIGPIPE, SIG_IGN);
+        /*
+         * SIGCHLD may arrive ignored (a container runtime, a parent shell):
+         * the kernel would then reap nvidia-smi itself and its exit code would
+         * be lost.  Restore the default before any child is started.
+         */
+        signal(SIGCHLD, SIG_DFL);
 
         return dispatch(&cli, argc, argv);
 }

@@ -243,7 +243,12 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         int rc = -ENOENT;
         if (strcmp(ctr, host) != 0)
                 rc = gv_root_find(ctr, libs, "libnvidia-ml.so.1", &clib, &clib_dir, tf);
-        fclose(tf);
+        if (gv_memstream_close(tf, &tried) < 0 || rc == -ENOMEM) {
+                free(tried);
+                free(clib);
+                free(clib_dir);
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
         tried_keep = tried;
         if (rc == 0) {
                 loc = (driver_loc_t) { .host = false, .root = ctr, .lib = clib, .lib_dir = clib_dir };
@@ -253,7 +258,10 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 }
                 (void) gv_root_find(ctr, bins, "nvidia-smi", &loc.smi, &loc.smi_dir, sf);
-                fclose(sf);
+                if (gv_memstream_close(sf, &smi_tried) < 0) {
+                        driver_loc_clear(&loc);
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                }
                 loc.smi_tried = smi_tried;
                 *out = loc;
                 return 0;
@@ -323,18 +331,22 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
 {
         nvmlDevice_t dev = NULL;
         char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1] = "";
-        nvmlReturn_t ret = nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
-        if (ret != NVML_SUCCESS)
-                return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
+        nvmlReturn_t hret = nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
+        if (hret != NVML_SUCCESS && !(hret == NVML_ERROR_GPU_IS_LOST && dev))
+                return device_error(err, nvml, hret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
+        nvmlReturn_t ret = NVML_SUCCESS;
         if (nvml->nvmlDeviceGetPciInfo_v3) {
+                /* NVML answers the PCI info of a lost GPU's handle: its bus id names the GPU. */
                 nvmlPciInfo_t pci;
                 memset(&pci, 0, sizeof(pci));
                 ret = nvml->nvmlDeviceGetPciInfo_v3(dev, &pci);
                 if (ret == NVML_SUCCESS)
                         snprintf(bus_id, sizeof(bus_id), "%.*s", (int) sizeof(pci.busId), pci.busId);
-                else if (ret != NVML_ERROR_NOT_SUPPORTED)
+                else if (hret == NVML_SUCCESS && ret != NVML_ERROR_NOT_SUPPORTED)
                         return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetPciInfo_v3");
         }
+        if (hret != NVML_SUCCESS)
+                return device_error(err, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
         char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
         ret = nvml->nvmlDeviceGetName(dev, name, sizeof(name));
         if (ret != NVML_SUCCESS)
@@ -426,11 +438,14 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
                 else
                         r = check_device(cfg, nvml, i, f, uf, err);
         }
-        fclose(uf);
+        /* GPU_UUIDS is published: a list cut short by a failed flush must not be. */
+        int cr = gv_memstream_close(uf, &ubuf);
         if (r < 0) {
                 free(ubuf);
                 return r;
         }
+        if (cr < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         f->uuids = ubuf;
         return 0;
 }
@@ -560,7 +575,8 @@ static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char 
                                                              : "");
                                 sep = ", ";
                         }
-                        fclose(mf);
+                        if (gv_memstream_close(mf, &msg) < 0)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                         int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
                                                       "device nodes under %s not accessible: %s", dev_root,
                                                       msg ? msg : "")

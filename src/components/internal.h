@@ -76,11 +76,14 @@ void gv_proc_result_clear(gv_proc_result_t *r);
  * with @argv, capturing stdout and stderr together.  @ld_library_path (may
  * be NULL) is prepended to LD_LIBRARY_PATH in the child's environment.
  * @chroot_dir (may be NULL) makes the child chroot() there first (root only;
- * argv[0] is then a path inside it).  Killed with SIGKILL after @timeout_ms
- * or when *@stop becomes non-zero.  Returns 0 when the program ran (look at
- * @out->exit_code), -EINTR when stopped, or a negative errno with *err set
- * when it could not be started (GV_REASON_NVIDIA_SMI).  @out is filled on 0
- * and caller-owned (gv_proc_result_clear()).
+ * argv[0] is then a path inside it).  The child leads its own process
+ * group; the whole group (the child and anything it started) is killed with
+ * SIGKILL after @timeout_ms or when *@stop becomes non-zero.  Returns 0 when
+ * the program ran (look at @out->exit_code), -EINTR when stopped, or a
+ * negative errno with *err set when it could not be started or its exit
+ * status could not be read (waitpid() failed, e.g. ECHILD with SIGCHLD
+ * ignored: GV_REASON_NVIDIA_SMI, never "exited 0").  @out is filled on 0 and
+ * caller-owned (gv_proc_result_clear()).
  */
 int gv_proc_run(const char *const *argv, const char *ld_library_path, const char *chroot_dir, int64_t timeout_ms,
                 const volatile sig_atomic_t *stop, gv_proc_result_t *out, gv_error_t **err);

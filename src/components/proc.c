@@ -112,11 +112,59 @@ oom:
         return NULL;
 }
 
+/*
+ * Kill the child's whole process group (it leads one: see gv_proc_run()), so
+ * that nothing it started -- a helper, a sleeping grandchild -- outlives a
+ * time-out or a stop, then reap the child.  A failing waitpid() (ECHILD when
+ * SIGCHLD is ignored) ends the wait.
+ */
 static void kill_and_reap(pid_t pid)
 {
+        kill(-pid, SIGKILL);
         kill(pid, SIGKILL);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
+}
+
+/* Append up to what GV_PROC_OUTPUT_MAX still allows of @chunk to @mem. */
+static void keep_output(FILE *mem, size_t *kept, const char *chunk, size_t n)
+{
+        size_t take = *kept + n > GV_PROC_OUTPUT_MAX ? GV_PROC_OUTPUT_MAX - *kept : n;
+        fwrite(chunk, 1, take, mem);
+        *kept += take;
+}
+
+/* The child after fork(): async-signal-safe calls only; never returns. */
+static _Noreturn void exec_child(const char *prog, const char *const *argv, char **env, int wfd,
+                                 const char *chroot_dir)
+{
+        /* Its own process group, so that a time-out or a stop can kill all it starts. */
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+                dup2(devnull, 0);
+        dup2(wfd, 1);
+        dup2(wfd, 2);
+        if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0))
+                _exit(127);
+        execve(prog, (char *const *) argv, env);
+        _exit(127);
+}
+
+/* How the child ended: fills @res from the waitpid() @status (or the time-out). */
+static void set_outcome(gv_proc_result_t *res, bool timed_out, int status)
+{
+        if (timed_out) {
+                res->exit_code = -1;
+                res->term_signal = SIGKILL;
+        } else if (WIFEXITED(status)) {
+                res->exit_code = WEXITSTATUS(status);
+        } else if (WIFSIGNALED(status)) {
+                res->exit_code = -1;
+                res->term_signal = WTERMSIG(status);
+        } else {
+                res->exit_code = -1;
+        }
 }
 
 int gv_proc_run(const char *const *argv, const char *ld_library_path, const char *chroot_dir, int64_t timeout_ms,
@@ -147,21 +195,13 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                 close(wfd);
                 return gv_error_set(err, e, GV_REASON_NVIDIA_SMI, "fork: %s", strerror(e));
         }
-        if (pid == 0) {
-                /* child: async-signal-safe calls only */
-                int devnull = open("/dev/null", O_RDONLY);
-                if (devnull >= 0)
-                        dup2(devnull, 0);
-                dup2(wfd, 1);
-                dup2(wfd, 2);
-                if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0))
-                        _exit(127);
-                execve(prog, (char *const *) argv, env);
-                _exit(127);
-        }
+        if (pid == 0)
+                exec_child(prog, argv, env, wfd, chroot_dir);
+        /* Also here, so that the group exists before any kill(-pid) (EACCES once it has exec'd: fine). */
+        setpgid(pid, pid);
         close(wfd);
 
-        char *buf = NULL;
+        _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         _cleanup_fclose_ FILE *mem = open_memstream(&buf, &len);
         if (!mem) {
@@ -171,19 +211,15 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         size_t kept = 0;
         bool eof = false, timed_out = false;
         int status = 0;
-        bool reaped = false;
         int64_t deadline = gv_now_ms() + timeout_ms;
         for (;;) {
                 if (stop && *stop) {
                         kill_and_reap(pid);
-                        fclose(TAKE_PTR(mem));
-                        free(buf);
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s: interrupted", argv[0]);
                 }
                 if (gv_now_ms() >= deadline) {
                         timed_out = true;
                         kill_and_reap(pid);
-                        reaped = true;
                         break;
                 }
                 if (!eof) {
@@ -192,55 +228,40 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                         if (pr > 0) {
                                 char chunk[4096];
                                 ssize_t n = read(rfd, chunk, sizeof(chunk));
-                                if (n > 0) {
-                                        size_t take = kept + (size_t) n > GV_PROC_OUTPUT_MAX
-                                                              ? GV_PROC_OUTPUT_MAX - kept
-                                                              : (size_t) n;
-                                        fwrite(chunk, 1, take, mem);
-                                        kept += take;
-                                } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                                if (n > 0)
+                                        keep_output(mem, &kept, chunk, (size_t) n);
+                                else if (n == 0 || (errno != EINTR && errno != EAGAIN))
                                         eof = true;
-                                }
                         }
                 }
                 pid_t w = waitpid(pid, &status, eof ? 0 : WNOHANG);
                 if (w == pid) {
-                        reaped = true;
                         /* drain what is already there; a grandchild may keep the pipe open */
                         int fl = fcntl(rfd, F_GETFL);
                         if (fl >= 0)
                                 fcntl(rfd, F_SETFL, fl | O_NONBLOCK);
                         char chunk[4096];
                         ssize_t n;
-                        while (!eof && (n = read(rfd, chunk, sizeof(chunk))) > 0) {
-                                size_t take = kept + (size_t) n > GV_PROC_OUTPUT_MAX ? GV_PROC_OUTPUT_MAX - kept
-                                                                                   : (size_t) n;
-                                fwrite(chunk, 1, take, mem);
-                                kept += take;
-                        }
+                        while (!eof && (n = read(rfd, chunk, sizeof(chunk))) > 0)
+                                keep_output(mem, &kept, chunk, (size_t) n);
                         break;
                 }
                 if (w < 0 && errno != EINTR) {
-                        reaped = true;
-                        break;
+                        /*
+                         * The exit status is lost (ECHILD: SIGCHLD is ignored, so the
+                         * kernel reaped the child).  Never read that as exit 0.
+                         */
+                        int e = errno;
+                        kill_and_reap(pid);
+                        return gv_error_set(err, e, GV_REASON_NVIDIA_SMI,
+                                            "%s: waitpid: %s; its exit status is unknown (is SIGCHLD ignored?)",
+                                            argv[0], strerror(e));
                 }
         }
-        (void) reaped;
-        fclose(TAKE_PTR(mem));
-        gv_proc_result_t res = { .output = buf, .timed_out = timed_out };
-        if (!buf)
+        if (fclose(TAKE_PTR(mem)) != 0 || !buf)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        if (timed_out) {
-                res.exit_code = -1;
-                res.term_signal = SIGKILL;
-        } else if (WIFEXITED(status)) {
-                res.exit_code = WEXITSTATUS(status);
-        } else if (WIFSIGNALED(status)) {
-                res.exit_code = -1;
-                res.term_signal = WTERMSIG(status);
-        } else {
-                res.exit_code = -1;
-        }
+        gv_proc_result_t res = { .output = TAKE_PTR(buf), .timed_out = timed_out };
+        set_outcome(&res, timed_out, status);
         *out = res;
         return 0;
 }

@@ -249,7 +249,10 @@ static int check_cdi(const gv_config_t *cfg, gpu_set_t *g, FILE *tried, bool *an
                 }
                 free(ents);
         }
-        fclose(mf);
+        if (gv_memstream_close(mf, &missing) < 0) {
+                free(first);
+                return -ENOMEM;
+        }
 
         size_t n_absent = 0;
         for (size_t k = 0; k < n_req; k++)
@@ -454,7 +457,8 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
                         fprintf(tf, "\n  nvidia-smi in this container: %s", e ? e->msg : "failed");
                 }
         }
-        fclose(tf);
+        if (gv_memstream_close(tf, &tried) < 0)
+                r = -ENOMEM;
         _cleanup_free_ char *tried_keep = tried;
         if (r < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");

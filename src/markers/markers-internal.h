@@ -23,6 +23,7 @@ struct gv_store {
         int ifd;        /* -1 until the first wait */
         int wd;         /* current watch, -1 for none */
         bool on_folder; /* wd watches the folder itself (else its nearest existing ancestor) */
+        int pwd;        /* with on_folder: watch on the folder's parent for its name, -1 for none */
 };
 
 /* Whether @id names a marker (0 <= id < GV_MARKER__MAX). */

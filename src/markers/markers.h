@@ -142,11 +142,13 @@ typedef struct gv_store_options {
  * is not an error (see gv_store_options_t).  @opts may be NULL (defaults).
  * @out: heap object owned by the caller (gv_store_close()).  A store is used
  * by one thread at a time; use one store per thread.
+ * Trailing "/" and "/." are dropped from the folder path first, so that a
+ * symlink spelled "link/" is refused like "link".
  * Errors: -ENOENT / -ENOTDIR / -EACCES with GV_REASON_IO naming the folder
- * (-ELOOP when it is a symlink); the boot id file's errors prefixed
- * "read boot id"; -EINVAL (GV_REASON_CONFIG, naming the file) when it
- * holds anything but a UUID (8-4-4-4-12 hex digits, trailing white space
- * allowed) -- the same rule for every command.
+ * (-ELOOP when it is a symlink); -EINVAL (GV_REASON_CONFIG, naming the file)
+ * when the boot id file cannot be read (missing, unreadable, not a regular
+ * file) or holds anything but a UUID (8-4-4-4-12 hex digits, trailing white
+ * space allowed) -- the same rule for every command.
  */
 int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t **err);
 /* Close and free *store (folder fd, inotify fd) and set it to NULL; accepts NULL and an empty slot. */
@@ -163,14 +165,19 @@ const char *gv_store_boot_id(const gv_store_t *store);
  * is replaced in place or removed by gv_store_publish()/gv_store_fail()), so
  * older consumers never see it flicker during a re-validation with the same
  * outcome.  A missing file is fine; a folder planted at a marker's name is
- * an error.  Errors: negative errno, GV_REASON_IO.
+ * an error.  When the writer lock cannot be taken (-ENOLCK: something other
+ * than a regular file sits at .gpu-validator.lock) the markers are removed
+ * without it and the lock's error is returned, since nothing could be
+ * published afterwards.  Errors: negative errno, GV_REASON_IO.
  */
 int gv_store_invalidate(gv_store_t *store, gv_marker_id_t id, gv_error_t **err);
 
 /*
  * gv_store_fail - @id failed (or was interrupted): make sure its marker and
  * every downstream marker are gone; for GV_MARKER_DRIVER also remove
- * host-driver-ready.  Errors as gv_store_invalidate().
+ * host-driver-ready.  Removes them even when the writer lock cannot be
+ * taken (removal does not need it: docs/markers.md), and then succeeds.
+ * Errors: a marker that could not be removed: negative errno, GV_REASON_IO.
  */
 int gv_store_fail(gv_store_t *store, gv_marker_id_t id, gv_error_t **err);
 
@@ -192,8 +199,9 @@ int gv_store_fail(gv_store_t *store, gv_marker_id_t id, gv_error_t **err);
  * cannot be published (-EINVAL).
  * @generation_out (may be NULL) receives the new generation, 33 bytes.
  * Errors: -ESTALE with GV_REASON_DEPENDENCY when the parent is not ready or
- * changed generation (nothing written); -ENOSPC and other IO errors with
- * GV_REASON_IO (nothing half-written).
+ * changed generation (nothing written); -ENOLCK (GV_REASON_IO, saying what
+ * to do) when something other than a regular file sits at the writer lock's
+ * name; -ENOSPC and other IO errors with GV_REASON_IO (nothing half-written).
  */
 int gv_store_publish(gv_store_t *store, gv_marker_id_t id, const gv_kvlist_t *facts, bool host_driver,
                      const char *expect_parent_generation, char generation_out[GV_GENERATION_HEX_LEN + 1],
@@ -244,7 +252,10 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
 /*
  * gv_store_cleanup - remove every marker, downstream first, plus stray
  * temporary files; for preStop.  Files we do not own (.driver-ctr-ready,
- * workload-type) are left alone.  Errors: negative errno, GV_REASON_IO.
+ * workload-type) are left alone.  When the writer lock cannot be taken,
+ * every marker is still removed (temp files stay) and the lock's error is
+ * returned ("every marker was removed, but ...").  Errors: negative errno,
+ * GV_REASON_IO.
  */
 int gv_store_cleanup(gv_store_t *store, gv_error_t **err);
 

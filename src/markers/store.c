@@ -114,20 +114,53 @@ static int remove_stray_temps(int dirfd)
         return first < 0 ? first : removed;
 }
 
-/* Take the writer lock; returns the lock fd (close it to release) or -errno with *err. */
+/* What a non-regular file at the lock's name is, for the message. */
+static const char *file_kind(mode_t mode)
+{
+        return S_ISDIR(mode)    ? "a folder"
+               : S_ISLNK(mode)  ? "a symbolic link"
+               : S_ISFIFO(mode) ? "a FIFO"
+               : S_ISSOCK(mode) ? "a socket"
+               : S_ISCHR(mode)  ? "a character device"
+               : S_ISBLK(mode)  ? "a block device"
+                                : "not a regular file";
+}
+
+/* The error for a lock file that is not a regular file: -ENOLCK, and what to do next. */
+static int lock_not_regular(const gv_store_t *s, mode_t mode, gv_error_t **err)
+{
+        return gv_error_set(err, ENOLCK, GV_REASON_IO,
+                            "%s/%s is %s, not a regular file: the writer lock cannot be taken, so nothing can be "
+                            "published in this folder; remove it (rm -r '%s/%s') and run again -- gpu-validator "
+                            "creates a fresh one",
+                            s->dir, LOCK_FILE, file_kind(mode), s->dir, LOCK_FILE);
+}
+
+/*
+ * Take the writer lock; returns the lock fd (close it to release) or -errno
+ * with *err.  The lock file is opened with O_NOFOLLOW|O_NONBLOCK (a planted
+ * symbolic link is never followed, a planted FIFO never blocks) and must be a
+ * regular file: anything else is -ENOLCK with a message saying what to do.
+ */
 static int store_lock(gv_store_t *s, bool nonblock, gv_error_t **err)
 {
         _cleanup_close_ int fd =
                 openat(s->dirfd, LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-        if (fd < 0)
-                return gv_error_set(err, errno, GV_REASON_IO, "%s/%s: open writer lock: %s", s->dir, LOCK_FILE,
-                                    strerror(errno));
+        if (fd < 0) {
+                int e = errno;
+                struct stat lst;
+                if ((e == ELOOP || e == EISDIR || e == ENXIO || e == ETXTBSY) &&
+                    fstatat(s->dirfd, LOCK_FILE, &lst, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(lst.st_mode))
+                        return lock_not_regular(s, lst.st_mode, err);
+                return gv_error_set(err, e, GV_REASON_IO, "%s/%s: open writer lock: %s", s->dir, LOCK_FILE,
+                                    strerror(e));
+        }
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return gv_error_set(err, errno, GV_REASON_IO, "%s/%s: stat: %s", s->dir, LOCK_FILE,
                                     strerror(errno));
         if (!S_ISREG(st.st_mode))
-                return gv_error_set(err, EINVAL, GV_REASON_IO, "%s/%s: not a regular file", s->dir, LOCK_FILE);
+                return lock_not_regular(s, st.st_mode, err);
         while (flock(fd, LOCK_EX | (nonblock ? LOCK_NB : 0)) < 0) {
                 if (errno == EINTR)
                         continue;
@@ -135,6 +168,18 @@ static int store_lock(gv_store_t *s, bool nonblock, gv_error_t **err)
                                     strerror(errno));
         }
         return TAKE_FD(fd);
+}
+
+/*
+ * The writer lock for a removal (invalidate, fail, cleanup): removal does not
+ * need the lock to be trustworthy (docs/markers.md "Ordering and the
+ * invariant"), so when it cannot be taken the removal goes on without it.
+ * Returns the lock fd (>= 0), or -1 with *lock_err holding why there is none.
+ */
+static int removal_lock(gv_store_t *s, gv_error_t **lock_err)
+{
+        int fd = store_lock(s, false, lock_err);
+        return fd < 0 ? -1 : fd;
 }
 
 /* unlink a marker; a missing one is fine, a folder at its name is an error. */
@@ -218,16 +263,24 @@ static bool boot_id_valid(const char *s)
 /*
  * The one rule for a boot id file, whichever command reads it: a UUID
  * (8-4-4-4-12 hex, as /proc/sys/kernel/random/boot_id holds), optionally
- * followed by white space (the kernel's newline).  Anything else is a
- * config error naming the file.
+ * followed by white space (the kernel's newline).  Anything else -- a file
+ * that is missing, unreadable or not a regular file included -- is a config
+ * error (EINVAL, GV_REASON_CONFIG: exit 2) naming the file, so that no
+ * command takes it for a missing status folder.
  */
 static int read_boot_id(const char *path, char **out, gv_error_t **err)
 {
         _cleanup_free_ char *buf = NULL;
+        _cleanup_error_ gv_error_t *rerr = NULL;
         size_t len = 0;
-        int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, err);
+        int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, &rerr);
+        if (r == -ENOMEM)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (r < 0)
-                return gv_error_prefix(err, "read boot id");
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "cannot read the boot id: %s (--boot-id-file must name a readable file "
+                                    "holding a UUID, as %s does)",
+                                    rerr ? rerr->msg : path, GV_DEFAULT_BOOT_ID_PATH);
         size_t n = len;
         while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
                 buf[--n] = '\0';
@@ -237,6 +290,25 @@ static int read_boot_id(const char *path, char **out, gv_error_t **err)
                                     GV_DEFAULT_BOOT_ID_PATH);
         *out = TAKE_PTR(buf);
         return 0;
+}
+
+/*
+ * Drop trailing "/" and "/." from @dir in place ("/x/link/./" -> "/x/link"),
+ * so that the last component is a name that O_NOFOLLOW judges: open() follows
+ * a symbolic link written "link/" or "link/.".  "/" and "." stay as they are.
+ */
+static void strip_trailing_slashes(char *dir)
+{
+        size_t n = strlen(dir);
+        for (;;) {
+                if (n > 1 && dir[n - 1] == '/')
+                        n--;
+                else if (n > 2 && dir[n - 1] == '.' && dir[n - 2] == '/')
+                        n -= 2;
+                else
+                        break;
+        }
+        dir[n] = '\0';
 }
 
 int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t **err)
@@ -253,6 +325,7 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         s->dirfd = -1;
         s->ifd = -1;
         s->wd = -1;
+        s->pwd = -1;
         s->create = opts->create;
         s->dir = strdup(opts->dir ? opts->dir : GV_DEFAULT_OUTPUT_DIR);
         s->version = strdup(opts->validator_version ? opts->validator_version : GV_VERSION);
@@ -261,6 +334,7 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
                 r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 goto fail;
         }
+        strip_trailing_slashes(s->dir);
         r = read_boot_id(opts->boot_id_path ? opts->boot_id_path : GV_DEFAULT_BOOT_ID_PATH, &s->boot_id, err);
         if (r < 0)
                 goto fail;
@@ -321,11 +395,18 @@ int gv_store_invalidate(gv_store_t *store, gv_marker_id_t id, gv_error_t **err)
         int r = gv_store_attach(store, err);
         if (r <= 0)
                 return r; /* no folder: nothing to remove */
-        _cleanup_close_ int lock = store_lock(store, false, err);
-        if (lock < 0)
-                return lock;
+        _cleanup_error_ gv_error_t *lock_err = NULL;
+        _cleanup_close_ int lock = removal_lock(store, &lock_err);
         int first = remove_downstream(store, id, err);
         keep_first(&first, remove_marker(store, id, first ? NULL : err));
+        if (first == 0 && lock < 0) {
+                /* Removed; but no marker can be published here: say why now, before validating. */
+                first = -lock_err->errnum;
+                if (err) {
+                        gv_error_free(err);
+                        *err = TAKE_PTR(lock_err);
+                }
+        }
         return first;
 }
 
@@ -336,9 +417,9 @@ int gv_store_fail(gv_store_t *store, gv_marker_id_t id, gv_error_t **err)
         int r = gv_store_attach(store, err);
         if (r <= 0)
                 return r;
-        _cleanup_close_ int lock = store_lock(store, false, err);
-        if (lock < 0)
-                return lock;
+        /* Without the lock too: a failure's markers must go whatever sits at the lock's name. */
+        _cleanup_error_ gv_error_t *lock_err = NULL;
+        _cleanup_close_ int lock = removal_lock(store, &lock_err);
         int first = remove_downstream(store, id, err);
         keep_first(&first, remove_marker(store, id, first ? NULL : err));
         if (id == GV_MARKER_DRIVER)
@@ -353,12 +434,19 @@ int gv_store_cleanup(gv_store_t *store, gv_error_t **err)
         int r = gv_store_attach(store, err);
         if (r <= 0)
                 return r;
-        _cleanup_close_ int lock = store_lock(store, false, err);
-        if (lock < 0)
-                return lock;
+        _cleanup_error_ gv_error_t *lock_err = NULL;
+        _cleanup_close_ int lock = removal_lock(store, &lock_err);
         int first = 0;
         for (int i = GV_MARKER__MAX - 1; i >= 0; i--)
                 keep_first(&first, remove_marker(store, (gv_marker_id_t) i, first ? NULL : err));
+        if (lock < 0) {
+                /* Every marker removed, but temp files stay (a writer might own one) and a person must act. */
+                if (first == 0) {
+                        first = gv_error_set(err, lock_err->errnum, lock_err->reason,
+                                             "every marker was removed, but %s", lock_err->msg);
+                }
+                return first;
+        }
         r = remove_stray_temps(store->dirfd);
         if (r < 0 && first == 0)
                 first = gv_error_set(err, r, GV_REASON_IO, "%s: remove temporary files: %s", store->dir,

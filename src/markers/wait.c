@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gv_store_wait(): event-driven wait for a marker's whole chain.  inotify
- * on the folder (or, while it does not exist, on its nearest existing
- * parent), the chain re-judged after each batch of events, ppoll() with
- * the remaining time.  No polling loop.
+ * on the folder and on its parent for the folder's name (or, while it does
+ * not exist, on its nearest existing ancestor), the chain re-judged after
+ * each batch of events and after each re-arming, ppoll() with the remaining
+ * time.  No polling loop.
+ *
+ * Why the parent too: the store holds the folder open, and the kernel sends
+ * IN_DELETE_SELF / IN_IGNORED only when the last reference to a removed
+ * folder goes -- an empty folder removed and re-created (or replaced by a
+ * rename) while we hold it sends its own watch nothing at all.  The
+ * parent's IN_DELETE / IN_CREATE / IN_MOVED_* for the folder's name always
+ * come.
  */
 #include "markers.h"
 
@@ -26,6 +34,10 @@
         (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | \
          IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 #define ANCESTOR_MASK (IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+#define PARENT_MASK                                                                                     \
+        (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+/* Events that mean a watched folder itself is gone or moved: watch again. */
+#define SELF_GONE (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)
 
 static int64_t now_ms(void)
 {
@@ -49,13 +61,33 @@ static char *parent_of(const char *path)
         return strndup(path, n);
 }
 
-/* Replace the store's watch by @wd (the same wd comes back when the inode is already watched). */
+/*
+ * Replace the store's watches by @wd (folder or ancestor) and @pwd (the
+ * folder's parent, -1 for none).  The same wd comes back when an inode is
+ * already watched, so an old watch is removed only when neither new one is
+ * it.  EINVAL from inotify_rm_watch() after IN_IGNORED is fine.
+ */
+static void set_watches(gv_store_t *s, int wd, int pwd, bool on_folder)
+{
+        const int old[2] = { s->wd, s->pwd };
+        for (size_t i = 0; i < 2; i++)
+                if (old[i] >= 0 && old[i] != wd && old[i] != pwd && (i == 0 || old[i] != old[0]))
+                        inotify_rm_watch(s->ifd, old[i]);
+        s->wd = wd;
+        s->pwd = wd >= 0 && on_folder ? pwd : -1;
+        s->on_folder = wd >= 0 && on_folder;
+}
+
 static void set_watch(gv_store_t *s, int wd, bool on_folder)
 {
-        if (s->wd >= 0 && s->wd != wd)
-                inotify_rm_watch(s->ifd, s->wd); /* EINVAL after IN_IGNORED is fine */
-        s->wd = wd;
-        s->on_folder = wd >= 0 && on_folder;
+        set_watches(s, wd, -1, on_folder);
+}
+
+/* The last component of the folder path (the name the parent watch reports). */
+static const char *folder_name(const gv_store_t *s)
+{
+        const char *slash = strrchr(s->dir, '/');
+        return slash && slash[1] ? slash + 1 : s->dir;
 }
 
 /*
@@ -70,18 +102,34 @@ static int watch(gv_store_t *s, gv_error_t **err)
                 if (r < 0)
                         return r;
                 if (r == 1) {
+                        /* The parent first: a removal after this is seen by one of the two watches. */
+                        _cleanup_free_ char *parent = parent_of(s->dir);
+                        if (!parent)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        /*
+                         * Without it (a parent we may not read, no watch left: -1) the
+                         * folder's own watch still sees everything but an empty
+                         * folder's removal while we hold it: better than no wait.
+                         */
+                        int pwd = inotify_add_watch(s->ifd, parent, PARENT_MASK);
                         int wd = inotify_add_watch(s->ifd, s->dir, FOLDER_MASK);
-                        if (wd < 0 && errno != ENOENT)
-                                return gv_error_set(err, errno, GV_REASON_IO, "%s: inotify: %s", s->dir,
-                                                    strerror(errno));
+                        if (wd < 0 && errno != ENOENT) {
+                                int e = errno;
+                                set_watches(s, pwd, -1, false); /* keep no watch we do not track */
+                                set_watch(s, -1, false);
+                                return gv_error_set(err, e, GV_REASON_IO, "%s: inotify: %s", s->dir, strerror(e));
+                        }
                         /* The watch and the open folder must be the same inode. */
                         struct stat a, b;
                         if (wd >= 0 && fstat(s->dirfd, &a) == 0 && lstat(s->dir, &b) == 0 &&
                             a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-                                set_watch(s, wd, true);
+                                set_watches(s, wd, pwd, true);
                                 return 0;
                         }
-                        set_watch(s, wd, false);
+                        /* Replaced or gone meanwhile: drop every watch, attach again. */
+                        set_watches(s, wd, pwd, true);
+                        if (s->pwd < 0 && pwd >= 0)
+                                set_watches(s, pwd, -1, false); /* wd < 0: track pwd to drop it */
                         set_watch(s, -1, false);
                         close(s->dirfd);
                         s->dirfd = -1;
@@ -219,10 +267,12 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
                         }
                         for (char *p = buf; p < buf + n;) {
                                 const struct inotify_event *ev = (const struct inotify_event *) (void *) p;
-                                if (ev->wd == store->wd &&
-                                    (!store->on_folder || (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF |
-                                                                  IN_UNMOUNT))))
+                                if (ev->wd == store->wd && (!store->on_folder || (ev->mask & SELF_GONE)))
                                         rewatch = true; /* folder gone or appeared: watch again */
+                                if (ev->wd == store->pwd && store->pwd >= 0 &&
+                                    ((ev->mask & SELF_GONE) ||
+                                     (ev->len > 0 && strcmp(ev->name, folder_name(store)) == 0)))
+                                        rewatch = true; /* the folder's name removed, created or moved */
                                 if (ev->mask & IN_Q_OVERFLOW)
                                         rewatch = true;
                                 p += sizeof(struct inotify_event) + ev->len;

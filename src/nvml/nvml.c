@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "nvml.h"
+#include "nvml-returns.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 
 /* Symbols without which no validation is possible. */
 static const char *const required_symbols[] = {
@@ -25,51 +27,9 @@ static bool is_required(const char *name)
         return false;
 }
 
-static const struct {
-        nvmlReturn_t code;
-        const char *name;
-        const char *text;
-} return_names[] = {
-        { NVML_SUCCESS, "NVML_SUCCESS", "Success" },
-        { NVML_ERROR_UNINITIALIZED, "NVML_ERROR_UNINITIALIZED", "Uninitialized" },
-        { NVML_ERROR_INVALID_ARGUMENT, "NVML_ERROR_INVALID_ARGUMENT", "Invalid Argument" },
-        { NVML_ERROR_NOT_SUPPORTED, "NVML_ERROR_NOT_SUPPORTED", "Not Supported" },
-        { NVML_ERROR_NO_PERMISSION, "NVML_ERROR_NO_PERMISSION", "Insufficient Permissions" },
-        { NVML_ERROR_ALREADY_INITIALIZED, "NVML_ERROR_ALREADY_INITIALIZED", "Already Initialized" },
-        { NVML_ERROR_NOT_FOUND, "NVML_ERROR_NOT_FOUND", "Not Found" },
-        { NVML_ERROR_INSUFFICIENT_SIZE, "NVML_ERROR_INSUFFICIENT_SIZE", "Insufficient Size" },
-        { NVML_ERROR_INSUFFICIENT_POWER, "NVML_ERROR_INSUFFICIENT_POWER", "Insufficient External Power" },
-        { NVML_ERROR_DRIVER_NOT_LOADED, "NVML_ERROR_DRIVER_NOT_LOADED", "Driver Not Loaded" },
-        { NVML_ERROR_TIMEOUT, "NVML_ERROR_TIMEOUT", "Timeout" },
-        { NVML_ERROR_IRQ_ISSUE, "NVML_ERROR_IRQ_ISSUE", "Interrupt Request Issue" },
-        { NVML_ERROR_LIBRARY_NOT_FOUND, "NVML_ERROR_LIBRARY_NOT_FOUND", "NVML Shared Library Not Found" },
-        { NVML_ERROR_FUNCTION_NOT_FOUND, "NVML_ERROR_FUNCTION_NOT_FOUND", "Function Not Found" },
-        { NVML_ERROR_CORRUPTED_INFOROM, "NVML_ERROR_CORRUPTED_INFOROM", "Corrupted infoROM" },
-        { NVML_ERROR_GPU_IS_LOST, "NVML_ERROR_GPU_IS_LOST", "GPU is lost" },
-        { NVML_ERROR_RESET_REQUIRED, "NVML_ERROR_RESET_REQUIRED", "GPU requires restart" },
-        { NVML_ERROR_OPERATING_SYSTEM, "NVML_ERROR_OPERATING_SYSTEM", "The operating system has blocked the request" },
-        { NVML_ERROR_LIB_RM_VERSION_MISMATCH, "NVML_ERROR_LIB_RM_VERSION_MISMATCH", "RM has detected an NVML/RM version mismatch" },
-        { NVML_ERROR_IN_USE, "NVML_ERROR_IN_USE", "In use by another client" },
-        { NVML_ERROR_MEMORY, "NVML_ERROR_MEMORY", "Insufficient Memory" },
-        { NVML_ERROR_NO_DATA, "NVML_ERROR_NO_DATA", "No data" },
-        { NVML_ERROR_VGPU_ECC_NOT_SUPPORTED, "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED", "The requested vgpu operation is not available on target device, because ECC is enabled" },
-        { NVML_ERROR_INSUFFICIENT_RESOURCES, "NVML_ERROR_INSUFFICIENT_RESOURCES", "Ran out of critical resources, other than memory" },
-        { NVML_ERROR_FREQ_NOT_SUPPORTED, "NVML_ERROR_FREQ_NOT_SUPPORTED", "Ran out of critical resources, other than memory" },
-        { NVML_ERROR_ARGUMENT_VERSION_MISMATCH, "NVML_ERROR_ARGUMENT_VERSION_MISMATCH", "The provided version is invalid/unsupported" },
-        { NVML_ERROR_DEPRECATED, "NVML_ERROR_DEPRECATED", "The requested functionality has been deprecated" },
-        { NVML_ERROR_NOT_READY, "NVML_ERROR_NOT_READY", "The system is not ready for the request" },
-        { NVML_ERROR_GPU_NOT_FOUND, "NVML_ERROR_GPU_NOT_FOUND", "No GPUs were found" },
-        { NVML_ERROR_INVALID_STATE, "NVML_ERROR_INVALID_STATE", "Resource not in correct state to perform requested operation" },
-        { NVML_ERROR_RESET_TYPE_NOT_SUPPORTED, "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED", "Reset type not supported" },
-        { NVML_ERROR_UNKNOWN, "NVML_ERROR_UNKNOWN", "Unknown Error" },
-};
-
 const char *gv_nvml_return_name(nvmlReturn_t ret)
 {
-        for (size_t i = 0; i < GV_ARRAY_SIZE(return_names); i++)
-                if (return_names[i].code == ret)
-                        return return_names[i].name;
-        return "NVML_ERROR_UNKNOWN";
+        return gv_nvml_return_code_name(ret);
 }
 
 const char *gv_nvml_strerror(const gv_nvml_t *nvml, nvmlReturn_t ret)
@@ -79,10 +39,7 @@ const char *gv_nvml_strerror(const gv_nvml_t *nvml, nvmlReturn_t ret)
                 if (s && *s)
                         return s;
         }
-        for (size_t i = 0; i < GV_ARRAY_SIZE(return_names); i++)
-                if (return_names[i].code == ret)
-                        return return_names[i].text;
-        return "Unknown Error";
+        return gv_nvml_return_text(ret);
 }
 
 gv_reason_t gv_nvml_reason(nvmlReturn_t ret)
@@ -189,7 +146,8 @@ int gv_nvml_open(const char *const *candidates, gv_nvml_t **out, gv_error_t **er
                 *out = n;
                 return 0;
         }
-        fclose(TAKE_PTR(tf));
+        if (gv_memstream_close(TAKE_PTR(tf), &tried) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         int r = gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND, "libnvidia-ml.so.1 not found; tried:%s",
                              tried && *tried ? tried : " (no candidate paths)");
         free(tried);

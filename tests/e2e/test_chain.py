@@ -4,6 +4,7 @@ FR13, FR17 (shared/cases/field-reports.md)."""
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import threading
@@ -145,6 +146,38 @@ class TestPublish(ChainTestCase):
                 p = gvtest.run([*args, "--output-dir", self.node.status, "--boot-id-file", bad], check=2)
                 self.assertIn(f"{bad}: not a boot id (expected a UUID", p.stderr, f"{args} {content!r}")
 
+    def test_unreadable_boot_id_file_is_exit_2_for_every_command(self):
+        # docs/markers.md: a boot id file that cannot be read is a configuration error (exit 2)
+        # for every command -- cleanup included, which must not take it for a missing folder.
+        self.node.install_mock("driver", gpus=1)
+        missing = self.path("no-boot-id")
+        folder = self.path("boot-id-folder")
+        os.mkdir(folder)
+        commands = (["status"], ["wait", "driver", "--timeout", "0"], ["env"], ["cleanup"],
+                    ["run", "--components", "driver"])
+        for bad in (missing, folder):
+            for args in commands:
+                extra = self.node.args()[4:] if args[0] == "run" else []
+                p = gvtest.run([*args, "--output-dir", self.node.status, "--boot-id-file", bad, *extra])
+                self.assertEqual(p.returncode, 2, f"{args} {bad}\n{p.stdout}{p.stderr}")
+                self.assertIn(bad, p.stderr, args)
+                self.assertIn("boot id", p.stderr, args)
+
+    def test_many_component_names_run_each_component_once(self):
+        # The selection has a fixed size: naming components many times must neither overflow
+        # it nor run a component twice.
+        self.node.install_mock("driver", gpus=1)
+        p = self.node.run(",".join(["toolkit", "driver"] * 200), check=0)
+        lines = [l for l in p.stdout.splitlines() if re.match(r"^(driver|toolkit) +ok ", l)]
+        self.assertEqual([l.split()[0] for l in lines], ["driver", "toolkit"], p.stdout)
+        self.assertEqual(self.node.present(), ["driver-ready", "toolkit-ready"])
+
+    def test_mock_gpus_range_is_the_mock_profiles(self):
+        for bad in ("0", "65", "-1", "x"):
+            p = gvtest.run(["run", "--mock", "--gpus", bad, "--mock-dir", self.path("m")], check=2)
+            self.assertIn(f"--gpus {bad}: expected 1 to 64", p.stderr)
+        self.assertIn("number of mock GPUs (1-64)", gvtest.run(["run", "--help"], check=0).stdout)
+
     def test_unknown_component_is_a_usage_error(self):
         p = self.node.run("driver,frobnicate", check=2)
         self.assertIn("frobnicate", p.stderr)
@@ -179,6 +212,93 @@ class TestPublish(ChainTestCase):
 
 
 class TestFieldReports(ChainTestCase):
+    def test_status_folder_symlink_refused_however_spelled(self):
+        # A symlink as the status folder is refused; "link/" or "link/." must not be written through.
+        self.node.install_mock("driver", gpus=1)
+        target = self.path("elsewhere")
+        os.mkdir(target)
+        link = self.path("status-link")
+        os.symlink(target, link)
+        for spelled in (link, link + "/", link + "//", link + "/."):
+            env = gvtest.clean_env(OUTPUT_DIR=spelled)
+            args = self.node.args()[2:]  # no --output-dir: OUTPUT_DIR decides
+            p = gvtest.run(["run", "--components", "driver", *args], env=env)
+            self.assertNotEqual(p.returncode, 0, spelled)
+            self.assertIn("symbolic link; refused", p.stderr, spelled)
+            self.assertEqual(os.listdir(target), [], spelled)
+            p = gvtest.run(["cleanup", "--output-dir", spelled, "--boot-id-file", self.node.boot_id])
+            self.assertNotEqual(p.returncode, 0, spelled)
+
+    def _plant_lock(self, kind):
+        lock = self.node.marker(".gpu-validator.lock")
+        if os.path.lexists(lock):
+            os.unlink(lock)
+        if kind == "fifo":
+            os.mkfifo(lock)
+        elif kind == "folder":
+            os.mkdir(lock)
+        else:  # a symlink to a file that must be neither created nor touched
+            os.symlink(self.path("victim"), lock)
+        return lock
+
+    def test_non_regular_lock_still_removes_markers_downstream_of_a_failure(self):
+        self.node.install_mock("driver", gpus=1)
+        for kind in ("fifo", "folder", "symlink"):
+            self.node.run("driver,toolkit", check=0)
+            self.assertEqual(self.node.present(), ["driver-ready", "toolkit-ready"], kind)
+            lock = self._plant_lock(kind)
+            # a failing driver check: nothing downstream may keep reading as ready
+            env = gvtest.clean_env(**{gvtest.MOCK_FAULT_INIT_VAR: "DRIVER_NOT_LOADED"})
+            p = self.node.run("driver,toolkit", env=env, check=1)
+            out = p.stdout + p.stderr
+            self.assertEqual(self.node.present(), [], f"{kind}: {out}")
+            self.assertIn(".gpu-validator.lock", out, kind)
+            self.assertIn("not a regular file", out, kind)
+            self.assertIn("remove it", out, kind)
+            self.assertNotIn("may still read as ready", out, kind)
+            gvtest.run(["wait", "toolkit", "--timeout", "0", *self.node.store_args()], check=3)
+            self.assertFalse(os.path.lexists(self.path("victim")), kind)
+            # nothing can be published while the lock is not a regular file ...
+            p = self.node.run("driver", check=1)
+            self.assertIn("not a regular file", p.stdout + p.stderr, kind)
+            self.assertEqual(self.node.present(), [], kind)
+            # ... and cleanup removes what is there, then says what to do
+            with open(self.node.marker("driver-ready"), "w") as f:
+                f.write(f"GENERATION={'ab' * 16}\nBOOT_ID={self.node.boot}\n")
+            p = gvtest.run(["cleanup", *self.node.store_args()], check=1)
+            self.assertIn("not a regular file", p.stderr, kind)
+            self.assertEqual(self.node.present(), [], kind)
+            self.assertFalse(os.path.lexists(self.path("victim")), kind)
+            # removing the planted file is the way out
+            if kind == "folder":
+                os.rmdir(lock)
+            else:
+                os.unlink(lock)
+            self.node.run("driver", check=0)
+
+    def test_wait_follows_status_folder_removed_and_recreated(self):
+        # docs/markers.md: wait follows a re-created folder.  The folder is emptied, removed and
+        # re-created at once while wait holds it open (no IN_DELETE_SELF comes then), the chain is
+        # published, and withdrawn 3 s later: a wait that missed the publication, only looking again
+        # at its deadline, finds nothing and exits 3.
+        self.node.install_mock("driver", gpus=1)
+        args = self.node.args()
+        gvtest.run(["cleanup", *self.node.store_args()], check=0)
+        for _ in range(2):
+            os.unlink(self.node.marker(".gpu-validator.lock"))
+            waiter = subprocess.Popen([gvtest.GV, "wait", "toolkit", "--timeout", "10", *self.node.store_args()],
+                                      env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True)
+            time.sleep(0.5)
+            # (an empty folder: no event at all reaches the folder's own watch)
+            os.rmdir(self.node.status)
+            os.mkdir(self.node.status)
+            gvtest.run(["run", "--components", "driver,toolkit", *args], check=0)
+            time.sleep(3)
+            gvtest.run(["cleanup", *self.node.store_args()], check=0)
+            out, errs = waiter.communicate(timeout=30)
+            self.assertEqual(waiter.returncode, 0, out + errs)
+
     def test_fr01_stale_toolkit_ready_without_driver_marker(self):
         self.node.install_mock("host", gpus=1)
         # A toolkit-ready left behind, no driver-ready / host-driver-ready.
@@ -354,6 +474,59 @@ class TestFieldReports(ChainTestCase):
         self._smi_stub(18)
         p = self.node.run("driver", check=1)
         self.assertIn("driver-library-mismatch", p.stdout + p.stderr)
+
+    def test_fr13_exit_code_read_with_sigchld_ignored(self):
+        # A container runtime or a shell can start us with SIGCHLD ignored; the kernel then reaps
+        # nvidia-smi itself and its exit code was lost (read as 0: a pass).  main() restores it.
+        self.node.install_mock("driver", gpus=1)
+        for code, reason in ((12, "library-not-found"), (18, "driver-library-mismatch")):
+            self._smi_stub(code)
+            p = subprocess.run([gvtest.GV, "run", "--components", "driver", *self.node.args()],
+                               env=gvtest.clean_env(), capture_output=True, text=True, timeout=120,
+                               preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn(reason, p.stdout + p.stderr)
+            self.assertIn(f"exited {code}", p.stdout + p.stderr)
+            self.assertEqual(self.node.present(), [])
+
+    def test_nvidia_smi_grandchild_killed_with_it_on_sigterm(self):
+        # nvidia-smi runs in its own process group; a stop kills the whole group.
+        self.node.install_mock("driver", gpus=1)
+        smi = os.path.join(self.node.driver, "usr", "bin", "nvidia-smi")
+        os.unlink(smi)
+        pidfile = self.path("grandchild.pid")
+        with open(smi, "w") as f:
+            f.write(f"#!/bin/sh\nsleep 300 &\necho $! > '{pidfile}'\nsleep 300\n")
+        os.chmod(smi, 0o755)
+        proc = subprocess.Popen([gvtest.GV, "run", "--components", "driver", *self.node.args()],
+                                env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        grandchild = None
+        for _ in range(500):
+            try:
+                with open(pidfile) as f:
+                    grandchild = int(f.read().strip())
+                break
+            except (OSError, ValueError):
+                time.sleep(0.01)
+        self.assertIsNotNone(grandchild, "the stub nvidia-smi did not start")
+        proc.terminate()
+        out, errs = proc.communicate(timeout=20)
+        self.assertEqual(proc.returncode, 4, out + errs)
+
+        def gone(pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+            except OSError:
+                return True
+        deadline = time.monotonic() + 5
+        while not gone(grandchild) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        alive = not gone(grandchild)
+        if alive:
+            os.kill(grandchild, signal.SIGKILL)
+        self.assertFalse(alive, "nvidia-smi's child outlived the validator's SIGTERM")
+        self.assertEqual(self.node.present(), [])
 
     def test_fr13_exit_9_is_retried(self):
         self.node.install_mock("driver", gpus=1)

@@ -379,7 +379,15 @@ class TestBuildTree(gvtest.TempDirTestCase):
         self.assertEqual(p.returncode, 15, p.stdout)
         lines = p.stdout.strip().split("\n")
         self.assertEqual(len(lines), 8)
-        self.assertRegex(lines[1], r"^Unable to determine the device handle for GPU( 1|[0-9A-F]{4}:[0-9A-F]{2}:[0-9A-F]{2}\.0): GPU is lost")
+        # Named by its bus id, as the real nvidia-smi does (NVML's PCI info answers for a lost GPU).
+        bus = self.smi("--query-gpu=pci.bus_id", "--format=csv,noheader", "-i", "1").stdout.strip()
+        self.assertRegex(bus, r"^[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.0$")
+        self.assertEqual(lines[1], f"Unable to determine the device handle for GPU{bus[4:]}: GPU is lost.  "
+                                   "Reboot the system to recover this GPU")
+        # Selected by its bus id, the lost GPU is still found and named.
+        p = self.smi("-L", "-i", bus, MOCK_NVML_LOST_GPUS="1")
+        self.assertEqual(p.returncode, 15, p.stdout)
+        self.assertEqual(p.stdout.strip(), lines[1])
         self.assertTrue(GPU_LINE.match(lines[0]) and GPU_LINE.match(lines[2]))
         for args in ([], ["--query-gpu=index", "--format=csv,noheader"], ["-q"]):
             p = self.smi(*args, MOCK_NVML_LOST_GPUS="1")

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "components/component.h"
+#include "nvml/nvml.h"
 #include "helpers.h"
 
 static const char *mock_lib;
@@ -118,6 +119,40 @@ static void test_mock_nvml_lost_gpu(void **state)
         if (w->err->reason != GV_REASON_GPU_LOST)
                 fail_msg("%s: %s", gv_reason_name(w->err->reason), w->err->msg);
         assert_non_null(strstr(w->err->msg, "GPU 1"));
+        /* Named by its bus id (from the PCI info of its handle), as the profile gives it. */
+        assert_non_null(strstr(w->err->msg, "bus id 00000000:0F:00.0"));
+        assert_null(strstr(w->err->msg, "unknown"));
+}
+
+/*
+ * One table of NVML return texts serves the loader's fallback and the mock's
+ * nvmlErrorString: they agree on every code, and the texts are NVIDIA's.
+ */
+static void test_one_nvml_error_table(void **state)
+{
+        (void) state;
+        const char *const candidates[] = { mock_lib, NULL };
+        gv_nvml_t *nvml = NULL;
+        gv_error_t *err = NULL;
+        if (gv_nvml_open(candidates, &nvml, &err) < 0)
+                fail_msg("%s", err->msg);
+        for (int c = 0; c <= 30; c++) {
+                const char *mock_text = gv_nvml_strerror(nvml, (nvmlReturn_t) c);  /* the mock's nvmlErrorString */
+                const char *built_in = gv_nvml_strerror(NULL, (nvmlReturn_t) c);   /* the loader's fallback */
+                if (strcmp(mock_text, built_in) != 0)
+                        fail_msg("code %d: mock says \"%s\", loader says \"%s\"", c, mock_text, built_in);
+                assert_string_not_equal(built_in, "Unknown Error");
+                assert_string_not_equal(gv_nvml_return_name((nvmlReturn_t) c), "NVML_ERROR_UNKNOWN");
+        }
+        assert_string_equal(gv_nvml_strerror(NULL, NVML_ERROR_FREQ_NOT_SUPPORTED),
+                            "The requested frequency is not supported");
+        assert_string_equal(gv_nvml_return_name(NVML_ERROR_FREQ_NOT_SUPPORTED), "NVML_ERROR_FREQ_NOT_SUPPORTED");
+        assert_string_equal(gv_nvml_strerror(NULL, NVML_ERROR_INSUFFICIENT_RESOURCES),
+                            "Ran out of critical resources, other than memory");
+        assert_string_equal(gv_nvml_strerror(NULL, NVML_ERROR_UNKNOWN), "Unknown Error");
+        assert_string_equal(gv_nvml_strerror(nvml, (nvmlReturn_t) 12345), "Unknown Error");
+        assert_string_equal(gv_nvml_strerror(NULL, (nvmlReturn_t) 12345), "Unknown Error");
+        gv_nvml_close(&nvml);
 }
 
 int main(int argc, char **argv)
@@ -132,6 +167,7 @@ int main(int argc, char **argv)
                 T(test_mock_nvml_host_driver),
                 T(test_fr12_mock_nvml_no_permission),
                 T(test_mock_nvml_lost_gpu),
+                cmocka_unit_test(test_one_nvml_error_table),
         };
 #undef T
         return cmocka_run_group_tests(tests, NULL, NULL);

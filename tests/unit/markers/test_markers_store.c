@@ -353,6 +353,66 @@ static void test_symlink_planted(void **state)
         assert_false(fx_exists(fx, GV_MARKER_DRIVER));
 }
 
+/*
+ * A FIFO, folder or symlink at the lock's name: publish is refused with
+ * -ENOLCK and what to do, but removals (invalidate, fail, cleanup) still
+ * remove every marker they own -- removal does not need the lock.
+ */
+static void test_lock_not_regular_still_removes(void **state)
+{
+        fixture_t *fx = *state;
+        gv_error_t *e = NULL;
+        _cleanup_free_ char *lp = fx_path(fx, ".gpu-validator.lock");
+        _cleanup_free_ char *victim = fx_path(fx, "victim-of-lock");
+        for (int kind = 0; kind < 3; kind++) {
+                publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
+                publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
+                publish_ok(fx->s, GV_MARKER_CUDA, NULL);
+                unlink(lp);
+                rmdir(lp);
+                if (kind == 0)
+                        assert_int_equal(mkfifo(lp, 0644), 0);
+                else if (kind == 1)
+                        assert_int_equal(mkdir(lp, 0755), 0);
+                else
+                        assert_int_equal(symlink(victim, lp), 0);
+
+                /* fail: every marker downstream of the failure goes, and that is a success */
+                assert_int_equal(gv_store_fail(fx->s, GV_MARKER_TOOLKIT, &e), 0);
+                assert_null(e);
+                assert_true(fx_exists(fx, GV_MARKER_DRIVER));
+                assert_false(fx_exists(fx, GV_MARKER_TOOLKIT));
+                assert_false(fx_exists(fx, GV_MARKER_CUDA));
+
+                /* publish: refused, saying what sits there and what to do */
+                assert_int_equal(gv_store_publish(fx->s, GV_MARKER_TOOLKIT, NULL, false, NULL, NULL, &e), -ENOLCK);
+                assert_non_null(strstr(e->msg, kind == 0 ? "a FIFO" : kind == 1 ? "a folder" : "a symbolic link"));
+                assert_non_null(strstr(e->msg, "not a regular file"));
+                assert_non_null(strstr(e->msg, "remove it"));
+                gv_error_free(&e);
+                assert_false(fx_exists(fx, GV_MARKER_TOOLKIT));
+
+                /* invalidate: removes, then refuses (nothing could be published afterwards) */
+                assert_int_equal(gv_store_invalidate(fx->s, GV_MARKER_DRIVER, &e), -ENOLCK);
+                assert_non_null(strstr(e->msg, "not a regular file"));
+                gv_error_free(&e);
+                assert_false(fx_exists(fx, GV_MARKER_DRIVER));
+
+                /* cleanup: removes everything, then says a person must act */
+                _cleanup_free_ char *dp = fx_path(fx, "driver-ready");
+                write_text(dp, "hand written\n");
+                assert_int_equal(gv_store_cleanup(fx->s, &e), -ENOLCK);
+                assert_non_null(strstr(e->msg, "every marker was removed"));
+                gv_error_free(&e);
+                assert_false(fx_exists(fx, GV_MARKER_DRIVER));
+
+                struct stat st;
+                assert_int_equal(lstat(victim, &st), -1); /* the symlink was never followed */
+                unlink(lp);
+                rmdir(lp);
+        }
+}
+
 static void test_folder_planted(void **state)
 {
         fixture_t *fx = *state;
@@ -698,6 +758,19 @@ static void test_open(void **state)
         o = (gv_store_options_t) { .dir = link, .boot_id_path = fx->boot };
         assert_int_equal(gv_store_open(&o, &s, &e), -ELOOP);
         gv_error_free(&e);
+        /* ... however it is spelled: a trailing slash or "/." must not make open() follow it. */
+        static const char *const tails[] = { "/", "//", "/.", "/./", "/././/" };
+        for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+                _cleanup_free_ char *spelled = NULL;
+                assert_true(asprintf(&spelled, "%s%s", link, tails[i]) > 0);
+                for (int create = 0; create <= 1; create++) {
+                        o = (gv_store_options_t) { .dir = spelled, .boot_id_path = fx->boot, .create = create };
+                        assert_int_equal(gv_store_open(&o, &s, &e), -ELOOP);
+                        assert_non_null(strstr(e->msg, "symbolic link"));
+                        assert_null(s);
+                        gv_error_free(&e);
+                }
+        }
         /* A file as the folder. */
         o.dir = fx->boot;
         assert_int_equal(gv_store_open(&o, &s, &e), -ENOTDIR);
@@ -735,11 +808,17 @@ static void test_open(void **state)
                 assert_int_equal(strlen(gv_store_boot_id(s)), 36);
                 gv_store_close(&s);
         }
-        o.boot_id_path = "/nonexistent/boot_id";
-        assert_int_equal(gv_store_open(&o, &s, &e), -ENOENT);
-        assert_non_null(strstr(e->msg, "boot id"));
-        gv_error_free(&e);
-        assert_null(s);
+        /* Missing or not a file: the same config error, never -ENOENT (which means "no folder"). */
+        const char *const unreadable[] = { "/nonexistent/boot_id", fx->root };
+        for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++) {
+                o.boot_id_path = unreadable[i];
+                assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
+                assert_int_equal(e->reason, GV_REASON_CONFIG);
+                assert_non_null(strstr(e->msg, "boot id"));
+                assert_non_null(strstr(e->msg, unreadable[i]));
+                gv_error_free(&e);
+                assert_null(s);
+        }
 }
 
 static void test_folder_recreated(void **state)
@@ -841,6 +920,7 @@ int main(void)
                 T(test_host_driver_ready),
                 T(test_fail_removes_downstream),
                 T(test_symlink_planted),
+                T(test_lock_not_regular_still_removes),
                 T(test_folder_planted),
                 T(test_fr01_orphan_toolkit),
                 T(test_fr04_foreign),

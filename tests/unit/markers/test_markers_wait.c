@@ -201,6 +201,84 @@ static void test_wait_folder_recreated(void **state)
         gv_marker_info_clear(&mi);
 }
 
+/*
+ * The waiter holds the folder open, so removing it sends no IN_DELETE_SELF
+ * (the kernel sends it when the last reference goes): an empty folder that
+ * is removed and re-created at once, or replaced by a rename, sends the old
+ * watch nothing at all.  The wait must still follow the new folder.
+ */
+typedef struct replacer {
+        publisher_t p;
+        bool by_rename; /* build <dir>.new, publish there, rename it over the removed folder */
+} replacer_t;
+
+/*
+ * The marker is published, then withdrawn after 3 s: a waiter that was not
+ * woken by the publication (only re-checking at its 10 s deadline) finds it
+ * gone and times out.
+ */
+static void *withdraw_later(publisher_t *p, void *ret)
+{
+        if (ret)
+                return ret;
+        sleep_ms(3000);
+        _cleanup_free_ char *m = gv_path_join(p->dir, gv_marker_file(p->ids[0]));
+        return unlink(m) < 0 ? (void *) 5 : NULL;
+}
+
+static void *replace_main(void *arg)
+{
+        replacer_t *r = arg;
+        publisher_t *p = &r->p;
+        sleep_ms(100); /* the waiter is in ppoll() by now */
+        if (rmdir(p->dir) < 0)
+                return (void *) 1;
+        if (!r->by_rename) {
+                if (mkdir(p->dir, 0755) < 0)
+                        return (void *) 2;
+                p->delay_ms = 0;
+                return withdraw_later(p, publisher_main(p));
+        }
+        _cleanup_free_ char *tmp = NULL;
+        if (asprintf(&tmp, "%s.new", p->dir) < 0 || mkdir(tmp, 0755) < 0)
+                return (void *) 3;
+        const char *final = p->dir;
+        p->dir = tmp;
+        p->delay_ms = 0;
+        void *ret = publisher_main(p);
+        p->dir = final;
+        if (ret)
+                return ret;
+        _cleanup_free_ char *lock = gv_path_join(tmp, ".gpu-validator.lock");
+        unlink(lock);
+        return withdraw_later(p, rename(tmp, final) < 0 ? (void *) 4 : NULL);
+}
+
+static void test_wait_follows_folder_removed_while_open(void **state)
+{
+        fixture_t *fx = *state;
+        for (int by_rename = 0; by_rename <= 1; by_rename++) {
+                gv_error_t *e = NULL;
+                /* An empty folder: not even the writer lock, so its removal sends no other event. */
+                _cleanup_free_ char *lock = gv_path_join(fx->dir, ".gpu-validator.lock");
+                assert_int_equal(gv_store_cleanup(fx->s, &e), 0);
+                unlink(lock);
+                replacer_t r = { .p = { .dir = fx->dir, .boot = fx->boot, .ids = { GV_MARKER_DRIVER }, .n = 1 },
+                                 .by_rename = by_rename };
+                pthread_t th;
+                assert_int_equal(pthread_create(&th, NULL, replace_main, &r), 0);
+                gv_marker_info_t mi = { 0 };
+                int rc = gv_store_wait(fx->s, GV_MARKER_DRIVER, 10000, &mi, &e);
+                void *ret = NULL;
+                assert_int_equal(pthread_join(th, &ret), 0);
+                assert_null(ret);
+                if (rc < 0)
+                        fail_msg("by_rename=%d: %s", by_rename, e->msg);
+                assert_string_equal(gv_kvlist_get(&mi.content, "GENERATION"), r.p.gen);
+                gv_marker_info_clear(&mi);
+        }
+}
+
 static void test_wait_many_publications(void **state)
 {
         fixture_t *fx = *state;
@@ -241,6 +319,7 @@ int main(void)
                 T(test_wait_ignores_touched_marker),
                 T(test_wait_folder_appears),
                 T(test_wait_folder_recreated),
+                T(test_wait_follows_folder_removed_while_open),
                 T(test_wait_many_publications),
                 T(test_wait_bad_args),
         };

@@ -92,6 +92,19 @@ static void test_lost_gpu_from_environment(void **state)
         assert_int_equal(a->nvmlDeviceGetMemoryInfo(d, &mem), NVML_ERROR_GPU_IS_LOST);
         assert_int_equal(a->nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &u), NVML_ERROR_GPU_IS_LOST);
         assert_int_equal(a->nvmlDeviceGetIndex(d, &u), NVML_ERROR_GPU_IS_LOST);
+        /* As the real driver: the PCI info of a lost GPU's handle still answers (its bus id names it). */
+        nvmlPciInfo_t lost_pci, ok_pci;
+        memset(&lost_pci, 0, sizeof(lost_pci));
+        assert_int_equal(a->nvmlDeviceGetPciInfo_v3(d, &lost_pci), NVML_SUCCESS);
+        assert_int_equal(a->nvmlDeviceGetPciInfo_v3(d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+        nvmlDevice_t d3 = NULL;
+        assert_int_equal(a->nvmlDeviceGetHandleByIndex_v2(3, &d3), NVML_SUCCESS);
+        assert_int_equal(a->nvmlDeviceGetPciInfo_v3(d3, &ok_pci), NVML_SUCCESS);
+        assert_int_equal(strlen(lost_pci.busId), 16);
+        assert_string_not_equal(lost_pci.busId, ok_pci.busId);
+        nvmlDevice_t by_bus = NULL;
+        assert_int_equal(a->nvmlDeviceGetHandleByPciBusId_v2(lost_pci.busId, &by_bus), NVML_ERROR_GPU_IS_LOST);
+        assert_ptr_equal(by_bus, d);
         assert_int_equal(a->nvmlDeviceGetHandleByIndex_v2(5, &d), NVML_ERROR_GPU_IS_LOST);
         assert_int_equal(a->nvmlDeviceGetHandleByIndex_v2(3, &d), NVML_SUCCESS);
         assert_int_equal(a->nvmlDeviceGetName(d, buf, sizeof(buf)), NVML_SUCCESS);
