@@ -67,7 +67,7 @@ def sweep(config, gpus):
 
 
 def expected(config, gpus):
-    p = run(["mock", "profiles", "--json", config, "--gpus", str(gpus), "--node-name", NODE], check=0)
+    p = run(["mock", "profiles", "--report", config, "--gpus", str(gpus), "--node-name", NODE], check=0)
     return json.loads(p.stdout)
 
 
