@@ -19,7 +19,7 @@ DISCOVERY_PREFIXES = ("/api", "/apis", "/version", "/openapi", "/healthz", "/liv
 
 def verb_of(method, name, query):
     """The RBAC verb of a request (k8s.io/apiserver pkg/endpoints/request RequestInfo)."""
-    watch = query.get("watch") in ("1", "true")
+    watch = query.get("watch") in ("1", "t", "T", "true", "TRUE", "True")
     if method == "GET":
         if watch:
             return "watch"

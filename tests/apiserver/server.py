@@ -43,6 +43,11 @@ DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 RELAXABLE = ("node-event-namespace", "validation", "unknown-fields", "namespaces")
 
 
+def truthy(v):
+    """A boolean query parameter as Go's strconv.ParseBool reads it."""
+    return v in ("1", "t", "T", "true", "TRUE", "True")
+
+
 def now_iso(offset_s=0):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + offset_s))
 
@@ -386,7 +391,7 @@ class Store:
                 st["phase"] = "Pending"
                 cs = spec.get("initContainers") or spec.get("containers") or []
                 key = "initContainerStatuses" if spec.get("initContainers") else "containerStatuses"
-                st[key] = [{"name": cname(c), "ready": False, "restartCount": 0, "image": c.get("image", ""),
+                st[key] = [{"name": cname(c), "ready": False, "restartCount": 0, "image": c.get("image", ""), "imageID": "",
                             "state": {"waiting": {"reason": k["waitingReason"],
                                                   "message": "scripted by the test API server"}}} for c in cs]
                 self.put("pods", p, "MODIFIED")
@@ -394,7 +399,7 @@ class Store:
             init_exit = int(k.get("initExitCode", 0))
             st["startTime"] = now_iso()
             st["initContainerStatuses"] = [
-                {"name": cname(c), "ready": init_exit == 0, "restartCount": 0, "image": c.get("image", ""),
+                {"name": cname(c), "ready": init_exit == 0, "restartCount": 0, "image": c.get("image", ""), "imageID": "",
                  "state": {"terminated": {"exitCode": init_exit, "reason": "Completed" if init_exit == 0 else "Error"}}}
                 for c in spec.get("initContainers", [])]
             if init_exit != 0 and spec.get("initContainers"):
@@ -406,13 +411,13 @@ class Store:
                                               "message": "back-off restarting failed container"}}
                     s["restartCount"] = 1
                 st["containerStatuses"] = [
-                    {"name": cname(c), "ready": False, "restartCount": 0, "image": c.get("image", ""),
+                    {"name": cname(c), "ready": False, "restartCount": 0, "image": c.get("image", ""), "imageID": "",
                      "state": {"waiting": {"reason": "PodInitializing"}}} for c in spec.get("containers", [])]
                 self.put("pods", p, "MODIFIED")
                 return
             st["phase"] = "Running"
             st["containerStatuses"] = [
-                {"name": cname(c), "ready": True, "restartCount": 0, "image": c.get("image", ""),
+                {"name": cname(c), "ready": True, "restartCount": 0, "image": c.get("image", ""), "imageID": "",
                  "state": {"running": {"startedAt": now_iso()}}} for c in spec.get("containers", [])]
             self.put("pods", p, "MODIFIED")
             self.schedule(int(k.get("exitAfterMs", 200)), finished)
@@ -527,7 +532,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.control(method, path, q, body)
                 return
             entry = {"t": time.time(), "method": method, "path": path, "query": u.query,
-                     "watch": q.get("watch") in ("1", "true"),
+                     "watch": truthy(q.get("watch")),
                      "contentType": self.headers.get("Content-Type", ""),
                      "userAgent": self.headers.get("User-Agent", "")}
             auth = self.headers.get("Authorization")
@@ -563,7 +568,7 @@ class Handler(BaseHTTPRequestHandler):
                 continue
             if f.get("path") and f["path"] not in path:
                 continue
-            if "watch" in f and bool(f["watch"]) != (q.get("watch") in ("1", "true")):
+            if "watch" in f and bool(f["watch"]) != (truthy(q.get("watch"))):
                 continue
             f["count"] = f.get("count", 1) - 1
             return dict(f)
@@ -679,6 +684,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def api(self, method, path, q, body):
         st = self.store
+        if path != "/" and path.endswith("/"):
+            path = path.rstrip("/")  # kube-apiserver serves /version/ as /version
         doc = discovery.lookup(path, "127.0.0.1:%d" % self.server.server_address[1])
         if method == "GET" and doc is not None:
             self.send_json(200, doc)
@@ -697,7 +704,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_json(403, st.rbac.forbidden(verb, resource, sub, ns, name))
                 return
         if method == "GET" and name is None:
-            if q.get("watch") in ("1", "true"):
+            if truthy(q.get("watch")):
                 self.watch(resource, ns, q)
             else:
                 self.list(resource, ns, q)
@@ -823,6 +830,9 @@ class Handler(BaseHTTPRequestHandler):
         obj.setdefault("apiVersion", "v1")
         if resource == "pods":
             default_pod(obj)
+        if resource != "events":  # spec and status are structs: always there in kube-apiserver's JSON
+            obj.setdefault("spec", {})
+            obj.setdefault("status", {})
         if not self.check(resource, obj, q):
             return
         if (md.get("namespace", ""), md["name"]) in st.objects[resource]:
@@ -908,6 +918,10 @@ class Handler(BaseHTTPRequestHandler):
             elif ct == "application/strategic-merge-patch+json":
                 new = patches.strategic_merge_patch(cur, data)
             elif ct == "application/json-patch+json":
+                if not isinstance(data, list):
+                    self.send_status(400, "BadRequest", "json: cannot unmarshal %s into Go value of type "
+                                     "jsonpatch.Patch" % ("object" if isinstance(data, dict) else "value"))
+                    return
                 new = patches.json_patch(cur, data)
             elif ct == "application/apply-patch+yaml":
                 self.send_status(415, "UnsupportedMediaType", "server-side apply is not served by the test API "
@@ -956,6 +970,9 @@ class Handler(BaseHTTPRequestHandler):
             new["status"] = copy.deepcopy(cur["status"])
         else:
             new.pop("status", None)
+        if resource != "events":
+            new.setdefault("spec", {})
+            new.setdefault("status", {})
         for f in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
                   "deletionGracePeriodSeconds"):
             if f in cur["metadata"]:
@@ -1068,8 +1085,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         rv_s = q.get("resourceVersion", "")
         timeout = float(q.get("timeoutSeconds") or 1800)
-        bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
-        initial_end = q.get("sendInitialEvents") == "true"
+        bookmarks = truthy(q.get("allowWatchBookmarks"))
+        initial_end = truthy(q.get("sendInitialEvents"))
         end = time.time() + timeout
         with st.cv:
             if rv_s not in ("", "0") and not rv_s.isdigit():
@@ -1221,7 +1238,7 @@ class Handler(BaseHTTPRequestHandler):
                     cur = {"kind": "Node", "apiVersion": "v1",
                            "metadata": {"name": name, "uid": str(uuid.uuid4()), "creationTimestamp": now_iso(),
                                         "labels": {}},
-                           "status": {"capacity": {}, "allocatable": {}, "conditions": []}}
+                           "spec": {}, "status": {"capacity": {}, "allocatable": {}, "conditions": []}}
                 if "labels" in data:
                     cur["metadata"]["labels"] = patches.merge_patch(cur["metadata"].get("labels", {}), data["labels"])
                 for f in ("capacity", "allocatable"):
