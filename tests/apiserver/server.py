@@ -12,6 +12,7 @@ README.md says what is served, docs/kubernetes.md what of kube-apiserver is mode
 
 import argparse
 import base64
+import bisect
 import copy
 import json
 import os
@@ -1137,11 +1138,16 @@ class Handler(BaseHTTPRequestHandler):
                     if st.drop_generation != gen:
                         self.drop()
                         return
-                    pending = [h for h in st.history if h[0] > rv and h[2] == resource]
+                    start = bisect.bisect_right(st.history, rv, key=lambda h: h[0])
+                    pending = [h for h in st.history[start:] if h[2] == resource]
                     now = time.time()
                     if pending or now >= end or (bookmarks and now - last_bookmark >= st.bookmark_ms / 1000.0):
                         break
-                    st.cv.wait(0.05)
+                    # Woken by every change (notify_all); otherwise at the deadline or next bookmark.
+                    wake = end - now
+                    if bookmarks:
+                        wake = min(wake, last_bookmark + st.bookmark_ms / 1000.0 - now)
+                    st.cv.wait(max(0.001, min(wake, 1.0)))
                 for hrv, t, _, o, prev in pending:
                     rv = max(rv, hrv)
                     seen = self.transition(t, o, prev, ns, sel)
@@ -1264,6 +1270,7 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 1024  # a fleet of clients connects at once
     allow_reuse_address = True
 
 
