@@ -18,7 +18,7 @@ to plugin-ready and, for gpu-validator, to the Node condition GPUValidated=True 
 watch), and the API server's CPU time.
 
 Usage: bench/fleet/bench_fleet.py [--build build] [--nodes 200] [--spread 10] [--running-ms 2000]
-                                  [--exit-ms 8000] [--terminate-ms 500] [--poll-s 5]
+                                  [--exit-ms 6000] [--exit-jitter-ms 4000] [--terminate-ms 500] [--poll-s 5]
 """
 import argparse
 import collections
@@ -230,7 +230,8 @@ def main():
     ap.add_argument("--nodes", type=int, default=200)
     ap.add_argument("--spread", type=float, default=10.0, help="node starts spread over this many seconds")
     ap.add_argument("--running-ms", type=int, default=2000)
-    ap.add_argument("--exit-ms", type=int, default=8000)
+    ap.add_argument("--exit-ms", type=int, default=6000)
+    ap.add_argument("--exit-jitter-ms", type=int, default=4000, help="each pod exits up to this much later")
     ap.add_argument("--terminate-ms", type=int, default=500)
     ap.add_argument("--poll-s", type=float, default=5.0)
     args = ap.parse_args()
@@ -241,9 +242,10 @@ def main():
                         extra_args=["--relax", "node-event-namespace", "--max-lifetime", "3600"]).start()
     try:
         kubelet = dict(enabled=True, runningAfterMs=args.running_ms, exitAfterMs=args.exit_ms,
-                       terminateAfterMs=args.terminate_ms)
+                       exitJitterMs=args.exit_jitter_ms, terminateAfterMs=args.terminate_ms)
         print(f"fleet: {args.nodes} nodes, starts spread over {args.spread:.0f} s; kubelet: running after "
-              f"{args.running_ms} ms, exit after {args.exit_ms} ms more, graceful stop {args.terminate_ms} ms")
+              f"{args.running_ms} ms, exit {args.exit_ms}-{args.exit_ms + args.exit_jitter_ms} ms later, "
+              f"graceful stop {args.terminate_ms} ms")
         gv, dirs = setup_nodes(api, args.build, work, args.nodes)
         api.kubelet(**kubelet)
         api.clear_requests()

@@ -136,12 +136,12 @@ class TestApiServer:
         return self.control("POST", "drop-watches")
 
     def settings(self, **kw):
-        """deleteDelayMs, goneAs ("event" or "http"), bookmarkMs."""
+        """deleteDelayMs, goneAs ("event" or "http"), bookmarkMs, relax (list of checks to switch off)."""
         return self.control("POST", "settings", kw)
 
     def kubelet(self, **kw):
         """enabled, nodeName, runningAfterMs, exitAfterMs, exitCode, initExitCode, sidecar,
-        sidecarName, admissionError, admissionMessage, waitingReason."""
+        sidecarName, admissionError, admissionMessage, waitingReason, terminateAfterMs, exitJitterMs."""
         return self.control("POST", "kubelet", kw)
 
     def node(self, name, labels=None, capacity=None, allocatable=None):

@@ -164,6 +164,11 @@ def field_match(obj, terms):
     return True
 
 
+def trigger_of(resource, obj):
+    """The value a watch cache indexes changes by: spec.nodeName for pods, else none."""
+    return ((obj.get("spec") or {}).get("nodeName") or "") if resource == "pods" else None
+
+
 def qos_class(spec):
     """Guaranteed, Burstable or BestEffort (pkg/apis/core/helper/qos)."""
     cs = [c for f in ("initContainers", "containers") for c in spec.get(f) or [] if isinstance(c, dict)]
@@ -224,7 +229,12 @@ class Store:
     """All state, guarded by one condition variable."""
 
     def __init__(self, args):
-        self.cv = threading.Condition()
+        self.lock = threading.RLock()
+        self.cv = threading.Condition(self.lock)
+        # Open watches: [condition on the store's lock, resource, trigger value or None].  A
+        # change wakes only the watches it may concern, as kube-apiserver's watch cache
+        # dispatches pod events by spec.nodeName (its NodeNameTriggerFunc).
+        self.watchers = []
         self.args = args
         with self.cv:
             self.reset()
@@ -285,6 +295,14 @@ class Store:
             self.floor = self.history[5000][0]
             self.history = self.history[5000:]
         self.cv.notify_all()
+        triggers = {trigger_of(resource, o) for o in (snap, prev) if o is not None}
+        for cond, wres, trig in self.watchers:
+            if wres == resource and (trig is None or trig in triggers):
+                cond.notify()
+
+    def wake_watchers(self):
+        for cond, _, _ in self.watchers:
+            cond.notify()
 
     def key(self, resource, ns, name):
         return (ns or "", name)
@@ -421,7 +439,8 @@ class Store:
                 {"name": cname(c), "ready": True, "restartCount": 0, "image": c.get("image", ""), "imageID": "",
                  "state": {"running": {"startedAt": now_iso()}}} for c in spec.get("containers", [])]
             self.put("pods", p, "MODIFIED")
-            self.schedule(int(k.get("exitAfterMs", 200)), finished)
+            jitter = random.randint(0, int(k.get("exitJitterMs", 0)))
+            self.schedule(int(k.get("exitAfterMs", 200)) + jitter, finished)
 
         def finished():
             p = current()
@@ -1106,6 +1125,11 @@ class Handler(BaseHTTPRequestHandler):
                 rv = st.rv
             gen = st.drop_generation
             st.watch_count += 1
+            trig = None
+            if resource == "pods":
+                trig = next((v for k, op, v in sel[1] if k == "spec.nodeName" and op == "="), None)
+            waiter = [threading.Condition(st.lock), resource, trig]
+            st.watchers.append(waiter)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
@@ -1122,13 +1146,14 @@ class Handler(BaseHTTPRequestHandler):
             if initial_end and bookmarks:
                 self.write_event("BOOKMARK", {"kind": self.kind_of(resource), "apiVersion": "v1", "metadata": {
                     "resourceVersion": str(rv), "annotations": {"k8s.io/initial-events-end": "true"}}})
-            self.stream(resource, ns, sel, rv, end, bookmarks, gen)
+            self.stream(resource, ns, sel, rv, end, bookmarks, gen, waiter[0])
         finally:
             with st.cv:
                 st.watch_count -= 1
+                st.watchers.remove(waiter)
             self.close_connection = True
 
-    def stream(self, resource, ns, sel, rv, end, bookmarks, gen):
+    def stream(self, resource, ns, sel, rv, end, bookmarks, gen, cond):
         st = self.store
         last_bookmark = time.time()
         while True:
@@ -1143,11 +1168,11 @@ class Handler(BaseHTTPRequestHandler):
                     now = time.time()
                     if pending or now >= end or (bookmarks and now - last_bookmark >= st.bookmark_ms / 1000.0):
                         break
-                    # Woken by every change (notify_all); otherwise at the deadline or next bookmark.
+                    # Woken by a change that may concern this watch; else at the deadline or next bookmark.
                     wake = end - now
                     if bookmarks:
                         wake = min(wake, last_bookmark + st.bookmark_ms / 1000.0 - now)
-                    st.cv.wait(max(0.001, min(wake, 1.0)))
+                    cond.wait(max(0.001, min(wake, 1.0)))
                 for hrv, t, _, o, prev in pending:
                     rv = max(rv, hrv)
                     seen = self.transition(t, o, prev, ns, sel)
@@ -1180,6 +1205,7 @@ class Handler(BaseHTTPRequestHandler):
                 st.reset()
                 st.drop_generation += 1
                 st.cv.notify_all()
+                st.wake_watchers()
                 self.send_json(200, {"ok": True})
             elif parts == ["faults"] and method == "POST":
                 rules = data.get("rules", [data]) if isinstance(data, dict) else data
@@ -1203,6 +1229,7 @@ class Handler(BaseHTTPRequestHandler):
             elif parts == ["drop-watches"]:
                 st.drop_generation += 1
                 st.cv.notify_all()
+                st.wake_watchers()
                 self.send_json(200, {"ok": True})
             elif parts == ["settings"]:
                 if "deleteDelayMs" in data:

@@ -245,6 +245,35 @@ class KubectlRbac(Kubectl):
     test_events = test_list_paging = None
 
 
+class ChartRbac(gvtest.TempDirTestCase):
+    """gpu-validator's cuda and plugin validation against the RBAC mode loaded with the chart's
+    own rules (helm template): the rules are sufficient for what the components do."""
+
+    def test_components_within_chart_rules(self):
+        docs = helm_render(sets=("nodeStatus.enabled=true",))
+        rules = self.path("rbac.json")
+        with open(rules, "w") as f:
+            json.dump(docs, f)
+        sa = [d for d in docs if d.get("kind") == "ServiceAccount"][0]["metadata"]
+        ns = sa["namespace"]
+        api = TestApiServer(token=TOKEN, namespace=ns, extra_args=[
+            "--rbac", rules, "--rbac-user", "system:serviceaccount:%s:%s" % (ns, sa["name"])]).start()
+        self.addCleanup(api.stop)
+        api.node("node-a", labels={"nvidia.com/gpu.present": "true"}, capacity={"nvidia.com/gpu": "1"},
+                 allocatable={"nvidia.com/gpu": "1"})
+        api.kubelet(enabled=True, exitAfterMs=200)
+        mock = self.path("mock")
+        gvtest.run(["run", "--mock", "--mock-dir", mock, "--components", "driver,toolkit"], check=0)
+        env = gvtest.clean_env(NODE_NAME="node-a", OPERATOR_NAMESPACE=ns, KUBECONFIG=api.kubeconfig,
+                               VALIDATOR_IMAGE="registry.local/gv:1")
+        for component in ("cuda", "plugin"):
+            gvtest.run(["run", "--components", component, "--output-dir", os.path.join(mock, "validations")],
+                       env=env, check=0)
+        denied = [r for r in api.requests() if r.get("status") == 403]
+        self.assertEqual(denied, [])
+        self.assertTrue(any(r["method"] == "POST" and r["path"].endswith("/pods") for r in api.requests()))
+
+
 class PythonClient(ConformanceCase):
     """The official client deserialises every answer into its models: our JSON must fit them."""
 
