@@ -13,6 +13,7 @@ import sys
 import time
 
 import gvtest
+from test_deploy import chart_rbac
 from test_metrics import BOOT_A, BOOT_B, Exporter, Folder, parse, series
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
@@ -56,7 +57,10 @@ class NodeSignalTestCase(gvtest.TempDirTestCase):
         # The node signal still posts its Node Events into OPERATOR_NAMESPACE without eventTime,
         # which kube-apiserver (and now the test server) answers with 422: relaxed until the
         # product fix lands (issue 12 item 3).
-        self.api = TestApiServer(namespace=NS, extra_args=["--relax", "node-event-namespace"]).start()
+        # RBAC mode with the chart's own rules (node status on): the signal needs nothing more.
+        rb = chart_rbac(self.path("rbac.json"), NS, sets=("nodeStatus.enabled=true",))
+        self.api = TestApiServer(namespace=NS, extra_args=["--relax", "node-event-namespace"],
+                                 **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
         self.addCleanup(self.api.stop)
         self.api.node(NODE, labels={"kubernetes.io/hostname": NODE})
         self.api.api("PATCH", f"/api/v1/nodes/{NODE}", {"spec": {"taints": [STARTUP_TAINT, OTHER_TAINT]}}, MERGE)

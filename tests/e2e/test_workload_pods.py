@@ -4,12 +4,15 @@ chain from a mock driver root.  Field reports FR07-FR11 and FR17; see
 docs/workload-lifecycle.md."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
 import gvtest
+from test_deploy import chart_rbac
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
 from client import TestApiServer  # noqa: E402
@@ -63,11 +66,16 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.api = TestApiServer(token="gv-e2e-token", namespace=NS, bookmark_ms=500).start()
+        # RBAC mode with the chart's own rules: the components need nothing the chart does not grant.
+        cls.rbac_dir = tempfile.mkdtemp(prefix="gv-rbac-")
+        rb = chart_rbac(os.path.join(cls.rbac_dir, "rbac.json"), NS)
+        cls.api = TestApiServer(token="gv-e2e-token", namespace=NS, bookmark_ms=500,
+                                **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
 
     @classmethod
     def tearDownClass(cls):
         cls.api.stop()
+        shutil.rmtree(cls.rbac_dir, ignore_errors=True)
 
     def setUp(self):
         super().setUp()
@@ -137,7 +145,8 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         reqs = self.api.requests()
         self.assertEqual(pod_gets(reqs), [], "the pod must be watched, not polled")
         self.assertTrue(any(r["watch"] and "/pods" in r["path"] for r in reqs), "no pod watch seen")
-        self.assertTrue(all(r["auth"] == "ok" for r in reqs))
+        self.assertTrue(all(r["auth"] == "ok" for r in reqs if r["auth"] != "admin"))  # admin: the test's own
+        self.assertEqual([r for r in reqs if r.get("status") == 403], [], "within the chart's RBAC rules")
 
     def capture_pod(self, component):
         """Start a thread that records the first validation pod it sees (test-side)."""
