@@ -24,8 +24,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 class TestApiServer:
     def __init__(self, token="gv-test-token", tls=False, namespace="gpu-operator", bookmark_ms=1000,
-                 extra_args=(), workdir=None):
+                 extra_args=(), workdir=None, rbac=None, rbac_user=None):
+        """@rbac: a JSON file of RBAC objects (RBAC mode for @token as @rbac_user); the test's own
+        api() calls then use a second, admin token that RBAC does not restrict."""
         self.token = token
+        self.rbac = rbac
+        self.rbac_user = rbac_user
+        self.admin_token = token + "-admin" if rbac and token else None
         self.tls = tls
         self.namespace = namespace
         self.bookmark_ms = bookmark_ms
@@ -47,6 +52,10 @@ class TestApiServer:
             args += ["--token", self.token]
         if self.tls:
             args.append("--tls")
+        if self.rbac:
+            args += ["--rbac", self.rbac, "--admin-token", self.admin_token]
+            if self.rbac_user:
+                args += ["--rbac-user", self.rbac_user]
         args += self.extra_args
         self.proc = subprocess.Popen(args)
         end = time.time() + timeout
@@ -89,7 +98,7 @@ class TestApiServer:
         if data is not None:
             req.add_header("Content-Type", content_type)
         if auth and self.token:
-            req.add_header("Authorization", "Bearer " + self.token)
+            req.add_header("Authorization", "Bearer " + (self.admin_token or self.token))
         ctx = None
         if self.tls:
             import ssl
@@ -136,12 +145,12 @@ class TestApiServer:
         return self.control("POST", "drop-watches")
 
     def settings(self, **kw):
-        """deleteDelayMs, goneAs ("event" or "http"), bookmarkMs."""
+        """deleteDelayMs, goneAs ("event" or "http"), bookmarkMs, relax (list of checks to switch off)."""
         return self.control("POST", "settings", kw)
 
     def kubelet(self, **kw):
         """enabled, nodeName, runningAfterMs, exitAfterMs, exitCode, initExitCode, sidecar,
-        sidecarName, admissionError, admissionMessage, waitingReason."""
+        sidecarName, admissionError, admissionMessage, waitingReason, terminateAfterMs, exitJitterMs."""
         return self.control("POST", "kubelet", kw)
 
     def node(self, name, labels=None, capacity=None, allocatable=None):

@@ -85,6 +85,29 @@ def by_kind(docs, kind):
     return [d for d in docs if d["kind"] == kind]
 
 
+def chart_rbac(path, namespace, sets=()):
+    """The chart's RBAC objects for a release in @namespace, written to @path as JSON for the
+    test API server's RBAC mode; -> (path, user of the validator's ServiceAccount), or None
+    when helm or node is missing outside CI (the caller then runs without RBAC)."""
+    try:
+        helm()
+    except unittest.SkipTest:
+        return None
+    args = ["template", "rel", CHART, "--namespace", namespace]
+    for s in sets:
+        args += ["--set", s]
+    p = helm_run(*args)
+    if p.returncode != 0:
+        raise AssertionError(f"helm template failed:\n{p.stderr}")
+    j = subprocess.run(["node", os.path.join(TOOLS, "yaml2json.js")], input=p.stdout, capture_output=True,
+                       text=True, timeout=60, check=True)
+    docs = json.loads(j.stdout)
+    with open(path, "w") as f:
+        json.dump(docs, f)
+    sa = [d for d in docs if d.get("kind") == "ServiceAccount"][0]["metadata"]
+    return path, "system:serviceaccount:%s:%s" % (sa.get("namespace") or namespace, sa["name"])
+
+
 def one(docs, kind, name_part=""):
     found = [d for d in by_kind(docs, kind) if name_part in d["metadata"]["name"]]
     if len(found) != 1:

@@ -13,6 +13,7 @@ import sys
 import time
 
 import gvtest
+from test_deploy import chart_rbac
 from test_metrics import BOOT_A, BOOT_B, Exporter, Folder, parse, series
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
@@ -53,7 +54,9 @@ class NodeSignalTestCase(gvtest.TempDirTestCase):
         self.set_boot(BOOT_A)
         self.sysfs = self.path("sys")
         os.makedirs(os.path.join(self.sysfs, "bus", "pci", "devices"))
-        self.api = TestApiServer(namespace=NS).start()
+        # Strict validation (Node Events only in "default") and RBAC mode with the chart's own rules (node status on): the signal needs nothing more.
+        rb = chart_rbac(self.path("rbac.json"), NS, sets=("nodeStatus.enabled=true",))
+        self.api = TestApiServer(namespace=NS, **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
         self.addCleanup(self.api.stop)
         self.api.node(NODE, labels={"kubernetes.io/hostname": NODE})
         self.api.api("PATCH", f"/api/v1/nodes/{NODE}", {"spec": {"taints": [STARTUP_TAINT, OTHER_TAINT]}}, MERGE)

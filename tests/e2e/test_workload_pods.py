@@ -4,12 +4,15 @@ chain from a mock driver root.  Field reports FR07-FR11 and FR17; see
 docs/workload-lifecycle.md."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
 import gvtest
+from test_deploy import chart_rbac
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
 from client import TestApiServer  # noqa: E402
@@ -63,11 +66,16 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.api = TestApiServer(token="gv-e2e-token", namespace=NS, bookmark_ms=500).start()
+        # RBAC mode with the chart's own rules: the components need nothing the chart does not grant.
+        cls.rbac_dir = tempfile.mkdtemp(prefix="gv-rbac-")
+        rb = chart_rbac(os.path.join(cls.rbac_dir, "rbac.json"), NS)
+        cls.api = TestApiServer(token="gv-e2e-token", namespace=NS, bookmark_ms=500,
+                                **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
 
     @classmethod
     def tearDownClass(cls):
         cls.api.stop()
+        shutil.rmtree(cls.rbac_dir, ignore_errors=True)
 
     def setUp(self):
         super().setUp()
@@ -122,6 +130,14 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
     def pods(self, component):
         return self.api.pods(NS, SELECTOR[component])
 
+    def assert_gone(self, component, msg=None):
+        """The pods of @component are gone.  A bound pod is deleted gracefully, as on a real
+        cluster: it keeps a deletionTimestamp until the simulated kubelet has stopped it."""
+        end = time.monotonic() + 5
+        while self.pods(component) and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertEqual(self.pods(component), [], msg)
+
     def posts(self):
         return [r for r in self.api.requests() if r["method"] == "POST" and r["path"].endswith("/pods")]
 
@@ -129,7 +145,8 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         reqs = self.api.requests()
         self.assertEqual(pod_gets(reqs), [], "the pod must be watched, not polled")
         self.assertTrue(any(r["watch"] and "/pods" in r["path"] for r in reqs), "no pod watch seen")
-        self.assertTrue(all(r["auth"] == "ok" for r in reqs))
+        self.assertTrue(all(r["auth"] == "ok" for r in reqs if r["auth"] != "admin"))  # admin: the test's own
+        self.assertEqual([r for r in reqs if r.get("status") == 403], [], "within the chart's RBAC rules")
 
     def capture_pod(self, component):
         """Start a thread that records the first validation pod it sees (test-side)."""
@@ -150,7 +167,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertEqual(p.returncode, 0, self.out(p))
         self.assertIn("CUDA validation pod", p.stdout)
         self.assertTrue(os.path.exists(self.marker("cuda-ready")))
-        self.assertEqual(self.pods("cuda"), [], "the pod is deleted afterwards")
+        self.assert_gone("cuda", "the pod is deleted afterwards")
         self.assertEqual(len(self.posts()), 1)
         self.assert_no_polling()
 
@@ -203,7 +220,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertIn(IMAGE, p.stdout)
         self.assertIn("workload-failed", p.stdout)
         self.assertLess(p.elapsed, 20)
-        self.assertEqual(self.pods("cuda"), [])
+        self.assert_gone("cuda")
         self.assertFalse(os.path.exists(self.marker("cuda-ready")))
 
     def test_init_container_failure_with_log_lines(self):
@@ -226,7 +243,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertNotIn("line 5\n", p.stdout, "only the last lines (tailLines)")
         self.assertIn("line 39", p.stdout)
         self.assertTrue(any("tailLines=" in r["query"] and r["path"].endswith("/log") for r in self.api.requests()))
-        self.assertEqual(self.pods("cuda"), [])
+        self.assert_gone("cuda")
 
     def test_pod_timeout_bound(self):
         # no kubelet: the pod stays Pending
@@ -234,7 +251,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertEqual(p.returncode, 3, self.out(p))
         self.assertIn("2 s", p.stdout)
         self.assertLess(p.elapsed, 15)
-        self.assertEqual(self.pods("cuda"), [])
+        self.assert_gone("cuda")
 
     def test_tolerations_and_owner_from_validator_pod(self):
         self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
@@ -298,7 +315,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         p = self.gv("plugin")
         self.assertEqual(p.returncode, 0, self.out(p))
         self.assertTrue(os.path.exists(self.marker("plugin-ready")))
-        self.assertEqual(self.pods("plugin"), [], "the pod with its sidecar is deleted afterwards")
+        self.assert_gone("plugin", "the pod with its sidecar is deleted afterwards")
         self.assertLess(p.elapsed, 20)
         self.assert_no_polling()
 
@@ -322,7 +339,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertIn("deleted by someone else", p.stderr + p.stdout)
         self.assertEqual(len(self.posts()), 2)
         self.assertTrue(os.path.exists(self.marker("cuda-ready")))
-        self.assertEqual(self.pods("cuda"), [])
+        self.assert_gone("cuda")
         self.assert_no_polling()
 
     def test_fr10_deleted_every_time_bounded_failure(self):
@@ -358,7 +375,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertEqual(p.returncode, 0, self.out(p))
         m = gvtest.read_marker(self.marker("plugin-ready"))
         self.assertEqual(m["DEVICE_PLUGIN_DEVICES"], "4")
-        self.assertEqual(self.pods("plugin"), [])
+        self.assert_gone("plugin")
         self.assert_no_polling()
         node_gets = [r for r in self.api.requests() if r["method"] == "GET" and not r["watch"]
                      and r["path"] == "/api/v1/nodes/" + NODE]
@@ -385,7 +402,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertLess(p.elapsed, 10, "detected within seconds")
         self.assertIn("UnexpectedAdmissionError", p.stdout)
         self.assertIn("no free GPU", p.stdout)
-        self.assertEqual(self.pods("plugin"), [], "the failed pod is deleted")
+        self.assert_gone("plugin", "the failed pod is deleted")
         self.assertFalse(os.path.exists(self.marker("plugin-ready")))
         self.assertEqual(len(self.posts()), 1)
 
@@ -397,7 +414,7 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertLess(p.elapsed, 20)
         self.assertIn("UnexpectedAdmissionError", p.stdout)
         self.assertGreaterEqual(len(self.posts()), 2)
-        self.assertEqual(self.pods("plugin"), [])
+        self.assert_gone("plugin")
 
     def test_fr07_without_workload_capacity_is_enough(self):
         self.gpu_node()

@@ -354,11 +354,14 @@ static void test_watch_lifecycle(void **state)
         int r = gv_k8s_pod_watch(f->c, NS, "app=nvidia-cuda-validator", "node-a", NULL, 20, on_lifecycle, &w, &err);
         if (r < 0)
                 fail_msg("watch: %s", err->msg);
-        assert_int_equal(w.n, 4);
+        /* A bound pod is deleted gracefully, as by kube-apiserver: first a MODIFIED with its
+         * deletionTimestamp, then DELETED once the simulated kubelet stopped it. */
+        assert_int_equal(w.n, 5);
         assert_string_equal(w.seen[0], "SYNCED ");
         assert_string_equal(w.seen[1], "ADDED Pending");
         assert_string_equal(w.seen[2], "MODIFIED Running");
-        assert_string_equal(w.seen[3], "DELETED Running");
+        assert_string_equal(w.seen[3], "MODIFIED Running");
+        assert_string_equal(w.seen[4], "DELETED Running");
         assert_int_equal(count_requests(f, "GET", "/pods", 1), 1);
         assert_int_equal(count_requests(f, "GET", "/pods", 0), 1); /* one list, no polling */
 }
