@@ -39,7 +39,8 @@ static void help(FILE *f)
                 "                           gpu-validator-mock-UID); holds driver-root/, validations/, cdi/\n");
         gv_options_help_validation(f);
         fprintf(f,
-                "\nComponents: driver, toolkit, cuda, plugin.\n"
+                "\nComponents (chain order): mofed, driver, nvidia-fs, gdrcopy, nvidia-peermem, toolkit, cuda,\n"
+                "plugin; sandbox: cc-manager, vfio-pci, vgpu-manager, vgpu-devices (docs/components.md).\n"
                 "\nExit codes:\n"
                 "  0 every component passed (or was skipped on purpose)\n"
                 "  1 a component failed (the chain stops there)\n"
@@ -86,17 +87,27 @@ static double now_s(void)
 static int select_components(gv_cli_t *cli, char **names, const gv_component_t **out, size_t *n_out,
                              gv_error_t **err)
 {
+        static const char *const default_names[] = { "driver", "toolkit", "cuda", "plugin", NULL };
         const gv_component_t *const *all = gv_components_all();
         size_t n = 0;
         for (char **name = names; name && *name; name++) {
-                if (!gv_component_find(*name))
+                if (!gv_component_find(*name)) {
+                        _cleanup_free_ char *known = NULL;
+                        size_t klen = 0;
+                        FILE *k = open_memstream(&known, &klen);
+                        for (size_t i = 0; k && all[i]; i++)
+                                fprintf(k, "%s%s", i ? ", " : "", all[i]->name);
+                        if (k)
+                                fclose(k);
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                            "unknown component '%s' (this build validates: driver, toolkit, cuda, "
-                                            "plugin)",
-                                            *name);
+                                            "unknown component '%s' (this build validates: %s)", *name,
+                                            known ? known : "?");
+                }
         }
+        if (!names)
+                names = (char **) default_names;
         for (size_t i = 0; all[i]; i++) {
-                bool wanted = names == NULL;
+                bool wanted = false;
                 for (char **name = names; name && *name && !wanted; name++)
                         wanted = strcmp(*name, all[i]->name) == 0;
                 if (wanted)
@@ -156,7 +167,7 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 }
         }
 
-        const gv_component_t *selected[16];
+        const gv_component_t *selected[32];
         size_t n_selected = 0;
         if (select_components(cli, o.components, selected, &n_selected, &err) < 0) {
                 gv_mock_run_clear(&mock);

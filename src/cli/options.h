@@ -72,6 +72,10 @@ enum {
         GV_OPT_POD_TIMEOUT,
         GV_OPT_CAPACITY_WAIT,
         GV_OPT_VALIDATOR_POD_NAME,
+        /* sandbox, vGPU, GPUDirect */
+        GV_OPT_SYSFS_ROOT,
+        GV_OPT_DEFAULT_WORKLOAD_CONFIG,
+        GV_OPT_MOFED_READY_FILE,
 };
 
 /* getopt_long entries for the store-only options (--output-dir, --boot-id-file). */
@@ -109,7 +113,10 @@ enum {
         { "workload-template", required_argument, NULL, GV_OPT_WORKLOAD_TEMPLATE },             \
         { "pod-timeout", required_argument, NULL, GV_OPT_POD_TIMEOUT },                         \
         { "capacity-wait", required_argument, NULL, GV_OPT_CAPACITY_WAIT },                     \
-        { "validator-pod-name", required_argument, NULL, GV_OPT_VALIDATOR_POD_NAME }
+        { "validator-pod-name", required_argument, NULL, GV_OPT_VALIDATOR_POD_NAME },                 \
+        { "sysfs-root", required_argument, NULL, GV_OPT_SYSFS_ROOT },                           \
+        { "default-workload-config", required_argument, NULL, GV_OPT_DEFAULT_WORKLOAD_CONFIG }, \
+        { "mofed-ready-file", required_argument, NULL, GV_OPT_MOFED_READY_FILE }
 
 /*
  * gv_options_init - defaults, then the environment variables.

@@ -67,6 +67,14 @@ typedef struct gv_config {
         unsigned capacity_wait_s;                /* --capacity-wait / CAPACITY_WAIT_SECONDS: GPU capacity wait, 150 */
         bool mock;                               /* validating a mock driver root as a containerised driver:
                                                     no host-driver probe, no kernel module (run --mock) */
+        /* sandbox, vGPU and GPUDirect components (docs/components.md) */
+        const char *sysfs_root;                  /* --sysfs-root / GV_SYSFS_ROOT: where sysfs is read, "/sys" */
+        const char *default_workload_config;     /* DEFAULT_GPU_WORKLOAD_CONFIG: used when the node has no valid
+                                                    nvidia.com/gpu.workload.config label; NULL: vm-passthrough */
+        const char *mofed_ready_file;            /* --mofed-ready-file / MOFED_READY_FILE,
+                                                    /run/mellanox/drivers/.driver-ready */
+        bool use_host_mofed;                     /* USE_HOST_MOFED: mofed is ready when mlx5_core is loaded */
+        bool gpu_direct_rdma_enabled;            /* GPU_DIRECT_RDMA_ENABLED: mofed validates only when true */
         const volatile sig_atomic_t *stop;       /* set by SIGTERM/SIGINT; components give up promptly */
         gv_log_fn log;                           /* may be NULL */
         void *log_userdata;

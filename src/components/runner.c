@@ -15,11 +15,21 @@
 #include "base/cleanup.h"
 #include "internal.h"
 
+/* Chain order: what `run` validates first comes first (mofed before the driver, as the driver container waits for it). */
 static const gv_component_t *const all_components[] = {
+        &gv_component_mofed,
         &gv_component_driver,
+        &gv_component_nvidia_fs,
+        &gv_component_gdrcopy,
+        &gv_component_nvidia_peermem,
         &gv_component_toolkit,
         &gv_component_cuda,
         &gv_component_plugin,
+        /* sandbox (nvidia-sandbox-validator's order) */
+        &gv_component_cc_manager,
+        &gv_component_vfio_pci,
+        &gv_component_vgpu_manager,
+        &gv_component_vgpu_devices,
         NULL,
 };
 
