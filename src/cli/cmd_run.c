@@ -84,8 +84,8 @@ static double now_s(void)
 }
 
 /* Resolve the requested component names into chain order; usage error on unknown names. */
-static int select_components(gv_cli_t *cli, char **names, const gv_component_t **out, size_t *n_out,
-                             gv_error_t **err)
+static int select_components(gv_cli_t *cli, char **names, const char *const *cli_assumed,
+                             const gv_component_t **out, size_t *n_out, gv_error_t **err)
 {
         static const char *const default_names[] = { "driver", "toolkit", "cuda", "plugin", NULL };
         const gv_component_t *const *all = gv_components_all();
@@ -104,6 +104,10 @@ static int select_components(gv_cli_t *cli, char **names, const gv_component_t *
                                             known ? known : "?");
                 }
         }
+        for (const char *const *a = cli_assumed; a && *a; a++)
+                if (!gv_component_find(*a))
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "--assume-ready / ASSUME_READY: unknown component '%s'", *a);
         if (!names)
                 names = (char **) default_names;
         for (size_t i = 0; all[i]; i++) {
@@ -169,7 +173,7 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
 
         const gv_component_t *selected[32];
         size_t n_selected = 0;
-        if (select_components(cli, o.components, selected, &n_selected, &err) < 0) {
+        if (select_components(cli, o.components, o.cfg.assume_ready, selected, &n_selected, &err) < 0) {
                 gv_mock_run_clear(&mock);
                 gv_options_free(&o);
                 return gv_cli_fail(cli, "run", &err);
@@ -190,7 +194,11 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 gv_run_report_t rep = { 0 };
                 int r = gv_component_run(selected[i], &o.cfg, store, &rep);
                 sum += rep.duration_s;
-                const char *verdict = r < 0 ? "FAILED" : rep.skipped ? "skipped" : rep.warning ? "ok (warning)" : "ok";
+                const char *verdict = r < 0            ? "FAILED"
+                                      : rep.skipped    ? "skipped"
+                                      : rep.assumed    ? "assumed"
+                                      : rep.warning    ? "ok (warning)"
+                                                       : "ok";
                 fprintf(out, "%-9s %-13s %7.3fs  %s%s%s\n", selected[i]->name, verdict, rep.duration_s,
                         r < 0 ? gv_reason_name(rep.reason) : "", r < 0 ? ": " : "",
                         rep.message ? rep.message : "");

@@ -43,6 +43,13 @@ static char *format_facts(const gv_marker_info_t *info)
         FILE *f = open_memstream(&buf, &len);
         if (!f)
                 return NULL;
+        /* provided outside or skipped on purpose: say so first (issue 11 item 5) */
+        const char *assumed_by = gv_kvlist_get(&info->content, "ASSUMED_BY");
+        const char *skip_reason = gv_kvlist_get(&info->content, "SKIP_REASON");
+        if (gv_kvlist_get(&info->content, "ASSUMED"))
+                fprintf(f, "ASSUMED by %s", assumed_by ? assumed_by : "?");
+        else if (gv_kvlist_get(&info->content, "SKIPPED"))
+                fprintf(f, "SKIPPED (%s)", skip_reason ? skip_reason : "on purpose");
         if (info->id == GV_MARKER_DRIVER || info->id == GV_MARKER_HOST_DRIVER) {
                 for (const char *const *k = driver_keys; *k; k++) {
                         const char *v = gv_kvlist_get(&info->content, *k);

@@ -156,6 +156,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                         *(const char **) ((char *) c + strings[i].offset) = v;
         }
         o->output_dir_set = gv_env("OUTPUT_DIR") != NULL;
+        if (gv_env("ASSUME_READY"))
+                c->assume_ready_by = "ASSUME_READY";
 
         int r;
         if ((r = gv_env_bool("DISABLE_DEV_CHAR_SYMLINK_CREATION", &c->disable_dev_char_symlinks, err)) < 0 ||
@@ -186,6 +188,7 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                 { "CDI_DIRS", offsetof(gv_options_t, cdi_dirs) },
                 { "RUNTIME_CONFIGS", offsetof(gv_options_t, runtime_configs) },
                 { "COMPONENT", offsetof(gv_options_t, components) },
+                { "ASSUME_READY", offsetof(gv_options_t, assume_ready) },
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(lists); i++) {
                 const char *v = gv_env(lists[i].var);
@@ -295,6 +298,9 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
                 return (r = list_append(&o->runtime_configs, arg, err)) < 0 ? r : 1;
         case GV_OPT_COMPONENTS:
                 return (r = set_list(&o->components, arg, err)) < 0 ? r : 1;
+        case GV_OPT_ASSUME_READY:
+                c->assume_ready_by = "--assume-ready";
+                return (r = set_list(&o->assume_ready, arg, err)) < 0 ? r : 1;
         default:
                 return 0;
         }
@@ -313,6 +319,7 @@ void gv_options_finish(gv_options_t *o)
         o->cfg.bin_search = (const char *const *) o->bin_search;
         o->cfg.cdi_dirs = (const char *const *) o->cdi_dirs;
         o->cfg.runtime_configs = (const char *const *) o->runtime_configs;
+        o->cfg.assume_ready = (const char *const *) o->assume_ready;
 }
 
 void gv_options_free(gv_options_t *o)
@@ -325,6 +332,7 @@ void gv_options_free(gv_options_t *o)
         strv_free(o->cdi_dirs);
         strv_free(o->runtime_configs);
         strv_free(o->components);
+        strv_free(o->assume_ready);
         free(o->mock_profile);
         free(o->mock_dir);
         memset(o, 0, sizeof(*o));
@@ -388,6 +396,10 @@ void gv_options_help_validation(FILE *f)
                 "                           container, vm-passthrough or vm-vgpu when the node has no valid\n"
                 "                           nvidia.com/gpu.workload.config label (DEFAULT_GPU_WORKLOAD_CONFIG,\n"
                 "                           default vm-passthrough)\n"
+                "  --assume-ready LIST      comma-separated components provided outside (e.g. toolkit on GKE\n"
+                "                           COS): their marker is published without validating, with\n"
+                "                           ASSUMED=true and ASSUMED_BY; the parent must still be ready\n"
+                "                           (ASSUME_READY)\n"
                 "  --mofed-ready-file FILE  the MOFED driver container's flag (MOFED_READY_FILE, default\n"
                 "                           /run/mellanox/drivers/.driver-ready); also read: USE_HOST_MOFED,\n"
                 "                           GPU_DIRECT_RDMA_ENABLED\n"

@@ -408,6 +408,42 @@ class TestGpuDirect(SandboxTestCase):
         self.assertIn("'maybe' is not true or false", p.stdout)
 
 
+class TestAssumeReady(SandboxTestCase):
+    """issue 11 item 5: a component provided outside (GKE COS toolkit, gpu-operator #1460)."""
+
+    def setUp(self):
+        super().setUp()
+        self.node.install_mock("driver", gpus=1)
+
+    def test_assumed_toolkit_keeps_the_chain_working(self):
+        p = self.run_gv("driver,toolkit,cuda", "--assume-ready", "toolkit", "--with-workload", "false", check=0)
+        self.assertRegex(p.stdout, r"toolkit\s+assumed")
+        t = self.node.read("toolkit-ready")
+        self.assertEqual(t["ASSUMED"], "true")
+        self.assertEqual(t["ASSUMED_BY"], "--assume-ready")
+        self.assertEqual(t["DRIVER_GENERATION"], self.node.read("driver-ready")["GENERATION"])
+        self.assertEqual(self.node.read("cuda-ready")["TOOLKIT_GENERATION"], t["GENERATION"])
+        self.assertNotIn("ASSUMED", self.node.read("driver-ready"))
+        self.assert_invariant()
+        st = gvtest.run(["status", *self.node.store_args()])
+        self.assertRegex(st.stdout, r"toolkit-ready\s+ready\s+\S+\s+ASSUMED by --assume-ready")
+        js = gvtest.run(["status", "--json", *self.node.store_args()])
+        self.assertIn('"ASSUMED":"true"', js.stdout.replace(" ", ""))
+
+    def test_assumed_by_environment_and_parent_still_required(self):
+        env = gvtest.clean_env(ASSUME_READY="toolkit")
+        p = self.run_gv("toolkit", env=env, check=1)
+        self.assertIn("dependency-not-ready", p.stdout)
+        self.assertFalse(self.node.exists("toolkit-ready"))
+        self.run_gv("driver", check=0)
+        self.run_gv("toolkit", env=env, check=0)
+        self.assertEqual(self.node.read("toolkit-ready")["ASSUMED_BY"], "ASSUME_READY")
+
+    def test_unknown_assumed_component_is_a_usage_error(self):
+        p = self.run_gv("driver", "--assume-ready", "toolkit,frobnicate", check=2)
+        self.assertIn("frobnicate", p.stderr)
+
+
 class TestComponentNames(SandboxTestCase):
     def test_unknown_component_lists_every_component(self):
         p = self.run_gv("frobnicate", check=2)
