@@ -393,11 +393,20 @@ int gv_driver_ctr_flag(const gv_config_t *cfg, const char *key, bool *file_prese
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                *err = TAKE_PTR(rerr);
+                if (err)
+                        *err = TAKE_PTR(rerr);
                 return r;
         }
         if (file_present)
                 *file_present = true;
+        return gv_driver_ctr_flag_parse(text, len, key, file, err);
+}
+
+int gv_driver_ctr_flag_parse(const char *text, size_t len, const char *key, const char *file, gv_error_t **err)
+{
+        int r;
+        if (memchr(text, '\0', len))
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: holds a NUL byte", file);
         yaml_parser_t parser;
         yaml_document_t doc;
         if (!yaml_parser_initialize(&parser))

@@ -101,6 +101,15 @@ int gv_sandbox_begin(const gv_config_t *cfg, gv_store_t *store, const char *comp
 int gv_driver_ctr_flag(const gv_config_t *cfg, const char *key, bool *file_present, gv_error_t **err);
 
 /*
+ * gv_driver_ctr_flag_parse - the value of @key in the .driver-ctr-ready text
+ * @text (@len bytes, NUL bytes allowed; YAML "KEY: bool" lines, empty text
+ * allowed).  @file names it in messages.  Returns 1 true, 0 false or absent,
+ * or -EINVAL with *err (GV_REASON_CONFIG naming the line) when the text is
+ * not a YAML mapping or the value is not true/false (any case).
+ */
+int gv_driver_ctr_flag_parse(const char *text, size_t len, const char *key, const char *file, gv_error_t **err);
+
+/*
  * gv_gpudirect_validate - shared body of nvidia-fs, gdrcopy and
  * nvidia-peermem: skipped unless @flag is true in .driver-ctr-ready; then
  * ready when @module is loaded (GV_REASON_MODULE_NOT_LOADED otherwise).
