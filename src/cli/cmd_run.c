@@ -122,6 +122,32 @@ static int select_components(gv_cli_t *cli, char **names, const char *const *cli
         return 0;
 }
 
+/* Whether @c was not asked for but follows one that was (gv_component_followers()). */
+static bool is_follower(const gv_component_t *c, const gv_component_t *const *selected, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (selected[i] == c)
+                        return false;
+        return true;
+}
+
+/*
+ * The run order: each selected component followed by its followers that were
+ * not selected themselves (the driver's GPUDirect components, as upstream).
+ */
+static size_t expand_followers(const gv_component_t *const *selected, size_t n, const gv_component_t **out,
+                               size_t cap)
+{
+        size_t k = 0;
+        for (size_t i = 0; i < n && k < cap; i++) {
+                out[k++] = selected[i];
+                for (const gv_component_t *const *f = gv_component_followers(selected[i]); *f && k < cap; f++)
+                        if (is_follower(*f, selected, n))
+                                out[k++] = *f;
+        }
+        return k;
+}
+
 int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
 {
         static const struct option extra[] = {
@@ -190,16 +216,23 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
         if (o.mock_profile)
                 gv_mock_run_print(&mock, &o, out);
         double t0 = now_s(), sum = 0;
-        for (size_t i = 0; i < n_selected; i++) {
+        const gv_component_t *order[64];
+        size_t n_order = expand_followers(selected, n_selected, order, GV_ARRAY_SIZE(order));
+        for (size_t i = 0; i < n_order; i++) {
                 gv_run_report_t rep = { 0 };
-                int r = gv_component_run(selected[i], &o.cfg, store, &rep);
+                bool follower = is_follower(order[i], selected, n_selected);
+                int r = gv_component_run(order[i], &o.cfg, store, &rep);
                 sum += rep.duration_s;
+                if (follower && r == 0 && rep.skipped) {
+                        gv_run_report_clear(&rep); /* flag off: upstream says nothing either */
+                        continue;
+                }
                 const char *verdict = r < 0            ? "FAILED"
                                       : rep.skipped    ? "skipped"
                                       : rep.assumed    ? "assumed"
                                       : rep.warning    ? "ok (warning)"
                                                        : "ok";
-                fprintf(out, "%-9s %-13s %7.3fs  %s%s%s\n", selected[i]->name, verdict, rep.duration_s,
+                fprintf(out, "%-9s %-13s %7.3fs  %s%s%s\n", order[i]->name, verdict, rep.duration_s,
                         r < 0 ? gv_reason_name(rep.reason) : "", r < 0 ? ": " : "",
                         rep.message ? rep.message : "");
                 if (rep.warning)

@@ -112,6 +112,15 @@ typedef struct gv_component {
 /* Whether @name is in cfg->assume_ready. */
 bool gv_component_assumed(const gv_config_t *cfg, const char *name);
 
+/*
+ * gv_component_followers - the components validated implicitly after @c
+ * passes, as upstream's driver validation does for nvidia-fs, gdrcopy and
+ * nvidia-peermem (each skips, quietly, when its .driver-ctr-ready flag is not
+ * true).  NULL-terminated static list; empty for the others.  Source:
+ * shared/reference/upstream-components.md ("nvidia-fs, gdrcopy, nvidia-peermem").
+ */
+const gv_component_t *const *gv_component_followers(const gv_component_t *c);
+
 /* The component called @name, or NULL.  Static table. */
 const gv_component_t *gv_component_find(const char *name);
 

@@ -38,6 +38,18 @@ const gv_component_t *const *gv_components_all(void)
         return all_components;
 }
 
+const gv_component_t *const *gv_component_followers(const gv_component_t *c)
+{
+        static const gv_component_t *const driver_followers[] = {
+                &gv_component_nvidia_fs,
+                &gv_component_gdrcopy,
+                &gv_component_nvidia_peermem,
+                NULL,
+        };
+        static const gv_component_t *const none[] = { NULL };
+        return c == &gv_component_driver ? driver_followers : none;
+}
+
 const gv_component_t *gv_component_find(const char *name)
 {
         if (!name)

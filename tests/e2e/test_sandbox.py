@@ -395,9 +395,33 @@ class TestGpuDirect(SandboxTestCase):
             self.assertEqual(m["DRIVER_GENERATION"], d["GENERATION"])
             self.assertEqual(m["KERNEL_MODULE"], module)
         self.assert_invariant()
-        # re-validating the driver removes them first (downstream-first invalidation)
+        # re-validating the driver removes them first (downstream-first invalidation), then
+        # validates them again against the new driver-ready, as upstream's driver validation does
+        self.run_gv("driver", check=0)
+        d2 = self.node.read("driver-ready")
+        self.assertNotEqual(d2["GENERATION"], d["GENERATION"])
+        for name in ("nvidia-fs", "gdrcopy", "nvidia-peermem"):
+            self.assertEqual(self.node.read(name + "-ready")["DRIVER_GENERATION"], d2["GENERATION"])
+        self.assert_invariant()
+        os.unlink(self.node.marker(".driver-ctr-ready"))
         self.run_gv("driver", check=0)
         self.assertEqual(self.node.present(), ["driver-ready"])
+
+    def test_driver_validates_its_gpudirect_components_as_upstream(self):
+        # upstream's driver validation checks them implicitly; the operator's DaemonSet has no init
+        # container of their own any more
+        self.flags("GDS_ENABLED: true\nGDRCOPY_ENABLED: false\n")
+        p = self.run_gv("driver", check=1)
+        self.assertIn("nvidia-fs", p.stdout)
+        self.assertIn("kernel module nvidia_fs is not loaded", p.stdout)
+        self.assertNotIn("gdrcopy", p.stdout.split("MARKER")[0])  # flag off: quiet, as upstream
+        self.assertTrue(self.node.exists("driver-ready"))
+        self.sys.load_module("nvidia_fs")
+        env = gvtest.clean_env(COMPONENT="driver")
+        p = self.run_gv("driver", env=env, check=0)
+        self.assertEqual(self.node.present(), ["driver-ready", "nvidia-fs-ready"])
+        self.assertEqual(self.node.read("nvidia-fs-ready")["DRIVER_GENERATION"],
+                         self.node.read("driver-ready")["GENERATION"])
 
     def test_unparsable_flags_file_is_a_config_error(self):
         self.flags("GDS_ENABLED: [true\n")
