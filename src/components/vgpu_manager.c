@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/cleanup.h"
 #include "sandbox.h"
@@ -61,7 +62,19 @@ static int manager_check(const gv_config_t *cfg, bool *host, gv_result_t *result
                                     tried ? tried : "");
         }
         if (cfg->run_nvidia_smi) {
-                int r = gv_nvidia_smi_check(cfg, smi, NULL, NULL, &result->warning, err);
+                /* as upstream (chroot <root> nvidia-smi) when we may; else run it in place */
+                const char *root = *host ? host_root_of(cfg) : driver_root_of(cfg);
+                size_t rl = strlen(root);
+                while (rl > 1 && root[rl - 1] == '/')
+                        rl--;
+                bool in_root = rl > 1 && strncmp(smi, root, rl) == 0 && smi[rl] == '/';
+                _cleanup_free_ char *chroot_dir = in_root && geteuid() == 0 ? strndup(root, rl) : NULL;
+                _cleanup_free_ char *sh = NULL;
+                if (chroot_dir && gv_root_resolve(chroot_dir, "/bin/sh", &sh, NULL) < 0) {
+                        free(chroot_dir); /* a root without a shell is not one to chroot into (as driver.c) */
+                        chroot_dir = NULL;
+                }
+                int r = gv_nvidia_smi_check(cfg, chroot_dir ? smi + rl : smi, NULL, chroot_dir, &result->warning, err);
                 if (r < 0)
                         return gv_error_prefix(err, "vGPU manager %s", smi);
         }
