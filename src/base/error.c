@@ -42,6 +42,12 @@ static const struct {
         [GV_REASON_KUBERNETES] = { "kubernetes-api", "check the API server address, credentials and RBAC", true },
         [GV_REASON_WORKLOAD] = { "workload-failed", NULL, true },
         [GV_REASON_NOT_IMPLEMENTED] = { "not-implemented", NULL, false },
+        [GV_REASON_PCI_NOT_READY] = { "pci-not-ready",
+                "a GPU's PCI function is not ready for the workload config: check its bound driver, sriov_numvfs "
+                "and mdev devices under /sys/bus/pci/devices (vfio-manager, vgpu-manager, vgpu-device-manager)", true },
+        [GV_REASON_MODULE_NOT_LOADED] = { "module-not-loaded",
+                "the kernel module named above is not loaded; check the driver container (GDS_ENABLED, "
+                "GDRCOPY_ENABLED, GPU_DIRECT_RDMA_ENABLED) or the MOFED driver", true },
 };
 
 const char *gv_reason_name(gv_reason_t reason)

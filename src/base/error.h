@@ -43,6 +43,9 @@ typedef enum gv_reason {
         GV_REASON_KUBERNETES,            /* API server unreachable or refused */
         GV_REASON_WORKLOAD,              /* validation pod failed */
         GV_REASON_NOT_IMPLEMENTED,
+        GV_REASON_PCI_NOT_READY,         /* a GPU's PCI function is not as the workload config needs
+                                            (bound driver, SR-IOV VFs, mdev types/devices) */
+        GV_REASON_MODULE_NOT_LOADED,     /* a kernel module (nvidia_fs, gdrdrv, nvidia_peermem, mlx5_core) is absent */
         GV_REASON__MAX
 } gv_reason_t;
 

@@ -44,6 +44,13 @@ static char *format_facts(const gv_marker_info_t *info)
         FILE *f = open_memstream(&buf, &len);
         if (!f)
                 return NULL;
+        /* provided outside or skipped on purpose: say so first (issue 11 item 5) */
+        const char *assumed_by = gv_kvlist_get(&info->content, "ASSUMED_BY");
+        const char *skip_reason = gv_kvlist_get(&info->content, "SKIP_REASON");
+        if (gv_kvlist_get(&info->content, "ASSUMED"))
+                fprintf(f, "ASSUMED by %s", assumed_by ? assumed_by : "?");
+        else if (gv_kvlist_get(&info->content, "SKIPPED"))
+                fprintf(f, "SKIPPED (%s)", skip_reason ? skip_reason : "on purpose");
         if (info->id == GV_MARKER_DRIVER || info->id == GV_MARKER_HOST_DRIVER) {
                 for (const char *const *k = driver_keys; *k; k++) {
                         const char *v = gv_kvlist_get(&info->content, *k);
@@ -108,7 +115,7 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
         int not_ready = 0;
         json_object *arr = json ? json_object_new_array() : NULL;
         if (!json)
-                fprintf(out, "%-22s %-13s %-6s %s\n", "MARKER", "STATE", "AGE", "FACTS");
+                fprintf(out, "%-24s %-13s %-6s %s\n", "MARKER", "STATE", "AGE", "FACTS");
         for (int id = 0; id < GV_MARKER__MAX; id++) {
                 gv_marker_info_t info = { 0 };
                 int r = gv_store_inspect(store, (gv_marker_id_t) id, &info, err);
@@ -139,7 +146,7 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
                 } else {
                         _cleanup_free_ char *age = format_age(info.mtime, now);
                         _cleanup_free_ char *facts = format_facts(&info);
-                        fprintf(out, "%-22s %-13s %-6s %s\n", gv_marker_file(info.id),
+                        fprintf(out, "%-24s %-13s %-6s %s\n", gv_marker_file(info.id),
                                 gv_marker_state_name(info.state), age ? age : "?", facts ? facts : "");
                 }
                 gv_marker_info_clear(&info);

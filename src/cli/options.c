@@ -115,6 +115,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         c->run_nvidia_smi = true;
         c->pod_timeout_s = 300;
         c->capacity_wait_s = 150; /* upstream: 30 polls, 5 s apart */
+        c->sysfs_root = "/sys";
+        c->mofed_ready_file = "/run/mellanox/drivers/.driver-ready";
         c->stop = cli->stop;
         c->log = gv_cli_log;
         c->log_userdata = cli;
@@ -144,6 +146,9 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                 { "VALIDATOR_POD_NAME", offsetof(gv_config_t, validator_pod_name) }, /* wins over POD_NAME */
                 { "POD_UID", offsetof(gv_config_t, validator_pod_uid) },
                 { "VALIDATOR_POD_UID", offsetof(gv_config_t, validator_pod_uid) },   /* wins over POD_UID */
+                { "GV_SYSFS_ROOT", offsetof(gv_config_t, sysfs_root) },
+                { "DEFAULT_GPU_WORKLOAD_CONFIG", offsetof(gv_config_t, default_workload_config) },
+                { "MOFED_READY_FILE", offsetof(gv_config_t, mofed_ready_file) },
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(strings); i++) {
                 const char *v = gv_env(strings[i].var);
@@ -151,6 +156,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                         *(const char **) ((char *) c + strings[i].offset) = v;
         }
         o->output_dir_set = gv_env("OUTPUT_DIR") != NULL;
+        if (gv_env("ASSUME_READY"))
+                c->assume_ready_by = "ASSUME_READY";
 
         int r;
         if ((r = gv_env_bool("DISABLE_DEV_CHAR_SYMLINK_CREATION", &c->disable_dev_char_symlinks, err)) < 0 ||
@@ -158,6 +165,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
             (r = gv_env_bool("WITH_WAIT", &c->with_wait, err)) < 0 ||
             (r = gv_env_bool("WITH_WORKLOAD", &c->with_workload, err)) < 0 ||
             (r = gv_env_bool("STRICT", &c->strict, err)) < 0 ||
+            (r = gv_env_bool("USE_HOST_MOFED", &c->use_host_mofed, err)) < 0 ||
+            (r = gv_env_bool("GPU_DIRECT_RDMA_ENABLED", &c->gpu_direct_rdma_enabled, err)) < 0 ||
             (r = gv_env_uint("SLEEP_INTERVAL_SECONDS", &c->sleep_interval_s, err)) < 0 ||
             (r = gv_env_uint("MAX_WAIT_SECONDS", &c->max_wait_s, err)) < 0 ||
             (r = gv_env_uint("MAX_BACKOFF_SECONDS", &c->max_backoff_s, err)) < 0 ||
@@ -179,6 +188,7 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                 { "CDI_DIRS", offsetof(gv_options_t, cdi_dirs) },
                 { "RUNTIME_CONFIGS", offsetof(gv_options_t, runtime_configs) },
                 { "COMPONENT", offsetof(gv_options_t, components) },
+                { "ASSUME_READY", offsetof(gv_options_t, assume_ready) },
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(lists); i++) {
                 const char *v = gv_env(lists[i].var);
@@ -234,6 +244,15 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
         case GV_OPT_VALIDATOR_POD_NAME:
                 target = &c->validator_pod_name;
                 break;
+        case GV_OPT_SYSFS_ROOT:
+                target = &c->sysfs_root;
+                break;
+        case GV_OPT_DEFAULT_WORKLOAD_CONFIG:
+                target = &c->default_workload_config;
+                break;
+        case GV_OPT_MOFED_READY_FILE:
+                target = &c->mofed_ready_file;
+                break;
         case GV_OPT_POD_TIMEOUT:
                 return (r = parse_uint_opt("--pod-timeout", arg, &c->pod_timeout_s, err)) < 0 ? r : 1;
         case GV_OPT_CAPACITY_WAIT:
@@ -279,6 +298,9 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
                 return (r = list_append(&o->runtime_configs, arg, err)) < 0 ? r : 1;
         case GV_OPT_COMPONENTS:
                 return (r = set_list(&o->components, arg, err)) < 0 ? r : 1;
+        case GV_OPT_ASSUME_READY:
+                c->assume_ready_by = "--assume-ready";
+                return (r = set_list(&o->assume_ready, arg, err)) < 0 ? r : 1;
         default:
                 return 0;
         }
@@ -297,6 +319,7 @@ void gv_options_finish(gv_options_t *o)
         o->cfg.bin_search = (const char *const *) o->bin_search;
         o->cfg.cdi_dirs = (const char *const *) o->cdi_dirs;
         o->cfg.runtime_configs = (const char *const *) o->runtime_configs;
+        o->cfg.assume_ready = (const char *const *) o->assume_ready;
 }
 
 void gv_options_free(gv_options_t *o)
@@ -309,6 +332,7 @@ void gv_options_free(gv_options_t *o)
         strv_free(o->cdi_dirs);
         strv_free(o->runtime_configs);
         strv_free(o->components);
+        strv_free(o->assume_ready);
         free(o->mock_profile);
         free(o->mock_dir);
         memset(o, 0, sizeof(*o));
@@ -366,6 +390,19 @@ void gv_options_help_validation(FILE *f)
                 "                           (CAPACITY_WAIT_SECONDS, default 150)\n"
                 "  --validator-pod-name POD the validator's own pod, for tolerations and the owner\n"
                 "                           reference (VALIDATOR_POD_NAME or POD_NAME; VALIDATOR_POD_UID)\n"
+                "  --sysfs-root DIR         where sysfs is read by mofed, nvidia-fs, gdrcopy, nvidia-peermem,\n"
+                "                           vfio-pci, vgpu-manager, vgpu-devices (GV_SYSFS_ROOT, default /sys)\n"
+                "  --default-workload-config CONFIG\n"
+                "                           container, vm-passthrough or vm-vgpu when the node has no valid\n"
+                "                           nvidia.com/gpu.workload.config label (DEFAULT_GPU_WORKLOAD_CONFIG,\n"
+                "                           default vm-passthrough)\n"
+                "  --assume-ready LIST      comma-separated components provided outside (e.g. toolkit on GKE\n"
+                "                           COS): their marker is published without validating, with\n"
+                "                           ASSUMED=true and ASSUMED_BY; the parent must still be ready\n"
+                "                           (ASSUME_READY)\n"
+                "  --mofed-ready-file FILE  the MOFED driver container's flag (MOFED_READY_FILE, default\n"
+                "                           /run/mellanox/drivers/.driver-ready); also read: USE_HOST_MOFED,\n"
+                "                           GPU_DIRECT_RDMA_ENABLED\n"
                 "  Also read: VALIDATOR_IMAGE, VALIDATOR_IMAGE_PULL_POLICY, VALIDATOR_IMAGE_PULL_SECRETS,\n"
                 "  VALIDATOR_RUNTIME_CLASS (the validation pods' image settings).\n");
         static const struct {

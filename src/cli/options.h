@@ -26,6 +26,7 @@ typedef struct gv_options {
         char **cdi_dirs;
         char **runtime_configs;
         char **components;     /* --components / COMPONENT, NULL means all */
+        char **assume_ready;   /* --assume-ready / ASSUME_READY, NULL when none */
         char *mock_profile;    /* --mock[=PROFILE]; NULL when not mock */
         unsigned mock_gpus;    /* --gpus for --mock, 0 = profile's count */
         char *mock_dir;        /* --mock-dir */
@@ -72,6 +73,11 @@ enum {
         GV_OPT_POD_TIMEOUT,
         GV_OPT_CAPACITY_WAIT,
         GV_OPT_VALIDATOR_POD_NAME,
+        /* sandbox, vGPU, GPUDirect */
+        GV_OPT_SYSFS_ROOT,
+        GV_OPT_DEFAULT_WORKLOAD_CONFIG,
+        GV_OPT_MOFED_READY_FILE,
+        GV_OPT_ASSUME_READY,
 };
 
 /* getopt_long entries for the store-only options (--output-dir, --boot-id-file). */
@@ -109,7 +115,11 @@ enum {
         { "workload-template", required_argument, NULL, GV_OPT_WORKLOAD_TEMPLATE },             \
         { "pod-timeout", required_argument, NULL, GV_OPT_POD_TIMEOUT },                         \
         { "capacity-wait", required_argument, NULL, GV_OPT_CAPACITY_WAIT },                     \
-        { "validator-pod-name", required_argument, NULL, GV_OPT_VALIDATOR_POD_NAME }
+        { "validator-pod-name", required_argument, NULL, GV_OPT_VALIDATOR_POD_NAME },                 \
+        { "sysfs-root", required_argument, NULL, GV_OPT_SYSFS_ROOT },                           \
+        { "default-workload-config", required_argument, NULL, GV_OPT_DEFAULT_WORKLOAD_CONFIG }, \
+        { "mofed-ready-file", required_argument, NULL, GV_OPT_MOFED_READY_FILE },               \
+        { "assume-ready", required_argument, NULL, GV_OPT_ASSUME_READY }
 
 /*
  * gv_options_init - defaults, then the environment variables.

@@ -67,6 +67,18 @@ typedef struct gv_config {
         unsigned capacity_wait_s;                /* --capacity-wait / CAPACITY_WAIT_SECONDS: GPU capacity wait, 150 */
         bool mock;                               /* validating a mock driver root as a containerised driver:
                                                     no host-driver probe, no kernel module (run --mock) */
+        /* sandbox, vGPU and GPUDirect components (docs/components.md) */
+        const char *sysfs_root;                  /* --sysfs-root / GV_SYSFS_ROOT: where sysfs is read, "/sys" */
+        const char *default_workload_config;     /* DEFAULT_GPU_WORKLOAD_CONFIG: used when the node has no valid
+                                                    nvidia.com/gpu.workload.config label; NULL: vm-passthrough */
+        const char *mofed_ready_file;            /* --mofed-ready-file / MOFED_READY_FILE,
+                                                    /run/mellanox/drivers/.driver-ready */
+        bool use_host_mofed;                     /* USE_HOST_MOFED: mofed is ready when mlx5_core is loaded */
+        bool gpu_direct_rdma_enabled;            /* GPU_DIRECT_RDMA_ENABLED: mofed validates only when true */
+        const char *const *assume_ready;         /* --assume-ready / ASSUME_READY: components provided outside;
+                                                    their marker is published without validating, with
+                                                    ASSUMED=true and ASSUMED_BY (docs/components.md) */
+        const char *assume_ready_by;             /* who said so: "--assume-ready" or "ASSUME_READY" */
         const volatile sig_atomic_t *stop;       /* set by SIGTERM/SIGINT; components give up promptly */
         gv_log_fn log;                           /* may be NULL */
         void *log_userdata;
@@ -76,7 +88,9 @@ typedef struct gv_config {
 typedef struct gv_result {
         gv_kvlist_t facts;  /* extra marker keys (driver-ready's upstream keys, versions, GPU_COUNT) */
         bool host_driver;   /* driver only: also write host-driver-ready */
-        bool skipped;       /* nothing to validate here (FR08): exit 0, no marker */
+        bool skipped;       /* nothing to validate here (FR08): exit 0, no marker ... */
+        bool record_skip;   /* ... unless set: skipped on purpose, the marker is published with the facts
+                               (SKIPPED=true, SKIP_REASON) so the chain and the node signal see it complete */
         char *summary;      /* one line for the run report (heap), may be NULL */
         char *warning;      /* non-fatal problem (nvidia-smi exit 14), heap, may be NULL */
 } gv_result_t;
@@ -95,6 +109,18 @@ typedef struct gv_component {
         int (*validate)(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err);
 } gv_component_t;
 
+/* Whether @name is in cfg->assume_ready. */
+bool gv_component_assumed(const gv_config_t *cfg, const char *name);
+
+/*
+ * gv_component_followers - the components validated implicitly after @c
+ * passes, as upstream's driver validation does for nvidia-fs, gdrcopy and
+ * nvidia-peermem (each skips, quietly, when its .driver-ctr-ready flag is not
+ * true).  NULL-terminated static list; empty for the others.  Source:
+ * shared/reference/upstream-components.md ("nvidia-fs, gdrcopy, nvidia-peermem").
+ */
+const gv_component_t *const *gv_component_followers(const gv_component_t *c);
+
 /* The component called @name, or NULL.  Static table. */
 const gv_component_t *gv_component_find(const char *name);
 
@@ -109,6 +135,7 @@ typedef struct gv_run_report {
         char *message;        /* heap: last error message, or the summary on success */
         char *warning;        /* heap or NULL */
         bool skipped;
+        bool assumed;         /* published without validating (cfg->assume_ready) */
         unsigned attempts;
         double duration_s;    /* wall time of the whole run, seconds */
         gv_reason_t last_reason; /* reason of the last failed attempt (differs from reason on timeout) */

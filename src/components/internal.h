@@ -19,6 +19,14 @@ extern const gv_component_t gv_component_driver;
 extern const gv_component_t gv_component_toolkit;
 extern const gv_component_t gv_component_cuda;
 extern const gv_component_t gv_component_plugin;
+extern const gv_component_t gv_component_mofed;
+extern const gv_component_t gv_component_nvidia_fs;
+extern const gv_component_t gv_component_gdrcopy;
+extern const gv_component_t gv_component_nvidia_peermem;
+extern const gv_component_t gv_component_cc_manager;
+extern const gv_component_t gv_component_vfio_pci;
+extern const gv_component_t gv_component_vgpu_manager;
+extern const gv_component_t gv_component_vgpu_devices;
 
 /*
  * gv_cfg_logf - gv_logf() to cfg->log (if @cfg and cfg->log are set) with the

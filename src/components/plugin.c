@@ -3,7 +3,8 @@
  * plugin: the device plugin advertises GPUs on this node.  Watches the Node
  * (never polls) until status.allocatable has nvidia.com/gpu* or
  * nvidia.com/mig-* >= 1, bounded by CAPACITY_WAIT_SECONDS; skips when the
- * node carries nvidia.com/gpu.deploy.device-plugin=false (FR08); with
+ * node carries nvidia.com/gpu.deploy.device-plugin=false (FR08), and records
+ * that in plugin-ready (SKIPPED=true, SKIP_REASON; issue 11 item 5); with
  * WITH_WORKLOAD runs the plugin validation pod asking for one unit of the
  * resource found (MIG first, as upstream), which detects "every GPU already
  * allocated" (FR07).  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
@@ -138,9 +139,10 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         }
         if (w.disabled) {
                 res.skipped = true;
+                res.record_skip = true; /* skipped on purpose: plugin-ready says so (issue 11 item 5) */
                 if (asprintf(&res.summary,
                              "the device plugin is disabled on node %s (label " GV_DEVICE_PLUGIN_DEPLOY_LABEL
-                             "=false); nothing to validate, plugin-ready not written",
+                             "=false); nothing to validate, plugin-ready records SKIPPED=true",
                              cfg->node_name) < 0) {
                         res.summary = NULL;
                         r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");

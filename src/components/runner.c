@@ -15,17 +15,39 @@
 #include "base/cleanup.h"
 #include "internal.h"
 
+/* Chain order: what `run` validates first comes first (mofed before the driver, as the driver container waits for it). */
 static const gv_component_t *const all_components[] = {
+        &gv_component_mofed,
         &gv_component_driver,
+        &gv_component_nvidia_fs,
+        &gv_component_gdrcopy,
+        &gv_component_nvidia_peermem,
         &gv_component_toolkit,
         &gv_component_cuda,
         &gv_component_plugin,
+        /* sandbox (nvidia-sandbox-validator's order) */
+        &gv_component_cc_manager,
+        &gv_component_vfio_pci,
+        &gv_component_vgpu_manager,
+        &gv_component_vgpu_devices,
         NULL,
 };
 
 const gv_component_t *const *gv_components_all(void)
 {
         return all_components;
+}
+
+const gv_component_t *const *gv_component_followers(const gv_component_t *c)
+{
+        static const gv_component_t *const driver_followers[] = {
+                &gv_component_nvidia_fs,
+                &gv_component_gdrcopy,
+                &gv_component_nvidia_peermem,
+                NULL,
+        };
+        static const gv_component_t *const none[] = { NULL };
+        return c == &gv_component_driver ? driver_followers : none;
 }
 
 const gv_component_t *gv_component_find(const char *name)
@@ -128,6 +150,31 @@ static int read_parent_generation(gv_store_t *store, gv_marker_id_t id, char **g
         return 0;
 }
 
+bool gv_component_assumed(const gv_config_t *cfg, const char *name)
+{
+        for (const char *const *a = cfg ? cfg->assume_ready : NULL; a && *a && name; a++)
+                if (strcmp(*a, name) == 0)
+                        return true;
+        return false;
+}
+
+/* In place of validate() for a component provided outside: ASSUMED=true and who said so. */
+static int assume(const gv_component_t *c, const gv_config_t *cfg, gv_result_t *res, gv_error_t **err)
+{
+        const char *by = cfg->assume_ready_by && *cfg->assume_ready_by ? cfg->assume_ready_by : "--assume-ready";
+        int r;
+        if ((r = gv_kvlist_set(&res->facts, "ASSUMED", "true", err)) < 0 ||
+            (r = gv_kvlist_set(&res->facts, "ASSUMED_BY", by, err)) < 0)
+                return r;
+        if (cfg->validator_pod_name && *cfg->validator_pod_name &&
+            (r = gv_kvlist_set(&res->facts, "ASSUMED_BY_POD", cfg->validator_pod_name, err)) < 0)
+                return r;
+        if (asprintf(&res->summary, "assumed ready (provided outside, %s): %s not validated", by,
+                     gv_marker_file(c->marker)) < 0)
+                res->summary = NULL;
+        return 0;
+}
+
 /* One attempt: invalidate, read the parent, validate, publish.  Fills @res on success. */
 static int attempt_once(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store, gv_result_t *res,
                         char generation[GV_GENERATION_HEX_LEN + 1], gv_error_t **err)
@@ -140,13 +187,20 @@ static int attempt_once(const gv_component_t *c, const gv_config_t *cfg, gv_stor
         if (r < 0)
                 return r;
         int64_t t0 = gv_now_ms();
-        r = c->validate(cfg, store, res, err);
+        if (gv_component_assumed(cfg, c->name))
+                r = assume(c, cfg, res, err);
+        else
+                r = c->validate(cfg, store, res, err);
         if (r < 0)
                 return r;
         if (cfg->stop && *cfg->stop)
                 return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted");
-        if (res->skipped)
+        if (res->skipped && !res->record_skip)
                 return 0;
+        if (res->skipped && ((r = gv_kvlist_set(&res->facts, "SKIPPED", "true", err)) < 0 ||
+                             (!gv_kvlist_get(&res->facts, "SKIP_REASON") &&
+                              (r = gv_kvlist_set(&res->facts, "SKIP_REASON", res->summary ? res->summary : "", err)) < 0)))
+                return r;
         /* How long this validation took, seconds (read by the metrics exporter). */
         char duration[32];
         snprintf(duration, sizeof(duration), "%.3f", (double) (gv_now_ms() - t0) / 1000.0);
@@ -192,6 +246,7 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 status = attempt_once(c, &local, store, &res, report->generation, &err);
                 if (status == 0) {
                         report->skipped = res.skipped;
+                        report->assumed = gv_component_assumed(cfg, c->name);
                         report->message = dup_or_null(res.summary);
                         report->warning = dup_or_null(res.warning);
                         if (res.warning)

@@ -31,6 +31,16 @@ static const marker_desc_t markers[GV_MARKER__MAX] = {
         [GV_MARKER_TOOLKIT] = { "toolkit-ready", "toolkit", GV_MARKER_DRIVER, "TOOLKIT_GENERATION" },
         [GV_MARKER_CUDA] = { "cuda-ready", "cuda", GV_MARKER_TOOLKIT, "CUDA_GENERATION" },
         [GV_MARKER_PLUGIN] = { "plugin-ready", "plugin", GV_MARKER_CUDA, "PLUGIN_GENERATION" },
+        /* GPUDirect RDMA and the sandbox chain (shared/reference/upstream-components.md) */
+        [GV_MARKER_MOFED] = { "mofed-ready", "mofed", GV_MARKER_INVALID, "MOFED_GENERATION" },
+        [GV_MARKER_CC_MANAGER] = { "cc-manager-ready", "cc-manager", GV_MARKER_INVALID, "CC_MANAGER_GENERATION" },
+        [GV_MARKER_VFIO_PCI] = { "vfio-pci-ready", "vfio-pci", GV_MARKER_INVALID, "VFIO_PCI_GENERATION" },
+        [GV_MARKER_VGPU_MANAGER] = { "vgpu-manager-ready", "vgpu-manager", GV_MARKER_INVALID,
+                                     "VGPU_MANAGER_GENERATION" },
+        [GV_MARKER_HOST_VGPU_MANAGER] = { "host-vgpu-manager-ready", "host-vgpu-manager", GV_MARKER_INVALID,
+                                          "HOST_VGPU_MANAGER_GENERATION" },
+        [GV_MARKER_VGPU_DEVICES] = { "vgpu-devices-ready", "vgpu-devices", GV_MARKER_VGPU_MANAGER,
+                                     "VGPU_DEVICES_GENERATION" },
 };
 
 static const char *const state_names[] = {
@@ -89,6 +99,26 @@ gv_marker_id_t gv_marker_parent(gv_marker_id_t id)
 const char *gv_marker_generation_key(gv_marker_id_t id)
 {
         return gv_marker_id_valid(id) ? markers[id].generation_key : NULL;
+}
+
+gv_marker_id_t gv_marker_companion_of(gv_marker_id_t id)
+{
+        switch (id) {
+        case GV_MARKER_HOST_DRIVER:
+                return GV_MARKER_DRIVER;
+        case GV_MARKER_HOST_VGPU_MANAGER:
+                return GV_MARKER_VGPU_MANAGER;
+        default:
+                return GV_MARKER_INVALID;
+        }
+}
+
+gv_marker_id_t gv_marker_companion(gv_marker_id_t id)
+{
+        for (int i = 0; gv_marker_id_valid(id) && i < GV_MARKER__MAX; i++)
+                if (gv_marker_companion_of((gv_marker_id_t) i) == id)
+                        return (gv_marker_id_t) i;
+        return GV_MARKER_INVALID;
 }
 
 bool gv_marker_is_downstream(gv_marker_id_t id, gv_marker_id_t ancestor)

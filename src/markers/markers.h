@@ -29,6 +29,12 @@ typedef enum gv_marker_id {
         GV_MARKER_TOOLKIT,           /* toolkit-ready, depends on driver */
         GV_MARKER_CUDA,              /* cuda-ready, depends on toolkit */
         GV_MARKER_PLUGIN,            /* plugin-ready, depends on cuda */
+        GV_MARKER_MOFED,             /* mofed-ready: the MOFED driver (GPUDirect RDMA), no parent */
+        GV_MARKER_CC_MANAGER,        /* cc-manager-ready: confidential computing mode set, no parent */
+        GV_MARKER_VFIO_PCI,          /* vfio-pci-ready: GPUs bound for pass-through (vm-passthrough), no parent */
+        GV_MARKER_VGPU_MANAGER,      /* vgpu-manager-ready: vGPU manager loaded (vm-vgpu), no parent */
+        GV_MARKER_HOST_VGPU_MANAGER, /* host-vgpu-manager-ready: companion of vgpu-manager-ready for a host manager */
+        GV_MARKER_VGPU_DEVICES,      /* vgpu-devices-ready, depends on vgpu-manager */
         GV_MARKER__MAX,
         GV_MARKER_INVALID = -1
 } gv_marker_id_t;
@@ -61,6 +67,17 @@ gv_marker_id_t gv_marker_by_file(const char *file);
  * and host-driver-ready (the root of the chain).
  */
 gv_marker_id_t gv_marker_parent(gv_marker_id_t id);
+
+/*
+ * The marker that @id is the companion of (GV_MARKER_DRIVER for
+ * host-driver-ready, GV_MARKER_VGPU_MANAGER for host-vgpu-manager-ready),
+ * else GV_MARKER_INVALID; and the reverse: the companion of @id, or
+ * GV_MARKER_INVALID.  A companion is written with its marker (same content)
+ * when the component was found installed on the host, and never published
+ * on its own (docs/markers.md).
+ */
+gv_marker_id_t gv_marker_companion_of(gv_marker_id_t id);
+gv_marker_id_t gv_marker_companion(gv_marker_id_t id);
 
 /* Key under which a dependant records the parent's generation: "DRIVER_GENERATION". Static. */
 const char *gv_marker_generation_key(gv_marker_id_t id);
@@ -258,6 +275,16 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
  * GV_REASON_IO.
  */
 int gv_store_cleanup(gv_store_t *store, gv_error_t **err);
+
+/*
+ * gv_store_write_workload_type - write the `workload-type` file (upstream's
+ * sandbox consumers read it: "<config>\n") atomically into the folder,
+ * under the writer lock.  @config must be one of container, vm-passthrough,
+ * vm-vgpu (-EINVAL, GV_REASON_CONFIG otherwise).  The file is not a marker:
+ * cleanup leaves it.  Source: shared/reference/upstream-components.md
+ * ("vfio-pci").  Errors: negative errno, GV_REASON_IO.
+ */
+int gv_store_write_workload_type(gv_store_t *store, const char *config, gv_error_t **err);
 
 /* Fresh 128-bit generation as 32 lowercase hex digits into @out (33 bytes). 0 or -errno. */
 int gv_generation_new(char out[GV_GENERATION_HEX_LEN + 1]);

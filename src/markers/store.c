@@ -422,8 +422,8 @@ int gv_store_fail(gv_store_t *store, gv_marker_id_t id, gv_error_t **err)
         _cleanup_close_ int lock = removal_lock(store, &lock_err);
         int first = remove_downstream(store, id, err);
         keep_first(&first, remove_marker(store, id, first ? NULL : err));
-        if (id == GV_MARKER_DRIVER)
-                keep_first(&first, remove_marker(store, GV_MARKER_HOST_DRIVER, first ? NULL : err));
+        if (gv_marker_companion(id) != GV_MARKER_INVALID)
+                keep_first(&first, remove_marker(store, gv_marker_companion(id), first ? NULL : err));
         return first;
 }
 
@@ -468,9 +468,9 @@ int gv_store_publish(gv_store_t *store, gv_marker_id_t id, const gv_kvlist_t *fa
         if (!store || !gv_marker_id_valid(id))
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "publish: bad store or marker id");
         const char *file = gv_marker_file(id);
-        if (id == GV_MARKER_HOST_DRIVER)
-                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL,
-                                    "publish: host-driver-ready is written with driver-ready (host_driver=true)");
+        if (gv_marker_companion_of(id) != GV_MARKER_INVALID)
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "publish: %s is written with %s (host_driver=true)",
+                                    file, gv_marker_file(gv_marker_companion_of(id)));
         gv_marker_id_t parent = gv_marker_parent(id);
 
         int r = gv_store_attach(store, err);
@@ -544,12 +544,12 @@ int gv_store_publish(gv_store_t *store, gv_marker_id_t id, const gv_kvlist_t *fa
         r = remove_downstream(store, id, err);
         if (r < 0)
                 goto out;
-        if (id == GV_MARKER_DRIVER) {
+        if (gv_marker_companion(id) != GV_MARKER_INVALID) {
                 if (host_driver)
-                        r = gv_atomic_write_at(store->dirfd, gv_marker_file(GV_MARKER_HOST_DRIVER), text,
+                        r = gv_atomic_write_at(store->dirfd, gv_marker_file(gv_marker_companion(id)), text,
                                                strlen(text), 0644, err);
                 else
-                        r = remove_marker(store, GV_MARKER_HOST_DRIVER, err);
+                        r = remove_marker(store, gv_marker_companion(id), err);
                 if (r < 0)
                         goto out;
         }
@@ -716,4 +716,30 @@ fail:
                 gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         gv_marker_info_clear(&self);
         return r;
+}
+
+int gv_store_write_workload_type(gv_store_t *store, const char *config, gv_error_t **err)
+{
+        if (!store)
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "workload-type: NULL store");
+        if (!config || (strcmp(config, "container") != 0 && strcmp(config, "vm-passthrough") != 0 &&
+                        strcmp(config, "vm-vgpu") != 0))
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "workload-type: '%s' is not one of container, vm-passthrough, vm-vgpu",
+                                    config ? config : "(null)");
+        int r = gv_store_attach(store, err);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return gv_error_set(err, ENOENT, GV_REASON_IO, "%s: %s", store->dir, strerror(ENOENT));
+        _cleanup_close_ int lock = store_lock(store, false, err);
+        if (lock < 0)
+                return lock;
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "%s\n", config) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        r = gv_atomic_write_at(store->dirfd, "workload-type", text, strlen(text), 0644, err);
+        if (r < 0)
+                return gv_error_prefix(err, "%s", store->dir);
+        return 0;
 }

@@ -29,10 +29,10 @@ static const gv_marker_state_t all_states[] = {
         GV_MARKER_READY, GV_MARKER_MISSING, GV_MARKER_STALE, GV_MARKER_INCONSISTENT, GV_MARKER_FOREIGN,
 };
 
-/* Markers that stand for a component (host-driver-ready is driver-ready's companion, not one). */
+/* Markers that stand for a component (host-driver-ready and host-vgpu-manager-ready are companions, not ones). */
 static bool is_component(gv_marker_id_t id)
 {
-        return id != GV_MARKER_HOST_DRIVER;
+        return gv_marker_companion_of(id) == GV_MARKER_INVALID;
 }
 
 static void family(FILE *f, const char *name, const char *type, const char *help)

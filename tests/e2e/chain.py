@@ -85,6 +85,7 @@ PARENT = {
     "nvidia-fs-ready": ("driver-ready", "DRIVER_GENERATION"),
     "gdrcopy-ready": ("driver-ready", "DRIVER_GENERATION"),
     "nvidia-peermem-ready": ("driver-ready", "DRIVER_GENERATION"),
+    "vgpu-devices-ready": ("vgpu-manager-ready", "VGPU_MANAGER_GENERATION"),
 }
 
 

@@ -28,9 +28,14 @@ BOOT_A = "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0"
 BOOT_B = "ffffffff-4f50-6172-8394-a5b6c7d8e9f0"
 
 MARKERS = ["driver-ready", "host-driver-ready", "nvidia-fs-ready", "gdrcopy-ready", "nvidia-peermem-ready",
-           "toolkit-ready", "cuda-ready", "plugin-ready"]
+           "toolkit-ready", "cuda-ready", "plugin-ready",
+           # GPUDirect and sandbox (issue 11)
+           "mofed-ready", "cc-manager-ready", "vfio-pci-ready", "vgpu-manager-ready", "host-vgpu-manager-ready",
+           "vgpu-devices-ready"]
+COMPANIONS = {"host-driver-ready", "host-vgpu-manager-ready"}
 PARENT = {"nvidia-fs-ready": "driver-ready", "gdrcopy-ready": "driver-ready", "nvidia-peermem-ready": "driver-ready",
-          "toolkit-ready": "driver-ready", "cuda-ready": "toolkit-ready", "plugin-ready": "cuda-ready"}
+          "toolkit-ready": "driver-ready", "cuda-ready": "toolkit-ready", "plugin-ready": "cuda-ready",
+          "vgpu-devices-ready": "vgpu-manager-ready"}
 STATES = ["ready", "missing", "stale", "inconsistent", "foreign"]
 UPSTREAM_READY = {"driver-ready": "gpu_operator_node_driver_ready", "toolkit-ready": "gpu_operator_node_toolkit_ready",
                   "cuda-ready": "gpu_operator_node_cuda_ready", "plugin-ready": "gpu_operator_node_plugin_ready"}
@@ -136,7 +141,7 @@ def expected(states, validated=(), durations=None, nvml=None, pci=0, plugin_devi
     for m in MARKERS:
         for s in STATES:
             e[series("gpu_validator_marker_state", marker=m, state=s)] = 1.0 if st[m] == s else 0.0
-        if m == "host-driver-ready":
+        if m in COMPANIONS:
             continue
         e[series("gpu_validator_component_ready", component=component(m))] = 1.0 if st[m] == "ready" else 0.0
         if m in validated:

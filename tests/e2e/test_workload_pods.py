@@ -424,15 +424,58 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
         self.assertEqual(self.posts(), [], "no pod at all")
         self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "1")
 
-    def test_fr08_device_plugin_disabled_skips(self):
+    def test_fr08_device_plugin_disabled_skips_on_purpose_and_records_it(self):
+        # issue 11 item 5: skipped on purpose, recorded, and the chain treats it as complete
         self.gpu_node(labels={"nvidia.com/gpu.deploy.device-plugin": "false"}, capacity={}, allocatable={})
         p = self.gv("plugin", CAPACITY_WAIT_SECONDS="30")
         self.assertEqual(p.returncode, 0, self.out(p))
         self.assertIn("skipped", p.stdout)
         self.assertIn("nvidia.com/gpu.deploy.device-plugin=false", self.out(p))
-        self.assertFalse(os.path.exists(self.marker("plugin-ready")))
+        m = gvtest.read_marker(self.marker("plugin-ready"))
+        self.assertEqual(m["SKIPPED"], "true")
+        self.assertIn("nvidia.com/gpu.deploy.device-plugin=false", m["SKIP_REASON"])
+        self.assertEqual(m["CUDA_GENERATION"], gvtest.read_marker(self.marker("cuda-ready"))["GENERATION"])
         self.assertLess(p.elapsed, 10)
         self.assertEqual(self.posts(), [])
+        w = gvtest.run(["wait", "plugin", "--output-dir", self.vdir, "--timeout", "2"], env=self.env())
+        self.assertEqual(w.returncode, 0, self.out(w))
+        st = gvtest.run(["status", "--output-dir", self.vdir], env=self.env())
+        self.assertRegex(st.stdout, r"plugin-ready\s+ready\s+\S+\s+SKIPPED \(")
+
+    # -- issue 11: node labels of the sandbox and GPUDirect components -------------------------
+    def sandbox(self, component, *extra, **env):
+        sysfs = self.path("sys")
+        os.makedirs(os.path.join(sysfs, "bus/pci/devices"), exist_ok=True)
+        return self.gv(component, "--sysfs-root", sysfs, *extra, **env)
+
+    def test_workload_config_label_wins_over_default(self):
+        self.gpu_node(labels={"nvidia.com/gpu.workload.config": "container"})
+        p = self.sandbox("vfio-pci", DEFAULT_GPU_WORKLOAD_CONFIG="vm-passthrough")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertIn("workload config is container (label)", p.stdout)
+        with open(self.marker("workload-type")) as f:
+            self.assertEqual(f.read(), "container\n")
+        self.assertFalse(os.path.exists(self.marker("vfio-pci-ready")))
+
+    def test_invalid_workload_config_label_uses_default(self):
+        self.gpu_node(labels={"nvidia.com/gpu.workload.config": "vm-bogus"})
+        p = self.sandbox("vfio-pci", DEFAULT_GPU_WORKLOAD_CONFIG="vm-vgpu")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertIn("vm-bogus", p.stderr)
+        self.assertIn("workload config is vm-vgpu (DEFAULT_GPU_WORKLOAD_CONFIG)", p.stdout)
+
+    def test_cc_manager_not_capable_writes_marker_at_once(self):
+        self.gpu_node(labels={"nvidia.com/cc.capable": "false"})
+        p = self.sandbox("cc-manager")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertEqual(gvtest.read_marker(self.marker("cc-manager-ready"))["CC_CAPABLE"], "false")
+
+    def test_mofed_without_mellanox_label_skips(self):
+        self.gpu_node(labels={"feature.node.kubernetes.io/pci-15b3.present": "false"})
+        p = self.sandbox("mofed", GPU_DIRECT_RDMA_ENABLED="true")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertIn("pci-15b3.present=true", p.stdout)
+        self.assertFalse(os.path.exists(self.marker("mofed-ready")))
 
     def test_fr17_capacity_wait_bound(self):
         self.gpu_node(capacity={}, allocatable={"cpu": "8"})

@@ -329,15 +329,20 @@ static void test_component_table(void **state)
 {
         (void) state;
         const gv_component_t *const *all = gv_components_all();
-        const char *names[] = { "driver", "toolkit", "cuda", "plugin" };
-        const gv_marker_id_t markers[] = { GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA, GV_MARKER_PLUGIN };
-        for (size_t i = 0; i < 4; i++) {
+        /* every upstream COMPONENT value but metrics, in chain order (upstream-components.md) */
+        const char *names[] = { "mofed",   "driver", "nvidia-fs",  "gdrcopy",  "nvidia-peermem", "toolkit",
+                                "cuda",    "plugin", "cc-manager", "vfio-pci", "vgpu-manager",   "vgpu-devices" };
+        const gv_marker_id_t markers[] = { GV_MARKER_MOFED,        GV_MARKER_DRIVER,      GV_MARKER_NVIDIA_FS,
+                                           GV_MARKER_GDRCOPY,      GV_MARKER_NVIDIA_PEERMEM, GV_MARKER_TOOLKIT,
+                                           GV_MARKER_CUDA,         GV_MARKER_PLUGIN,      GV_MARKER_CC_MANAGER,
+                                           GV_MARKER_VFIO_PCI,     GV_MARKER_VGPU_MANAGER, GV_MARKER_VGPU_DEVICES };
+        for (size_t i = 0; i < (sizeof(names) / sizeof(names[0])); i++) {
                 assert_non_null(all[i]);
                 assert_string_equal(all[i]->name, names[i]);
                 assert_int_equal(all[i]->marker, markers[i]);
                 assert_ptr_equal(gv_component_find(names[i]), all[i]);
         }
-        assert_null(all[4]);
+        assert_null(all[(sizeof(names) / sizeof(names[0]))]);
         assert_null(gv_component_find("metrics"));
         assert_null(gv_component_find(NULL));
 }

@@ -61,7 +61,22 @@ static void test_names(void **state)
         assert_string_equal(gv_marker_generation_key(GV_MARKER_DRIVER), "DRIVER_GENERATION");
         assert_string_equal(gv_marker_generation_key(GV_MARKER_TOOLKIT), "TOOLKIT_GENERATION");
         assert_string_equal(gv_marker_generation_key(GV_MARKER_CUDA), "CUDA_GENERATION");
-        assert_int_equal(gv_marker_by_file("mofed-ready"), GV_MARKER_INVALID);
+        assert_int_equal(gv_marker_by_file("mofed-ready"), GV_MARKER_MOFED);
+        assert_int_equal(gv_marker_by_file("metrics-ready"), GV_MARKER_INVALID);
+        /* the sandbox chain (upstream's names) */
+        assert_string_equal(gv_marker_file(GV_MARKER_VFIO_PCI), "vfio-pci-ready");
+        assert_string_equal(gv_marker_file(GV_MARKER_HOST_VGPU_MANAGER), "host-vgpu-manager-ready");
+        assert_string_equal(gv_marker_file(GV_MARKER_CC_MANAGER), "cc-manager-ready");
+        assert_int_equal(gv_marker_parent(GV_MARKER_VGPU_DEVICES), GV_MARKER_VGPU_MANAGER);
+        assert_int_equal(gv_marker_parent(GV_MARKER_VGPU_MANAGER), GV_MARKER_INVALID);
+        assert_int_equal(gv_marker_parent(GV_MARKER_VFIO_PCI), GV_MARKER_INVALID);
+        assert_int_equal(gv_marker_parent(GV_MARKER_MOFED), GV_MARKER_INVALID);
+        assert_int_equal(gv_marker_companion_of(GV_MARKER_HOST_VGPU_MANAGER), GV_MARKER_VGPU_MANAGER);
+        assert_int_equal(gv_marker_companion_of(GV_MARKER_HOST_DRIVER), GV_MARKER_DRIVER);
+        assert_int_equal(gv_marker_companion_of(GV_MARKER_DRIVER), GV_MARKER_INVALID);
+        assert_int_equal(gv_marker_companion(GV_MARKER_VGPU_MANAGER), GV_MARKER_HOST_VGPU_MANAGER);
+        assert_int_equal(gv_marker_companion(GV_MARKER_DRIVER), GV_MARKER_HOST_DRIVER);
+        assert_int_equal(gv_marker_companion(GV_MARKER_TOOLKIT), GV_MARKER_INVALID);
         assert_int_equal(gv_marker_by_component(NULL), GV_MARKER_INVALID);
         assert_null(gv_marker_file(GV_MARKER_INVALID));
         assert_null(gv_marker_file(GV_MARKER__MAX));

@@ -24,6 +24,11 @@ static void publish_chain(fixture_t *fx)
         publish_ok(fx->s, GV_MARKER_NVIDIA_FS, NULL);
         publish_ok(fx->s, GV_MARKER_GDRCOPY, NULL);
         publish_ok(fx->s, GV_MARKER_NVIDIA_PEERMEM, NULL);
+        publish_ok(fx->s, GV_MARKER_MOFED, NULL);
+        publish_ok(fx->s, GV_MARKER_CC_MANAGER, NULL);
+        publish_ok(fx->s, GV_MARKER_VFIO_PCI, NULL);
+        publish_ok(fx->s, GV_MARKER_VGPU_MANAGER, NULL);
+        publish_ok(fx->s, GV_MARKER_VGPU_DEVICES, NULL);
 }
 
 static void read_marker(fixture_t *fx, gv_marker_id_t id, gv_kvlist_t *l)
@@ -94,11 +99,12 @@ static void test_publish_full_chain(void **state)
         fixture_t *fx = *state;
         publish_chain(fx);
         for (int i = 0; i < GV_MARKER__MAX; i++) {
-                if (i == GV_MARKER_HOST_DRIVER)
+                if (i == GV_MARKER_HOST_DRIVER || i == GV_MARKER_HOST_VGPU_MANAGER)
                         continue;
                 assert_int_equal(state_of(fx->s, (gv_marker_id_t) i), GV_MARKER_READY);
         }
         assert_int_equal(state_of(fx->s, GV_MARKER_HOST_DRIVER), GV_MARKER_MISSING);
+        assert_int_equal(state_of(fx->s, GV_MARKER_HOST_VGPU_MANAGER), GV_MARKER_MISSING);
         /* Each link records its parent's generation. */
         gv_kvlist_t c = { 0 }, t = { 0 }, p = { 0 };
         read_marker(fx, GV_MARKER_CUDA, &c);
@@ -301,10 +307,20 @@ static void test_fail_removes_downstream(void **state)
         assert_false(fx_exists(fx, GV_MARKER_PLUGIN));
         assert_false(fx_exists(fx, GV_MARKER_CUDA));
         assert_true(fx_exists(fx, GV_MARKER_TOOLKIT));
-        /* FR02: driver fails, every marker from driver-ready down goes. */
+        /* FR02: driver fails, every marker from driver-ready down goes; other chains stay. */
         assert_int_equal(gv_store_fail(fx->s, GV_MARKER_DRIVER, &e), 0);
-        for (int i = 0; i < GV_MARKER__MAX; i++)
-                assert_false(fx_exists(fx, (gv_marker_id_t) i));
+        for (int i = 0; i < GV_MARKER__MAX; i++) {
+                gv_marker_id_t id = (gv_marker_id_t) i;
+                bool driver_chain = id == GV_MARKER_HOST_DRIVER;
+                for (gv_marker_id_t p = id; p != GV_MARKER_INVALID; p = gv_marker_parent(p))
+                        driver_chain = driver_chain || p == GV_MARKER_DRIVER;
+                assert_int_equal(fx_exists(fx, id), !driver_chain && id != GV_MARKER_HOST_VGPU_MANAGER);
+        }
+        /* the sandbox chain: vgpu-manager fails, vgpu-devices goes first, vfio-pci stays */
+        assert_int_equal(gv_store_fail(fx->s, GV_MARKER_VGPU_MANAGER, &e), 0);
+        assert_false(fx_exists(fx, GV_MARKER_VGPU_DEVICES));
+        assert_false(fx_exists(fx, GV_MARKER_VGPU_MANAGER));
+        assert_true(fx_exists(fx, GV_MARKER_VFIO_PCI));
 }
 
 static void test_symlink_planted(void **state)

@@ -82,16 +82,19 @@ static void test_golden_all_missing(void **state)
               "# HELP gpu_validator_component_ready 1 when the component's marker is valid for this boot and consistent with its whole chain, else 0\n"
               "# TYPE gpu_validator_component_ready gauge\n",
               f);
-        static const char *const comps[] = { "driver", "nvidia-fs", "gdrcopy", "nvidia-peermem", "toolkit", "cuda", "plugin" };
-        for (size_t i = 0; i < 7; i++)
+        static const char *const comps[] = { "driver", "nvidia-fs", "gdrcopy", "nvidia-peermem", "toolkit", "cuda", "plugin",
+                                             "mofed", "cc-manager", "vfio-pci", "vgpu-manager", "vgpu-devices" };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(comps); i++)
                 fprintf(f, "gpu_validator_component_ready{node=\"node-a\",component=\"%s\"} 0\n", comps[i]);
         fputs("# HELP gpu_validator_marker_state 1 for the marker's current state (ready, missing, stale, inconsistent, foreign), 0 for the others\n"
               "# TYPE gpu_validator_marker_state gauge\n",
               f);
         static const char *const files[] = { "driver-ready", "host-driver-ready", "nvidia-fs-ready", "gdrcopy-ready",
-                                             "nvidia-peermem-ready", "toolkit-ready", "cuda-ready", "plugin-ready" };
+                                             "nvidia-peermem-ready", "toolkit-ready", "cuda-ready", "plugin-ready",
+                                             "mofed-ready", "cc-manager-ready", "vfio-pci-ready", "vgpu-manager-ready",
+                                             "host-vgpu-manager-ready", "vgpu-devices-ready" };
         static const char *const st[] = { "ready", "missing", "stale", "inconsistent", "foreign" };
-        for (size_t i = 0; i < 8; i++)
+        for (size_t i = 0; i < GV_ARRAY_SIZE(files); i++)
                 for (size_t j = 0; j < 5; j++)
                         fprintf(f, "gpu_validator_marker_state{node=\"node-a\",marker=\"%s\",state=\"%s\"} %d\n", files[i],
                                 st[j], j == 1);
@@ -132,12 +135,17 @@ static void test_each_marker_each_state(void **state)
                         assert_int_equal(count_prefix(page, "gpu_validator_marker_state{"), GV_MARKER__MAX * 5);
 
                         int ready = states[k] == GV_MARKER_READY;
-                        if (id == GV_MARKER_HOST_DRIVER)
-                                expect_no_prefix(page, "gpu_validator_component_ready{node=\"n1\",component=\"host-driver\"}");
+                        if (gv_marker_companion_of(id) != GV_MARKER_INVALID) {
+                                char prefix[160];
+                                snprintf(prefix, sizeof(prefix),
+                                         "gpu_validator_component_ready{node=\"n1\",component=\"%s\"}",
+                                         gv_marker_component(id));
+                                expect_no_prefix(page, prefix);
+                        }
                         else
                                 expect_line(page, "gpu_validator_component_ready{node=\"n1\",component=\"%s\"} %d",
                                             gv_marker_component(id), ready);
-                        assert_int_equal(count_prefix(page, "gpu_validator_component_ready{"), GV_MARKER__MAX - 1);
+                        assert_int_equal(count_prefix(page, "gpu_validator_component_ready{"), GV_MARKER__MAX - 2);
 
                         expect_line(page, "gpu_operator_node_driver_ready{node=\"n1\"} %d", id == GV_MARKER_DRIVER && ready);
                         expect_line(page, "gpu_operator_node_driver_validation{node=\"n1\"} %d",
