@@ -16,6 +16,8 @@ packages=(
   python3 clang openssl prometheus nodejs npm
   # the Promela model of the marker protocol, and a third sh for the quoting test
   spin busybox
+  # the container image: build (tools/image.sh) and smoke test (tools/image-smoke.py)
+  podman runc skopeo mmdebstrap python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do
