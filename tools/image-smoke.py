@@ -31,6 +31,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -50,6 +51,8 @@ API_PORT = 6443
 # Files the engine bind-mounts into every container, as a kubelet's runtime does.
 ENGINE_FILES = ["/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/run/.containerenv"]
 MAX_IMAGE_BYTES = 30 * 1000 * 1000
+# An init container still running after this is a failure (the chart's MAX_WAIT_SECONDS=0 waits forever).
+INIT_TIMEOUT = 120
 
 os.environ["CONTAINERS_CONF"] = os.path.join(SRC, "tools", "containers", "containers.conf")
 os.environ["CONTAINERS_STORAGE_CONF"] = os.path.join(SRC, "tools", "containers", "storage.conf")
@@ -220,6 +223,7 @@ class Smoke:
         self.containers = [self.sandbox]
         self.apiserver = None
         self.rw_host_paths = set()
+        self.ready = []  # components whose init container wrote their marker
 
     def host_path(self, path):
         return os.path.join(self.host, path.lstrip("/")) if path != "/" else self.host
@@ -293,6 +297,14 @@ class Smoke:
         p = sh("podman", "exec", self.sandbox, "sh", "-c", "nvidia-validator --version", check=False)
         self.tap.check(p.returncode == 0 and p.stdout.startswith("gpu-validator "), "sh -c 'nvidia-validator --version'",
                        p.stdout + p.stderr)
+        # The mock NVML, our nvidia-smi and cuda-check, as the image's own user (65532).
+        mock = ["--env", "LD_LIBRARY_PATH=/usr/local/lib/gpu-validator", "--env", "MOCK_NVML_NUM_DEVICES=2"]
+        p = sh("podman", "exec", *mock, self.sandbox, "/usr/local/lib/gpu-validator/nvidia-smi", "-L", check=False)
+        self.tap.check(p.returncode == 0 and len(re.findall(r"^GPU \d+: ", p.stdout, re.M)) == 2,
+                       "nvidia-smi -L over the mock libnvidia-ml.so.1, as 65532", p.stdout + p.stderr)
+        p = sh("podman", "exec", *mock, self.sandbox, "gpu-validator", "cuda-check", "--cuda-library", "/nonexistent",
+               "--expect-devices", "2", check=False)
+        self.tap.check(p.returncode == 0, "gpu-validator cuda-check on the mock GPUs, as 65532", p.stdout + p.stderr)
         p = self.in_netns("import socket; print(sorted(n for _, n in socket.if_nameindex()))")
         self.tap.check(p.stdout.strip() == "['lo']", "the pod's network namespace has loopback only", p.stdout + p.stderr)
         kubeconfig = os.path.join(self.work, "kubeconfig")
@@ -351,8 +363,9 @@ class Smoke:
         out_dir = env.get("OUTPUT_DIR")
         if comp and out_dir in by_path:
             marker = os.path.join(by_path[out_dir], f"{comp}-ready")
-            self.tap.check(os.path.isfile(marker), f"{step}: {comp}-ready on the host",
-                           "\n".join(os.listdir(by_path[out_dir])))
+            if self.tap.check(os.path.isfile(marker), f"{step}: {comp}-ready on the host",
+                              "\n".join(os.listdir(by_path[out_dir]))):
+                self.ready.append(comp)
         dev_char = env.get("DEV_CHAR_DIR")
         if dev_char in by_path:
             links = [f for f in os.listdir(by_path[dev_char]) if os.path.islink(os.path.join(by_path[dev_char], f))]
@@ -384,8 +397,12 @@ class Smoke:
             self.tap.check(p.returncode == 0 and state == "true", f"{step} (sidecar) running", p.stderr + self.logs(cname))
             pod.running.append((c, cname))
             return
-        p = sh(*args, check=False, timeout=600)
-        self.tap.check(p.returncode == 0, f"{step} exits 0", p.stdout + p.stderr)
+        try:
+            p = sh(*args, check=False, timeout=INIT_TIMEOUT)
+            self.tap.check(p.returncode == 0, f"{step} exits 0", p.stdout + p.stderr)
+        except subprocess.TimeoutExpired:
+            sh("podman", "stop", "--time", "2", cname, check=False)
+            self.tap.check(False, f"{step} exits 0", f"still running after {INIT_TIMEOUT} s\n" + self.logs(cname))
         self.check_diff(cname, [m[1] for m in pod.mounts_of(c)] + [SA_DIR], step)
         self.check_host_untouched(before, step)
         self.checks_after(pod, c, env, step)
@@ -419,8 +436,11 @@ class Smoke:
             good = status == "200" and (path != "/metrics" or "gpu_validator" in body)
             self.tap.check(good, f"{step}: GET {path} answers 200", r.stdout[:2000] + r.stderr + self.logs(cname))
             if path == "/metrics" and good:
-                ready = [l for l in body.splitlines() if "ready" in l and not l.startswith("#")]
-                self.tap.diag("\n".join(ready[:8]))
+                lines = body.splitlines()
+                for comp in self.ready:
+                    want = re.compile(r'^gpu_validator_component_ready\{[^}]*component="%s"[^}]*\} 1$' % re.escape(comp))
+                    self.tap.check(any(want.match(l) for l in lines), f"{step}: /metrics says {comp} is ready",
+                                   "\n".join(l for l in lines if "component_ready" in l))
         if not paths:
             time.sleep(1)
             state = sh("podman", "inspect", "--format", "{{.State.Running}}", cname, check=False).stdout.strip()
@@ -501,6 +521,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     tap = Tap()
+    # Stopped from outside: still remove the containers (finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     smoke = Smoke(args.image, work, values, tap)
     print("TAP version 13", flush=True)
     try:
