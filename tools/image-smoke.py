@@ -196,8 +196,11 @@ class Pod:
             args += ["--cap-drop", cap]
         if sc.get("allowPrivilegeEscalation") is False:
             args += ["--security-opt", "no-new-privileges"]
-        if sc.get("runAsNonRoot") and not user:
-            args += ["--user", "65532:65532"]  # the image's user; the kubelet refuses a root one
+        if sc.get("runAsNonRoot") and user == 0:
+            raise RuntimeError(f"{c['name']}: runAsNonRoot with runAsUser 0: a kubelet refuses to start it")
+        pod_sc = self.spec.get("securityContext") or {}
+        for gid in list(pod_sc.get("supplementalGroups") or []) + ([pod_sc["fsGroup"]] if "fsGroup" in pod_sc else []):
+            args += ["--group-add", str(gid)]
         # What the kubelet adds to every container of a pod with a service account.
         full_env = {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(API_PORT), **env}
         for k, v in full_env.items():
