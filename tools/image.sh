@@ -97,7 +97,10 @@ cmd_build() {
     before=$(podman images -q --filter dangling=true --no-trunc | sort)
     log "podman build -f deploy/Dockerfile -t $name"
     mkdir -p "$out_dir"
-    if ! podman build --layers=false -f "$dockerfile" -t "$name" "$src" >"$out_dir/build.log" 2>&1; then
+    # --network host: the build stage's apt-get reaches the mirror through the host's own network,
+    # so podman sets up no bridge, no CNI firewall rules and no NAT on the machine.
+    if ! podman build --network host --layers=false -f "$dockerfile" -t "$name" "$src" \
+            >"$out_dir/build.log" 2>&1; then
         tail -n 40 "$out_dir/build.log" >&2
         log "podman build failed; the whole output is in build/image/build.log"
         return 1
