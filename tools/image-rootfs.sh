@@ -94,12 +94,11 @@ copy_lib "$interp"
 
 # 4. The CA bundle at the path Debian's libcurl and OpenSSL read by default (for API servers
 # whose certificate a public CA signed; in-cluster the service account's ca.crt is used).
-for ca in /etc/ssl/certs/ca-certificates.crt; do
-    if [ -f "$ca" ]; then
-        mkdir -p "$out$(dirname "$ca")"
-        cp -L "$ca" "$out$ca"
-    fi
-done
+ca=/etc/ssl/certs/ca-certificates.crt
+if [ -f "$ca" ]; then
+    mkdir -p "$out$(dirname "$ca")"
+    cp -L "$ca" "$out$ca"
+fi
 
 # 5. A few files a container expects: users (root, and 65532 for the non-root components),
 # scratch folders, and the folders the chart mounts into.

@@ -64,6 +64,7 @@ base_image() {
     log "making $ref with mmdebstrap (minbase, $mirror)"
     # merged-usr as Debian's own images; no copied resolv.conf/hostname (the engine provides
     # them at run time) and no apt lists (the Dockerfile runs apt-get update).
+    # shellcheck disable=SC2016 # $1 is the hooks' own argument (the new root), for mmdebstrap to expand
     if ! mmdebstrap --quiet --variant=minbase --mode=root \
             --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
             --customize-hook='rm -f "$1/etc/resolv.conf" "$1/etc/hostname"' \
@@ -84,14 +85,13 @@ cmd_build() {
     [ -n "$ver" ] || { log "cannot read the version from meson.build"; return 1; }
     name=$(image_name)
     # Base images: every FROM that is neither scratch nor an earlier stage.
-    local stages=() from
-    while read -r from; do
-        set -- $from
-        ref=$2
+    local stages=()
+    local _ ref as stage
+    while read -r _ ref as stage; do
         if [ "$ref" != scratch ] && ! printf '%s\n' "${stages[@]:-}" | grep -qx "$ref"; then
             base_image "$ref"
         fi
-        [ "${3:-}" = AS ] || [ "${3:-}" = as ] && stages+=("$4")
+        case "$as" in AS|as) stages+=("$stage") ;; esac
     done < <(grep -E '^FROM[[:space:]]' "$dockerfile")
 
     before=$(podman images -q --filter dangling=true --no-trunc | sort)
