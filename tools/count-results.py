@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Count test cases over one or more meson build folders and print
-'N passed, N failed, N skipped'.  TAP output (cmocka, the e2e runner, the
+"""Count test cases over one or more meson build folders (or TAP files,
+named *.tap) and print 'N passed, N failed, N skipped'.  TAP output (cmocka, the e2e runner, the
 fuzz corpus runners) is counted case by case; a test without TAP lines
 counts once.  A test that failed after printing only passing TAP lines
 (a crash, a sanitizer report, a timeout) counts one more failure."""
@@ -14,10 +14,43 @@ notok_re = re.compile(r"^not ok\s+\d+")
 skip_re = re.compile(r"#\s*SKIP", re.IGNORECASE)
 
 
+def count_tap_file(path):
+    """(passed, failed, skipped, failures) of a TAP file; a missing file, or one whose plan
+    ("1..N") is missing or disagrees with its test lines, counts one more failure."""
+    p = fl = s = 0
+    failures = []
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        return 0, 1, 0, [f"{path}: {e.strerror}"]
+    plan = None
+    for line in lines:
+        if line.startswith("1.."):
+            plan = int(line[3:].split()[0] or 0)
+        elif ok_re.match(line) or notok_re.match(line):
+            if skip_re.search(line):
+                s += 1
+            elif notok_re.match(line):
+                fl += 1
+                failures.append(f"{path}: {line}")
+            else:
+                p += 1
+    if plan is None or plan != p + fl + s:
+        failures.append(f"{path}: plan {plan} for {p + fl + s} test lines (ended early?)")
+        fl += 1
+    return p, fl, s, failures
+
+
 def main():
     passed = failed = skipped = 0
     failures = []
     for build in sys.argv[1:]:
+        if build.endswith(".tap"):
+            p, fl, s, fails = count_tap_file(build)
+            passed, failed, skipped = passed + p, failed + fl, skipped + s
+            failures += fails
+            continue
         log = os.path.join(build, "meson-logs", "testlog.json")
         if not os.path.exists(log):
             print(f"count-results: {log} missing", file=sys.stderr)

@@ -7,9 +7,12 @@
 # without a container engine: `meson install --destdir OUTDIR` of a build folder (gpu-validator,
 # our nvidia-smi, the mock libnvidia-ml.so.1 under <prefix>/lib/gpu-validator/, the GPU
 # profiles), plus every shared library those ELF files need, copied from this machine with the
-# dynamic loader (found with ldd), /bin/sh and sleep (the chart's main containers use them), and
-# the passwd/group entries of the non-root user 65532.  tests/e2e/test_deploy.py runs the binaries
-# from the tree with the tree's own loader (and chroot when root) to prove it is complete.
+# dynamic loader (found with ldd), /bin/sh and sleep (the GPU Operator's manifests start the
+# validator with `sh -c nvidia-validator`; the chart's mock pool runs `exec sleep infinity`), the CA
+# bundle (libcurl's TLS), and the passwd/group entries of root and the non-root user 65532.
+# deploy/Dockerfile runs it in its build stage and copies OUTDIR into an empty (scratch) image;
+# tests/e2e/test_deploy.py runs the binaries from the tree with the tree's own loader (and chroot
+# when root) to prove it is complete.
 #
 # The build folder defaults to ./build (tools/build.sh); it must be built already.
 # Exit codes: 0 done, 1 a step failed, 2 usage.
@@ -21,7 +24,7 @@ while [ $# -gt 0 ]; do
         --build-dir) [ $# -ge 2 ] || { echo "usage: $0 [--build-dir DIR] OUTDIR" >&2; exit 2; }
                      build_dir=$2; shift 2 ;;
         --build-dir=*) build_dir=${1#--build-dir=}; shift ;;
-        -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "$0: unknown option $1" >&2; exit 2 ;;
         *) break ;;
     esac
@@ -89,7 +92,15 @@ interp=$(ldd "$bindir/gpu-validator" | sed -n 's|^[[:space:]]*\(/[^ ]*ld-linux[^
 [ -n "$interp" ] || { echo "$0: cannot find the dynamic loader of gpu-validator" >&2; exit 1; }
 copy_lib "$interp"
 
-# 4. A few files a container expects: users (root, and 65532 for the non-root components),
+# 4. The CA bundle at the path Debian's libcurl and OpenSSL read by default (for API servers
+# whose certificate a public CA signed; in-cluster the service account's ca.crt is used).
+ca=/etc/ssl/certs/ca-certificates.crt
+if [ -f "$ca" ]; then
+    mkdir -p "$out$(dirname "$ca")"
+    cp -L "$ca" "$out$ca"
+fi
+
+# 5. A few files a container expects: users (root, and 65532 for the non-root components),
 # scratch folders, and the folders the chart mounts into.
 mkdir -p "$out/etc" "$out/tmp" "$out/run/nvidia/validations" "$out/run/nvidia/driver" "$out/host" \
     "$out/host-dev-char" "$out/etc/gpu-validator"

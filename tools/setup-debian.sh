@@ -20,6 +20,8 @@ packages=(
   spin busybox
   # a third-party NVML client built offline against the mock (tests/e2e/test_nvml_wrapper.py)
   cargo librust-nvml-wrapper-dev
+  # the container image: build (tools/image.sh) and smoke test (tools/image-smoke.py)
+  podman runc skopeo mmdebstrap python3-yaml
 )
 missing=()
 for p in "${packages[@]}"; do

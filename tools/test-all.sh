@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (Debian packages, npm test tools), builds with -Werror, and runs every test:
-# a release-like build and an ASan+UBSan build. Ends with 'N passed, N failed'.
+# a release-like build and an ASan+UBSan build, then the container image (tools/image.sh build,
+# smoke). Ends with 'N passed, N failed'.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,5 +34,18 @@ for cfg in "build-test" "build-asan -Db_sanitize=address,undefined -Db_lundef=fa
   fi
 done
 
-python3 tools/count-results.py build-test build-asan || status=1
+# The container image from deploy/Dockerfile (podman), run as the chart runs it (read-only root, no
+# network); the smoke test's TAP counts with the rest.  The archives stay in build/image/.
+echo "== container image"
+mkdir -p build/image
+rm -f build/image/smoke.tap
+if tools/image.sh build; then
+  tools/image.sh smoke >build/image/smoke.tap 2>&1 || status=1
+  grep -v '^ok' build/image/smoke.tap | tail -n 20
+else
+  echo "not ok 1 - tools/image.sh build" >build/image/smoke.tap
+  status=1
+fi
+
+python3 tools/count-results.py build-test build-asan build/image/smoke.tap || status=1
 exit $status

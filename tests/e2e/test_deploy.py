@@ -204,7 +204,7 @@ class Chart(unittest.TestCase):
         self.assertEqual(m["host-dev-char"]["mountPath"], "/host-dev-char")
         self.assertEqual(env_of(inits[1])["NVIDIA_VISIBLE_DEVICES"], "all")
         self.assertEqual(env_of(inits[2])["WITH_WORKLOAD"], "true")
-        self.assertEqual(env_of(inits[2])["VALIDATOR_IMAGE"], "gpu-validator:0.1.0")
+        self.assertEqual(env_of(inits[2])["VALIDATOR_IMAGE"], "localhost/gpu-validator:0.1.0")  # tools/image.sh build
         self.assertEqual(env_of(inits[3])["WITH_WORKLOAD"], "false")
         self.assertEqual(env_of(inits[3])["MIG_STRATEGY"], "single")
 
@@ -625,6 +625,13 @@ class ImageTree(unittest.TestCase):
         self.assertTrue(os.listdir(os.path.join(self.prefix, "share", "gpu-validator", "profiles")))
         with open(os.path.join(self.root, "etc", "passwd")) as f:
             self.assertIn("nonroot:x:65532:65532:", f.read())
+        # libcurl's TLS: the CA bundle at the path Debian's libcurl reads, when this machine has one.
+        if os.path.isfile("/etc/ssl/certs/ca-certificates.crt"):
+            self.assertTrue(os.path.isfile(os.path.join(self.root, "etc", "ssl", "certs", "ca-certificates.crt")))
+        # Nothing setuid or setgid (the image is built from this tree).
+        setid = [os.path.join(dp, f) for dp, _, fs in os.walk(self.root) for f in fs
+                 if not os.path.islink(os.path.join(dp, f)) and os.lstat(os.path.join(dp, f)).st_mode & 0o6000]
+        self.assertEqual(setid, [])
         # Every library the tree's ELF files need resolves inside the tree (ldd with the tree's paths).
         p = subprocess.run([self.loader, "--inhibit-cache", "--library-path", self.libpath, "--list", self.gv],
                            capture_output=True, text=True)
