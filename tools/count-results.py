@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Count test cases over one or more meson build folders and print
 'N passed, N failed, N skipped'.  TAP output (cmocka, the e2e runner, the
-fuzz corpus runners) is counted case by case; a test without TAP lines
+fuzz corpus runners) is counted case by case ("not ok # TODO", an expected
+failure, counts as passed; "ok # TODO", an unexpected pass, as failed); a test without TAP lines
 counts once.  A test that failed after printing only passing TAP lines
 (a crash, a sanitizer report, a timeout) counts one more failure."""
 import json
@@ -12,6 +13,7 @@ import sys
 ok_re = re.compile(r"^ok\s+\d+")
 notok_re = re.compile(r"^not ok\s+\d+")
 skip_re = re.compile(r"#\s*SKIP", re.IGNORECASE)
+todo_re = re.compile(r"#\s*TODO\b", re.IGNORECASE)
 
 
 def main():
@@ -33,6 +35,14 @@ def main():
                         continue
                     if skip_re.search(out_line):  # cmocka writes "not ok N # SKIP"
                         s += 1
+                    elif todo_re.search(out_line):
+                        # TAP: "not ok # TODO" is an expected failure (a pass, as meson
+                        # counts it); "ok # TODO" an unexpected pass (a failure)
+                        if notok_re.match(out_line):
+                            p += 1
+                        else:
+                            fl += 1
+                            failures.append(f"{build}: {t['name']}: {out_line} (unexpected pass)")
                     elif notok_re.match(out_line):
                         fl += 1
                         failures.append(f"{build}: {t['name']}: {out_line}")
