@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Count test cases over one or more meson build folders (or TAP files,
 named *.tap) and print 'N passed, N failed, N skipped'.  TAP output (cmocka, the e2e runner, the
-fuzz corpus runners) is counted case by case; a test without TAP lines
+fuzz corpus runners) is counted case by case ("not ok # TODO", an expected
+failure, counts as passed; "ok # TODO", an unexpected pass, as failed); a test without TAP lines
 counts once.  A test that failed after printing only passing TAP lines
 (a crash, a sanitizer report, a timeout) counts one more failure."""
 import json
@@ -12,6 +13,20 @@ import sys
 ok_re = re.compile(r"^ok\s+\d+")
 notok_re = re.compile(r"^not ok\s+\d+")
 skip_re = re.compile(r"#\s*SKIP", re.IGNORECASE)
+todo_re = re.compile(r"#\s*TODO\b", re.IGNORECASE)
+
+
+def classify(line):
+    """'pass', 'fail', 'skip' or None (not a test line) for one TAP line.  cmocka writes
+    "not ok N # SKIP" for a skip; "not ok # TODO" is an expected failure (a pass, as meson counts
+    it) and "ok # TODO" an unexpected pass (a failure)."""
+    if not (ok_re.match(line) or notok_re.match(line)):
+        return None
+    if skip_re.search(line):
+        return "skip"
+    if todo_re.search(line):
+        return "pass" if notok_re.match(line) else "fail"
+    return "fail" if notok_re.match(line) else "pass"
 
 
 def count_tap_file(path):
@@ -28,13 +43,14 @@ def count_tap_file(path):
     for line in lines:
         if line.startswith("1.."):
             plan = int(line[3:].split()[0] or 0)
-        elif ok_re.match(line) or notok_re.match(line):
-            if skip_re.search(line):
+        else:
+            kind = classify(line)
+            if kind == "skip":
                 s += 1
-            elif notok_re.match(line):
+            elif kind == "fail":
                 fl += 1
                 failures.append(f"{path}: {line}")
-            else:
+            elif kind == "pass":
                 p += 1
     if plan is None or plan != p + fl + s:
         failures.append(f"{path}: plan {plan} for {p + fl + s} test lines (ended early?)")
@@ -62,14 +78,14 @@ def main():
                 res = t.get("result", "")
                 p = fl = s = 0
                 for out_line in (t.get("stdout") or "").splitlines():
-                    if not (ok_re.match(out_line) or notok_re.match(out_line)):
-                        continue
-                    if skip_re.search(out_line):  # cmocka writes "not ok N # SKIP"
+                    kind = classify(out_line)
+                    if kind == "skip":
                         s += 1
-                    elif notok_re.match(out_line):
+                    elif kind == "fail":
                         fl += 1
-                        failures.append(f"{build}: {t['name']}: {out_line}")
-                    else:
+                        why = " (unexpected pass)" if todo_re.search(out_line) else ""
+                        failures.append(f"{build}: {t['name']}: {out_line}{why}")
+                    elif kind == "pass":
                         p += 1
                 if p + fl + s == 0:
                     if res in ("OK", "EXPECTEDFAIL"):

@@ -126,7 +126,20 @@ class TestPublish(ChainTestCase):
         self.assertTrue(self.node.exists(".driver-ctr-ready"))
 
     def test_cleanup_of_missing_folder_succeeds(self):
-        gvtest.run(["cleanup", "--output-dir", self.path("nope")], check=0)
+        # nothing to remove is a success that says so, and creates nothing (not even the folder)
+        before = sorted(os.listdir(self.tmp))
+        nope = self.path("nope")
+        p = gvtest.run(["cleanup", "--output-dir", nope], check=0)
+        self.assertIn(f"cleanup: {nope} does not exist; nothing to remove", p.stderr)
+        self.assertNotIn("error", p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertFalse(os.path.lexists(nope))
+        self.assertEqual(sorted(os.listdir(self.tmp)), before)
+        # a missing parent as well
+        deeper = self.path("nope", "status")
+        p = gvtest.run(["cleanup", "--output-dir", deeper], check=0)
+        self.assertIn(f"{deeper} does not exist; nothing to remove", p.stderr)
+        self.assertFalse(os.path.lexists(nope))
 
     def test_status_and_wait_of_missing_folder(self):
         # A reader: a folder that does not exist means every marker is missing (status 0; wait waits).

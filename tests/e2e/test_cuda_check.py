@@ -38,11 +38,22 @@ class Usage(unittest.TestCase):
         self.assertIn("cuda-check", run(["--help"], env=env()).stdout)
 
     def test_bad_usage(self):
-        for args in (["--elements", "0"], ["--elements", "x"], ["--elements", "268435457"],
-                     ["--device", "-1"], ["--expect-devices", "many"], ["--bogus"], ["extra"],
-                     ["--cuda-library", ""]):
-            p = cuda_check(*args)
-            self.assertEqual(p.returncode, 2, f"{args}: {p.stdout}{p.stderr}")
+        # each usage error names what is wrong and points at --help; nothing is checked or printed on stdout
+        for args, why in ((["--elements", "0"], "--elements 0: expected 1 to 268435456"),
+                          (["--elements", "x"], "--elements x: expected 1 to 268435456"),
+                          (["--elements", "268435457"], "--elements 268435457: expected 1 to 268435456"),
+                          (["--device", "-1"], "--device -1: expected a device index"),
+                          (["--expect-devices", "many"], "--expect-devices many: expected a count"),
+                          (["--bogus"], "unrecognized option '--bogus'"),
+                          (["extra"], "unexpected argument 'extra'"),
+                          (["--cuda-library", ""], "--cuda-library: empty path")):
+            with self.subTest(args=args):
+                p = cuda_check(*args)
+                self.assertEqual(p.returncode, 2, f"{args}: {p.stdout}{p.stderr}")
+                self.assertIn(why, p.stderr)
+                self.assertIn("Try 'gpu-validator cuda-check --help'.", p.stderr)
+                self.assertEqual(p.stdout, "")
+                self.assertNotIn("CUDA driver", p.stderr)
 
     def test_bad_visible_devices(self):
         p = cuda_check("--cuda-library", NO_CUDA, NVIDIA_VISIBLE_DEVICES="0,gpu0")

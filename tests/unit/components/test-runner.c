@@ -51,25 +51,6 @@ static void test_fr17_backoff_sequence(void **state)
         assert_true(gv_backoff_delay_s(1, 5, 60, NAN) == 5.0);
 }
 
-static void test_fr17_schedule_within_max_wait(void **state)
-{
-        (void) state;
-        /* attempts of a never-validating driver with 5 s / 60 s cap and a 60 s bound: t = 0 5 15 35 60 */
-        double t = 0;
-        unsigned attempts = 1;
-        const double want[] = { 0, 5, 15, 35, 60 };
-        for (;;) {
-                assert_true(attempts <= 5);
-                assert_true(fabs(t - want[attempts - 1]) < 1e-9);
-                if (t >= 60)
-                        break;
-                double d = gv_backoff_delay_s(attempts, 5, 60, 0.0);
-                t = t + d > 60 ? 60 : t + d;
-                attempts++;
-        }
-        assert_int_equal(attempts, 5);
-}
-
 /* ---- scripted components ---- */
 
 typedef struct script {
@@ -78,6 +59,8 @@ typedef struct script {
         gv_reason_t reason;
         bool skip;
         bool set_stop;        /* set *stop during validate */
+        unsigned seen_dev_node_wait_s[8]; /* cfg->dev_node_wait_s handed to each call */
+        struct timespec at[8];            /* when each call came (CLOCK_MONOTONIC) */
 } script_t;
 
 static script_t script;
@@ -85,8 +68,11 @@ static volatile sig_atomic_t stop_flag;
 
 static int scripted_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
-        (void) cfg;
         (void) store;
+        if (script.calls < 8) {
+                script.seen_dev_node_wait_s[script.calls] = cfg->dev_node_wait_s;
+                clock_gettime(CLOCK_MONOTONIC, &script.at[script.calls]);
+        }
         script.calls++;
         if (script.set_stop)
                 stop_flag = 1;
@@ -155,6 +141,66 @@ static gv_marker_state_t state_of(world_t *w, gv_marker_id_t id)
         gv_marker_state_t s = info.state;
         gv_marker_info_clear(&info);
         return s;
+}
+
+static double secs_between(const struct timespec *a, const struct timespec *b)
+{
+        return (double) (b->tv_sec - a->tv_sec) + (double) (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * FR17 schedule: a retry never sleeps past the --max-wait deadline; the last
+ * attempt comes right at the deadline (runner.c clamps the backoff delay), and
+ * each attempt's device-node wait is clamped to what the deadline leaves.
+ * With a 5 s first step and a 1 s bound: attempts at t = 0 and t = 1 s, then
+ * the timeout.  Without the clamp the second attempt would come after 4-5 s.
+ */
+static void test_fr17_schedule_within_max_wait(void **state)
+{
+        world_t *w = *state;
+        w->cfg.with_wait = true;
+        w->cfg.max_wait_s = 1;
+        w->cfg.sleep_interval_s = 5;
+        w->cfg.max_backoff_s = 60;
+        w->cfg.dev_node_wait_s = 30;
+        script.fail_times = 1000;
+        script.reason = GV_REASON_DEVICE_NODE_MISSING;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        assert_int_equal(gv_component_run(&scripted_driver, &w->cfg, w->store, &w->rep), -ETIMEDOUT);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        assert_int_equal(w->rep.attempts, 2);
+        assert_int_equal(script.calls, 2);
+        double second = secs_between(&a, &script.at[1]);
+        assert_true(second >= 0.95);
+        assert_true(second < 1.5);
+        assert_true(secs_between(&a, &b) < 1.6);
+        assert_non_null(strstr(w->log.buf, "retrying in 1.0 s"));
+        assert_int_equal(w->rep.reason, GV_REASON_TIMEOUT);
+        assert_int_equal(w->rep.last_reason, GV_REASON_DEVICE_NODE_MISSING);
+        /* the device-node wait never outlasts the deadline: 1 s left, then none */
+        assert_int_equal(script.seen_dev_node_wait_s[0], 1);
+        assert_true(script.seen_dev_node_wait_s[1] <= 1);
+}
+
+/* Without a deadline the configured device-node wait reaches the component untouched. */
+static void test_dev_node_wait_unclamped_without_deadline(void **state)
+{
+        world_t *w = *state;
+        w->cfg.dev_node_wait_s = 30;
+        assert_int_equal(gv_component_run(&scripted_driver, &w->cfg, w->store, &w->rep), 0);
+        assert_int_equal(script.seen_dev_node_wait_s[0], 30);
+        gv_run_report_clear(&w->rep);
+        script.calls = 0;
+        w->cfg.with_wait = true;
+        w->cfg.max_wait_s = 0; /* --wait without a bound */
+        assert_int_equal(gv_component_run(&scripted_driver, &w->cfg, w->store, &w->rep), 0);
+        assert_int_equal(script.seen_dev_node_wait_s[0], 30);
+        gv_run_report_clear(&w->rep);
+        script.calls = 0;
+        w->cfg.max_wait_s = 600; /* a bound far away leaves the wait as configured */
+        assert_int_equal(gv_component_run(&scripted_driver, &w->cfg, w->store, &w->rep), 0);
+        assert_int_equal(script.seen_dev_node_wait_s[0], 30);
 }
 
 static void test_success_publishes(void **state)
@@ -371,12 +417,45 @@ static void test_cuda_and_plugin_need_node(void **state)
 static void test_clear_functions_accept_empty(void **state)
 {
         (void) state;
+        /* empty and NULL are accepted and stay zero */
         gv_result_t r = { 0 };
         gv_result_clear(&r);
+        assert_null(r.summary);
+        assert_int_equal(r.facts.n, 0);
         gv_result_clear(NULL);
         gv_run_report_t rep = { 0 };
         gv_run_report_clear(&rep);
+        assert_null(rep.message);
         gv_run_report_clear(NULL);
+
+        /* a filled result and report are freed (ASan would see a leak) and zeroed */
+        r.summary = strdup("s");
+        r.warning = strdup("w");
+        r.skipped = true;
+        r.host_driver = true;
+        assert_int_equal(gv_kvlist_set(&r.facts, "K", "v", NULL), 0);
+        assert_int_equal(r.facts.n, 1);
+        gv_result_clear(&r);
+        assert_null(r.summary);
+        assert_null(r.warning);
+        assert_null(r.facts.items);
+        assert_int_equal(r.facts.n, 0);
+        assert_false(r.skipped);
+        assert_false(r.host_driver);
+
+        rep.message = strdup("m");
+        rep.warning = strdup("w");
+        rep.attempts = 3;
+        rep.status = -EIO;
+        rep.reason = GV_REASON_IO;
+        rep.generation[0] = 'a';
+        gv_run_report_clear(&rep);
+        assert_null(rep.message);
+        assert_null(rep.warning);
+        assert_int_equal(rep.attempts, 0);
+        assert_int_equal(rep.status, 0);
+        assert_int_equal(rep.reason, GV_REASON_NONE);
+        assert_int_equal(rep.generation[0], '\0');
 }
 
 int main(void)
@@ -384,12 +463,13 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fr17_backoff_sequence),
-                cmocka_unit_test(test_fr17_schedule_within_max_wait),
                 T(test_success_publishes),
                 T(test_failure_without_wait_removes_marker),
                 T(test_retryable_failures_are_retried),
                 T(test_non_retryable_ends_at_once_with_wait),
                 T(test_fr17_max_wait_bounds_the_run),
+                T(test_fr17_schedule_within_max_wait),
+                T(test_dev_node_wait_unclamped_without_deadline),
                 T(test_interrupted_during_backoff),
                 T(test_interrupted_during_validate_publishes_nothing),
                 T(test_stop_before_start),
