@@ -548,7 +548,7 @@ static int check_fabric(const gv_nvml_t *nvml, const nvml_facts_t *f, gv_error_t
                         continue;
                 fprintf(mf, "\n  GPU %u (bus id %s): state %s, status %s", i, *g->bus_id ? g->bus_id : "unknown",
                         fabric_state_name(g->fabric_state),
-                        done ? gv_nvml_strerror(nvml, g->fabric_status) : "not completed");
+                        done ? gv_nvml_strerror(nvml, g->fabric_status) : "N/A");
                 if (done)
                         fprintf(mf, " (%s, %d): fabric training failed", gv_nvml_return_name(g->fabric_status),
                                 (int) g->fabric_status);
