@@ -48,6 +48,12 @@ static const struct {
         [GV_REASON_MODULE_NOT_LOADED] = { "module-not-loaded",
                 "the kernel module named above is not loaded; check the driver container (GDS_ENABLED, "
                 "GDRCOPY_ENABLED, GPU_DIRECT_RDMA_ENABLED) or the MOFED driver", true },
+        [GV_REASON_FABRIC_NOT_READY] = { "fabric-not-ready",
+                "the NVSwitch fabric of the GPUs named above is not trained: check that nvidia-fabricmanager runs "
+                "and its log (CUDA fails with 'system not yet initialized' until it is)", true },
+        [GV_REASON_GPU_MISSING] = { "gpu-missing",
+                "NVML sees fewer GPUs than expected: a GPU fell off the bus or its driver failed to bind; check "
+                "dmesg (Xid 79, RmInitAdapter), drain the node and reset or replace the GPU", false },
 };
 
 const char *gv_reason_name(gv_reason_t reason)

@@ -46,6 +46,8 @@ typedef enum gv_reason {
         GV_REASON_PCI_NOT_READY,         /* a GPU's PCI function is not as the workload config needs
                                             (bound driver, SR-IOV VFs, mdev types/devices) */
         GV_REASON_MODULE_NOT_LOADED,     /* a kernel module (nvidia_fs, gdrdrv, nvidia_peermem, mlx5_core) is absent */
+        GV_REASON_FABRIC_NOT_READY,      /* an NVSwitch GPU's fabric state is not COMPLETED with SUCCESS */
+        GV_REASON_GPU_MISSING,           /* NVML sees fewer GPUs than expected (--expected-gpus or the PCI bus) */
         GV_REASON__MAX
 } gv_reason_t;
 

@@ -171,6 +171,7 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
             (r = gv_env_uint("MAX_WAIT_SECONDS", &c->max_wait_s, err)) < 0 ||
             (r = gv_env_uint("MAX_BACKOFF_SECONDS", &c->max_backoff_s, err)) < 0 ||
             (r = gv_env_uint("DEV_NODE_WAIT_SECONDS", &c->dev_node_wait_s, err)) < 0 ||
+            (r = gv_env_uint("EXPECTED_GPU_COUNT", &c->expected_gpus, err)) < 0 ||
             (r = gv_env_uint("POD_TIMEOUT_SECONDS", &c->pod_timeout_s, err)) < 0 ||
             (r = gv_env_uint("CAPACITY_WAIT_SECONDS", &c->capacity_wait_s, err)) < 0)
                 return r;
@@ -288,6 +289,8 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
                 return (r = parse_uint_opt("--max-backoff", arg, &c->max_backoff_s, err)) < 0 ? r : 1;
         case GV_OPT_DEV_NODE_WAIT:
                 return (r = parse_uint_opt("--dev-node-wait", arg, &c->dev_node_wait_s, err)) < 0 ? r : 1;
+        case GV_OPT_EXPECTED_GPUS:
+                return (r = parse_uint_opt("--expected-gpus", arg, &c->expected_gpus, err)) < 0 ? r : 1;
         case GV_OPT_LIB_SEARCH:
                 return (r = set_list(&o->lib_search, arg, err)) < 0 ? r : 1;
         case GV_OPT_BIN_SEARCH:
@@ -378,6 +381,10 @@ void gv_options_help_validation(FILE *f)
                 "  --max-backoff SECONDS    longest delay between tries (MAX_BACKOFF_SECONDS, default 60)\n"
                 "  --dev-node-wait SECONDS  how long to wait for late /dev/nvidia* nodes\n"
                 "                           (DEV_NODE_WAIT_SECONDS, default 30)\n"
+                "  --expected-gpus N        driver: NVML must see at least N GPUs, else gpu-missing\n"
+                "                           (EXPECTED_GPU_COUNT; default 0: as many NVIDIA display/3D\n"
+                "                           controllers as the PCI bus under --sysfs-root shows; a mock\n"
+                "                           root is counted only with a --sysfs-root other than /sys)\n"
                 "  --with-workload BOOL     run the cuda/plugin validation pods (WITH_WORKLOAD, default true)\n"
                 "  --node-name NAME         this node (NODE_NAME)\n"
                 "  --namespace NS           namespace for workload pods (OPERATOR_NAMESPACE)\n"
@@ -390,8 +397,9 @@ void gv_options_help_validation(FILE *f)
                 "                           (CAPACITY_WAIT_SECONDS, default 150)\n"
                 "  --validator-pod-name POD the validator's own pod, for tolerations and the owner\n"
                 "                           reference (VALIDATOR_POD_NAME or POD_NAME; VALIDATOR_POD_UID)\n"
-                "  --sysfs-root DIR         where sysfs is read by mofed, nvidia-fs, gdrcopy, nvidia-peermem,\n"
-                "                           vfio-pci, vgpu-manager, vgpu-devices (GV_SYSFS_ROOT, default /sys)\n"
+                "  --sysfs-root DIR         where sysfs is read by driver (PCI GPU count), mofed, nvidia-fs,\n"
+                "                           gdrcopy, nvidia-peermem, vfio-pci, vgpu-manager, vgpu-devices\n"
+                "                           (GV_SYSFS_ROOT, default /sys)\n"
                 "  --default-workload-config CONFIG\n"
                 "                           container, vm-passthrough or vm-vgpu when the node has no valid\n"
                 "                           nvidia.com/gpu.workload.config label (DEFAULT_GPU_WORKLOAD_CONFIG,\n"

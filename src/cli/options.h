@@ -51,6 +51,7 @@ enum {
         GV_OPT_MAX_WAIT,
         GV_OPT_MAX_BACKOFF,
         GV_OPT_DEV_NODE_WAIT,
+        GV_OPT_EXPECTED_GPUS,
         GV_OPT_STRICT,
         GV_OPT_NO_NVIDIA_SMI,
         GV_OPT_LIB_SEARCH,
@@ -102,6 +103,7 @@ enum {
         { "max-wait", required_argument, NULL, GV_OPT_MAX_WAIT },                               \
         { "max-backoff", required_argument, NULL, GV_OPT_MAX_BACKOFF },                         \
         { "dev-node-wait", required_argument, NULL, GV_OPT_DEV_NODE_WAIT },                     \
+        { "expected-gpus", required_argument, NULL, GV_OPT_EXPECTED_GPUS },                     \
         { "strict", no_argument, NULL, GV_OPT_STRICT },                                         \
         { "no-nvidia-smi", no_argument, NULL, GV_OPT_NO_NVIDIA_SMI },                           \
         { "lib-search", required_argument, NULL, GV_OPT_LIB_SEARCH },                           \

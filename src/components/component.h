@@ -69,6 +69,8 @@ typedef struct gv_config {
                                                     no host-driver probe, no kernel module (run --mock) */
         /* sandbox, vGPU and GPUDirect components (docs/components.md) */
         const char *sysfs_root;                  /* --sysfs-root / GV_SYSFS_ROOT: where sysfs is read, "/sys" */
+        unsigned expected_gpus;                  /* --expected-gpus / EXPECTED_GPU_COUNT: GPUs NVML must see;
+                                                    0: as many as the PCI bus shows (docs/components.md) */
         const char *default_workload_config;     /* DEFAULT_GPU_WORKLOAD_CONFIG: used when the node has no valid
                                                     nvidia.com/gpu.workload.config label; NULL: vm-passthrough */
         const char *mofed_ready_file;            /* --mofed-ready-file / MOFED_READY_FILE,

@@ -23,6 +23,7 @@
 #include "base/fileio.h"
 #include "internal.h"
 #include "nvml/nvml.h"
+#include "sandbox.h"
 
 #define COMPONENT "driver"
 #define MOCK_MANIFEST ".gpu-validator-mock.json"
@@ -296,6 +297,14 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                             host, ctr, tried_keep ? tried_keep : "", module_note(cfg));
 }
 
+/* One GPU as NVML showed it: its bus id and fabric (NVSwitch systems). */
+typedef struct gpu_info {
+        char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1]; /* "00000000:18:00.0" or "" */
+        bool fabric;                      /* NVML answered fabric info with a state other than NOT_SUPPORTED */
+        unsigned char fabric_state;       /* NVML_GPU_FABRIC_STATE_* */
+        nvmlReturn_t fabric_status;       /* meaningful once COMPLETED */
+} gpu_info_t;
+
 /* What NVML told us. */
 typedef struct nvml_facts {
         char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
@@ -305,13 +314,55 @@ typedef struct nvml_facts {
         unsigned *minors; /* heap, count entries: /dev/nvidia<minor> */
         char *uuids;      /* heap, comma-separated */
         bool init_no_attach;
+        gpu_info_t *gpus; /* heap, count entries: bus id and fabric of each GPU */
 } nvml_facts_t;
 
 static void nvml_facts_clear(nvml_facts_t *f)
 {
         free(f->minors);
         free(f->uuids);
+        free(f->gpus);
         *f = (nvml_facts_t) { 0 };
+}
+
+/*
+ * The fabric of @dev (NVSwitch systems): nvmlDeviceGetGpuFabricInfoV (struct
+ * v3, then v2 for drivers that know only v2), else nvmlDeviceGetGpuFabricInfo
+ * (older drivers); both are optional in the loader.  Fills *g's fabric fields.
+ * Returns NVML_SUCCESS, or NVML's error; NOT_SUPPORTED when the library has
+ * neither call.  Field facts: shared/reference/nvml-abi.md.
+ */
+static nvmlReturn_t fabric_query(const gv_nvml_t *nvml, nvmlDevice_t dev, gpu_info_t *g)
+{
+        nvmlReturn_t ret = NVML_ERROR_NOT_SUPPORTED;
+        if (nvml->nvmlDeviceGetGpuFabricInfoV) {
+                nvmlGpuFabricInfoV_t v;
+                memset(&v, 0, sizeof(v));
+                v.version = nvmlGpuFabricInfo_v3;
+                ret = nvml->nvmlDeviceGetGpuFabricInfoV(dev, &v);
+                if (ret == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
+                        memset(&v, 0, sizeof(v));
+                        v.version = nvmlGpuFabricInfo_v2;
+                        ret = nvml->nvmlDeviceGetGpuFabricInfoV(dev, &v);
+                }
+                if (ret == NVML_SUCCESS) {
+                        g->fabric_state = v.state;
+                        g->fabric_status = v.status;
+                        return ret;
+                }
+                if (ret != NVML_ERROR_FUNCTION_NOT_FOUND && ret != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+                        return ret;
+        }
+        if (nvml->nvmlDeviceGetGpuFabricInfo) {
+                nvmlGpuFabricInfo_t v;
+                memset(&v, 0, sizeof(v));
+                ret = nvml->nvmlDeviceGetGpuFabricInfo(dev, &v);
+                if (ret == NVML_SUCCESS) {
+                        g->fabric_state = v.state;
+                        g->fabric_status = v.status;
+                }
+        }
+        return ret == NVML_ERROR_FUNCTION_NOT_FOUND ? NVML_ERROR_NOT_SUPPORTED : ret;
 }
 
 /* A per-device NVML failure: GPU_IS_LOST names the GPU's index and bus id (gpu-lost). */
@@ -347,6 +398,13 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
         }
         if (hret != NVML_SUCCESS)
                 return device_error(err, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
+        gpu_info_t *g = &f->gpus[i];
+        snprintf(g->bus_id, sizeof(g->bus_id), "%s", bus_id);
+        ret = fabric_query(nvml, dev, g);
+        if (ret == NVML_SUCCESS)
+                g->fabric = g->fabric_state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+        else if (ret != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED: not a fabric GPU (PCIe cards) */
+                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetGpuFabricInfo");
         char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
         ret = nvml->nvmlDeviceGetName(dev, name, sizeof(name));
         if (ret != NVML_SUCCESS)
@@ -426,9 +484,10 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
                 return gv_error_set(err, ERANGE, GV_REASON_NVML, "NVML reports an implausible %u GPUs", count);
         f->count = count;
         f->minors = calloc(count, sizeof(*f->minors));
+        f->gpus = calloc(count, sizeof(*f->gpus));
         char *ubuf = NULL;
         size_t ulen = 0;
-        FILE *uf = f->minors ? open_memstream(&ubuf, &ulen) : NULL;
+        FILE *uf = f->minors && f->gpus ? open_memstream(&ubuf, &ulen) : NULL;
         if (!uf)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         int r = 0;
@@ -448,6 +507,131 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         f->uuids = ubuf;
         return 0;
+}
+
+static const char *fabric_state_name(unsigned char state)
+{
+        switch (state) {
+        case NVML_GPU_FABRIC_STATE_NOT_STARTED:
+                return "NOT_STARTED";
+        case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
+                return "IN_PROGRESS";
+        case NVML_GPU_FABRIC_STATE_COMPLETED:
+                return "COMPLETED";
+        default:
+                return "UNKNOWN";
+        }
+}
+
+/*
+ * Every fabric GPU's fabric must be COMPLETED with status SUCCESS, else CUDA
+ * fails with "system not yet initialized" (gpu-operator #1043, #2511).  GPUs
+ * without fabric info (PCIe cards) pass.  Fails with GV_REASON_FABRIC_NOT_READY
+ * (retryable: --wait waits for the fabric manager) naming each GPU that is
+ * not ready: index, bus id, state and status (NVML's text).
+ */
+static int check_fabric(const gv_nvml_t *nvml, const nvml_facts_t *f, gv_error_t **err)
+{
+        char *msg = NULL;
+        size_t mlen = 0;
+        FILE *mf = open_memstream(&msg, &mlen);
+        if (!mf)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        unsigned bad = 0, fabric = 0;
+        for (unsigned i = 0; i < f->count; i++) {
+                const gpu_info_t *g = &f->gpus[i];
+                if (!g->fabric)
+                        continue;
+                fabric++;
+                bool done = g->fabric_state == NVML_GPU_FABRIC_STATE_COMPLETED;
+                if (done && g->fabric_status == NVML_SUCCESS)
+                        continue;
+                fprintf(mf, "\n  GPU %u (bus id %s): state %s, status %s", i, *g->bus_id ? g->bus_id : "unknown",
+                        fabric_state_name(g->fabric_state),
+                        done ? gv_nvml_strerror(nvml, g->fabric_status) : "N/A");
+                if (done)
+                        fprintf(mf, " (%s, %d): fabric training failed", gv_nvml_return_name(g->fabric_status),
+                                (int) g->fabric_status);
+                bad++;
+        }
+        if (gv_memstream_close(mf, &msg) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int r = 0;
+        if (bad)
+                r = gv_error_set(err, EAGAIN, GV_REASON_FABRIC_NOT_READY,
+                                 "NVSwitch fabric not ready on %u of %u fabric GPU(s):%s", bad, fabric, msg ? msg : "");
+        free(msg);
+        return r;
+}
+
+/* "00000000:3B:00.0" and "0000:3b:00.0" name the same function. */
+static bool same_pci_address(const char *a, const char *b)
+{
+        unsigned d1, b1, s1, f1, d2, b2, s2, f2;
+        if (sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 || sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
+                return false;
+        return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
+}
+
+/*
+ * NVML must see as many GPUs as expected: cfg->expected_gpus when set, else
+ * the NVIDIA display/3D controllers (vendor 0x10de, class 0x030000/0x030200)
+ * the PCI bus shows under the sysfs root, not counting SR-IOV VFs (physfn
+ * link) nor functions bound to vfio-pci (handed to VMs).  A mock root has no
+ * real PCI bus: it is counted only when a sysfs root other than /sys is
+ * given.  Fails with GV_REASON_GPU_MISSING naming both counts and the bus ids
+ * PCI shows that NVML does not.
+ */
+static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t *f, gv_error_t **err)
+{
+        const char *sysfs = gv_sysfs_root(cfg);
+        gv_pci_list_t pci = { 0 };
+        bool use_pci = !mock || strcmp(sysfs, "/sys") != 0;
+        if (use_pci) {
+                int r = gv_pci_list_gpus(sysfs, &pci, err);
+                if (r < 0)
+                        return gv_error_prefix(err, "count the GPUs on the PCI bus");
+        }
+        char *missing = NULL;
+        size_t mlen = 0;
+        FILE *mf = open_memstream(&missing, &mlen);
+        if (!mf) {
+                gv_pci_list_clear(&pci);
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+        unsigned on_pci = 0;
+        const char *sep = "";
+        for (size_t k = 0; k < pci.n; k++) {
+                const gv_pci_fn_t *p = &pci.items[k];
+                if (p->physfn || (p->driver && strcmp(p->driver, "vfio-pci") == 0))
+                        continue;
+                on_pci++;
+                bool seen = false;
+                for (unsigned i = 0; i < f->count && !seen; i++)
+                        seen = same_pci_address(p->address, f->gpus[i].bus_id);
+                if (!seen) {
+                        fprintf(mf, "%s%s", sep, p->address);
+                        sep = ", ";
+                }
+        }
+        gv_pci_list_clear(&pci);
+        if (gv_memstream_close(mf, &missing) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        unsigned want = cfg->expected_gpus ? cfg->expected_gpus : on_pci;
+        int r = 0;
+        if (f->count < want) {
+                _cleanup_free_ char *pci_text = NULL;
+                if (!use_pci)
+                        pci_text = strdup("not counted (mock root; give --sysfs-root to count)");
+                else if (asprintf(&pci_text, "%u NVIDIA GPU(s) under %s/bus/pci/devices%s%s", on_pci, sysfs,
+                                  missing && *missing ? ", not seen by NVML: " : "", missing ? missing : "") < 0)
+                        pci_text = NULL;
+                r = gv_error_set(err, ENODEV, GV_REASON_GPU_MISSING, "NVML sees %u GPU(s), %u expected (%s); PCI shows %s",
+                                 f->count, want, cfg->expected_gpus ? "--expected-gpus / EXPECTED_GPU_COUNT" : "PCI bus",
+                                 pci_text ? pci_text : "(out of memory)");
+        }
+        free(missing);
+        return r;
 }
 
 /* Load NVML from the driver root, init, query, shut down, close (always). */
@@ -481,6 +665,10 @@ static int nvml_check(const gv_config_t *cfg, const driver_loc_t *loc, nvml_fact
                 return r;
         }
         r = nvml_query(cfg, nvml, f, err);
+        if (r == 0)
+                r = check_gpu_count(cfg, loc->mock, f, err);
+        if (r == 0)
+                r = check_fabric(nvml, f, err);
         nvml->nvmlShutdown();
         gv_nvml_close(&nvml);
         return r;

@@ -145,6 +145,8 @@ static void test_reason_names_are_stable(void **state)
                 { GV_REASON_NOT_IMPLEMENTED, "not-implemented" },
                 { GV_REASON_PCI_NOT_READY, "pci-not-ready" },
                 { GV_REASON_MODULE_NOT_LOADED, "module-not-loaded" },
+                { GV_REASON_FABRIC_NOT_READY, "fabric-not-ready" },
+                { GV_REASON_GPU_MISSING, "gpu-missing" },
         };
         assert_int_equal(GV_ARRAY_SIZE(want), GV_REASON__MAX);
         for (size_t i = 0; i < GV_ARRAY_SIZE(want); i++)
@@ -186,12 +188,12 @@ static void test_reason_retryable(void **state)
         /* waiting helps: the runner retries these under --wait (FR17) */
         const gv_reason_t yes[] = { GV_REASON_IO, GV_REASON_TIMEOUT, GV_REASON_DRIVER_NOT_LOADED, GV_REASON_NO_GPU,
                                     GV_REASON_DEVICE_NODE_MISSING, GV_REASON_NVML, GV_REASON_DEPENDENCY,
-                                    GV_REASON_TOOLKIT, GV_REASON_KUBERNETES };
+                                    GV_REASON_TOOLKIT, GV_REASON_KUBERNETES, GV_REASON_FABRIC_NOT_READY };
         /* waiting cannot help: the run ends at once (FR06, FR13) */
         const gv_reason_t no[] = { GV_REASON_NONE, GV_REASON_INTERNAL, GV_REASON_CONFIG,
                                    GV_REASON_LIBRARY_NOT_FOUND, GV_REASON_PERMISSION_DENIED,
                                    GV_REASON_DRIVER_MISMATCH, GV_REASON_GPU_LOST, GV_REASON_MIG_NO_INSTANCES,
-                                   GV_REASON_NOT_IMPLEMENTED };
+                                   GV_REASON_NOT_IMPLEMENTED, GV_REASON_GPU_MISSING };
         for (size_t i = 0; i < GV_ARRAY_SIZE(yes); i++)
                 assert_true(gv_reason_retryable(yes[i]));
         for (size_t i = 0; i < GV_ARRAY_SIZE(no); i++)

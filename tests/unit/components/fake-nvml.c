@@ -9,6 +9,10 @@
  *   FAKE_NVML_LOST_INDEX  this GPU answers NVML_ERROR_GPU_IS_LOST to GetName
  *   FAKE_NVML_MIG         "enabled-empty" or "enabled-3": MIG on every GPU
  *   FAKE_NVML_INIT_LOG    a file that nvmlInit* appends "init\n" / "init-no-attach\n" to
+ *   FAKE_NVML_FABRIC      fabric of each GPU, comma-separated by index (the last entry repeats):
+ *                         STATE[:STATUS] with STATE a number (1 NOT_STARTED, 2 IN_PROGRESS,
+ *                         3 COMPLETED) and STATUS an NVML return number, or "none" for
+ *                         NVML_ERROR_NOT_SUPPORTED (a PCIe card); unset: NOT_SUPPORTED
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -161,4 +165,30 @@ nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned i
                 return NVML_SUCCESS;
         }
         return NVML_ERROR_NOT_FOUND;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *info)
+{
+        const char *v = getenv("FAKE_NVML_FABRIC");
+        if (!v || !*v)
+                return NVML_ERROR_NOT_SUPPORTED;
+        if (info->version != nvmlGpuFabricInfo_v2 && info->version != nvmlGpuFabricInfo_v3)
+                return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+        const char *e = v;
+        for (long i = 0; i < index_of(device); i++) {
+                const char *c = strchr(e, ',');
+                if (!c)
+                        break;
+                e = c + 1;
+        }
+        if (strncmp(e, "none", 4) == 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        char *end = NULL;
+        unsigned state = (unsigned) strtoul(e, &end, 10);
+        unsigned status = end && *end == ':' ? (unsigned) strtoul(end + 1, NULL, 10)
+                          : state == 3   ? 0
+                                         : (unsigned) NVML_ERROR_NOT_READY;
+        info->state = (nvmlGpuFabricState_t) state;
+        info->status = (nvmlReturn_t) status;
+        return NVML_SUCCESS;
 }

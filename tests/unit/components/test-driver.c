@@ -32,6 +32,7 @@ typedef struct world {
         char *ctr;  /* <dir>/ctr: DRIVER_INSTALL_DIR_CTR_PATH */
         char *out;  /* <dir>/out: OUTPUT_DIR */
         char *devchar;
+        char *sys;  /* <dir>/sys: the sysfs root (empty unless a test lays out PCI functions) */
         gv_config_t cfg;
         gv_result_t res;
         gv_error_t *err;
@@ -40,6 +41,7 @@ typedef struct world {
 
 static const char *const fake_env[] = { "FAKE_NVML_INIT_RC", "FAKE_NVML_COUNT", "FAKE_NVML_LOST_INDEX",
                                         "FAKE_NVML_MIG", "FAKE_NVML_INIT_LOG", "FAKE_SMI_EXIT", "FAKE_SMI_LOG",
+                                        "FAKE_NVML_FABRIC",
                                         NULL };
 
 static int setup(void **state)
@@ -53,6 +55,7 @@ static int setup(void **state)
         w->ctr = th_path(w->dir, "ctr");
         w->out = th_path(w->dir, "out");
         w->devchar = th_path(w->dir, "devchar");
+        w->sys = th_path(w->dir, "sys");
         th_mkdirs(w->dir, "host");
         th_mkdirs(w->dir, "out");
         th_log_open(&w->log);
@@ -62,6 +65,7 @@ static int setup(void **state)
                 .driver_install_dir = "/run/nvidia/driver",
                 .driver_install_dir_ctr_path = w->ctr,
                 .dev_char_dir = w->devchar,
+                .sysfs_root = w->sys,
                 .sleep_interval_s = 0,
                 .max_backoff_s = 0,
                 .dev_node_wait_s = 0,
@@ -86,6 +90,7 @@ static int teardown(void **state)
         free(w->ctr);
         free(w->out);
         free(w->devchar);
+        free(w->sys);
         free(w);
         for (const char *const *e = fake_env; *e; e++)
                 unsetenv(*e);
@@ -770,6 +775,106 @@ static void test_default_search_lists(void **state)
         }
 }
 
+/* ---- NVSwitch fabric and the expected GPU count (issue 11 item 4) ---- */
+
+static void test_fabric_in_progress_names_each_gpu(void **state)
+{
+        world_t *w = *state;
+        make_root(w->host, 4, NODES_FILES, NULL, NULL);
+        setenv("FAKE_NVML_FABRIC", "3:0,2,3:0,1", 1);
+        expect_fail(w, GV_REASON_FABRIC_NOT_READY);
+        assert_true(gv_reason_retryable(GV_REASON_FABRIC_NOT_READY)); /* --wait waits for the fabric manager */
+        assert_non_null(strstr(w->err->msg, "2 of 4 fabric GPU(s)"));
+        assert_non_null(strstr(w->err->msg, "GPU 1 (bus id 00000000:11:00.0): state IN_PROGRESS"));
+        assert_non_null(strstr(w->err->msg, "GPU 3 (bus id 00000000:13:00.0): state NOT_STARTED"));
+        assert_null(strstr(w->err->msg, "GPU 0 "));
+        assert_null(strstr(w->err->msg, "GPU 2 "));
+}
+
+static void test_fabric_completed_or_absent_passes(void **state)
+{
+        world_t *w = *state;
+        make_root(w->host, 2, NODES_FILES, NULL, NULL);
+        setenv("FAKE_NVML_FABRIC", "3:0", 1); /* HGX: trained */
+        expect_ok(w);
+        setenv("FAKE_NVML_FABRIC", "none", 1); /* PCIe card: NOT_SUPPORTED */
+        expect_ok(w);
+        setenv("FAKE_NVML_FABRIC", "0", 1); /* state NOT_SUPPORTED answered with SUCCESS */
+        expect_ok(w);
+        unsetenv("FAKE_NVML_FABRIC"); /* a library without fabric info at all */
+        expect_ok(w);
+}
+
+static void test_fabric_completed_with_error_fails(void **state)
+{
+        world_t *w = *state;
+        make_root(w->host, 2, NODES_FILES, NULL, NULL);
+        setenv("FAKE_NVML_FABRIC", "3:0,3:999", 1);
+        expect_fail(w, GV_REASON_FABRIC_NOT_READY);
+        assert_non_null(strstr(w->err->msg, "GPU 1 (bus id 00000000:11:00.0): state COMPLETED, status "));
+        assert_non_null(strstr(w->err->msg, "NVML_ERROR_UNKNOWN, 999"));
+        assert_non_null(strstr(w->err->msg, "failed"));
+        assert_null(strstr(w->err->msg, "GPU 0 "));
+}
+
+/* One PCI function under <sys>/bus/pci/devices/@addr. */
+static void pci_fn(world_t *w, const char *addr, const char *vendor, const char *cls, const char *physfn)
+{
+        char *rel = NULL;
+        assert_true(asprintf(&rel, "bus/pci/devices/%s/vendor", addr) > 0);
+        th_write(w->sys, rel, vendor, 0644);
+        free(rel);
+        assert_true(asprintf(&rel, "bus/pci/devices/%s/class", addr) > 0);
+        th_write(w->sys, rel, cls, 0644);
+        free(rel);
+        if (physfn) {
+                assert_true(asprintf(&rel, "bus/pci/devices/%s/physfn", addr) > 0);
+                char *target = NULL;
+                assert_true(asprintf(&target, "../%s", physfn) > 0);
+                th_symlink(target, w->sys, rel);
+                free(target);
+                free(rel);
+        }
+}
+
+static void test_gpu_missing_from_nvml_present_on_pci(void **state)
+{
+        world_t *w = *state;
+        make_root(w->host, 3, NODES_FILES, NULL, NULL);
+        pci_fn(w, "0000:10:00.0", "0x10de\n", "0x030200\n", NULL);
+        pci_fn(w, "0000:11:00.0", "0x10de\n", "0x030000\n", NULL);
+        pci_fn(w, "0000:12:00.0", "0x10de\n", "0x030200\n", NULL);
+        pci_fn(w, "0000:12:00.1", "0x10de\n", "0x040300\n", NULL);           /* its audio function */
+        pci_fn(w, "0000:12:00.4", "0x10de\n", "0x030200\n", "0000:12:00.0"); /* an SR-IOV VF */
+        pci_fn(w, "0000:20:00.0", "0x15b3\n", "0x020000\n", NULL);           /* a NIC */
+        setenv("FAKE_NVML_COUNT", "2", 1); /* NVML: 0000:10 and 0000:11; 0000:12 fell off */
+        expect_fail(w, GV_REASON_GPU_MISSING);
+        assert_false(gv_reason_retryable(GV_REASON_GPU_MISSING));
+        assert_non_null(strstr(w->err->msg, "NVML sees 2 GPU(s), 3 expected"));
+        assert_non_null(strstr(w->err->msg, "3 NVIDIA GPU(s) under"));
+        assert_non_null(strstr(w->err->msg, "not seen by NVML: 0000:12:00.0"));
+        assert_null(strstr(w->err->msg, "0000:10:00.0"));
+        assert_null(strstr(w->err->msg, "12:00.4"));
+        setenv("FAKE_NVML_COUNT", "3", 1);
+        expect_ok(w);
+        assert_string_equal(fact(w, "GPU_COUNT"), "3");
+}
+
+static void test_expected_gpus_higher_than_nvml(void **state)
+{
+        world_t *w = *state;
+        make_root(w->host, 2, NODES_FILES, NULL, NULL);
+        w->cfg.expected_gpus = 3;
+        expect_fail(w, GV_REASON_GPU_MISSING);
+        assert_non_null(strstr(w->err->msg, "NVML sees 2 GPU(s), 3 expected (--expected-gpus / EXPECTED_GPU_COUNT)"));
+        w->cfg.expected_gpus = 2;
+        expect_ok(w);
+        /* a mock root under the default /sys: the machine's own PCI bus does not count */
+        w->cfg.expected_gpus = 0;
+        w->cfg.sysfs_root = "/sys";
+        expect_ok(w);
+}
+
 int main(int argc, char **argv)
 {
         fake_nvml_path = argc > 1 ? argv[1] : getenv("GV_FAKE_NVML");
@@ -811,6 +916,11 @@ int main(int argc, char **argv)
                 T(test_dev_char_symlinks_disabled_or_failing),
                 T(test_mock_file_nodes_get_no_symlinks),
                 T(test_default_search_lists),
+                T(test_fabric_in_progress_names_each_gpu),
+                T(test_fabric_completed_or_absent_passes),
+                T(test_fabric_completed_with_error_fails),
+                T(test_gpu_missing_from_nvml_present_on_pci),
+                T(test_expected_gpus_higher_than_nvml),
         };
 #undef T
         return cmocka_run_group_tests(tests, NULL, NULL);
