@@ -99,6 +99,9 @@ int gv_cli_print_env(const gv_marker_info_t *info, FILE *f, gv_error_t **err)
                 fputc(*p, f);
                 at_line_start = *p == '\n';
         }
-        fflush(f);
+        /* A consumer evals this output: a short write must not exit 0. */
+        if (fflush(f) != 0 || ferror(f))
+                return gv_error_set(err, errno ? errno : EIO, GV_REASON_IO, "cannot write the variables: %s",
+                                    strerror(errno ? errno : EIO));
         return 0;
 }
