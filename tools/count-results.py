@@ -3,7 +3,10 @@
 'N passed, N failed, N skipped'.  TAP output (cmocka, the e2e runner, the
 fuzz corpus runners) is counted case by case; a test without TAP lines
 counts once.  A test that failed after printing only passing TAP lines
-(a crash, a sanitizer report, a timeout) counts one more failure."""
+(a crash, a sanitizer report, a timeout) counts one more failure.  An
+argument that is a file (not a build folder) is read as TAP output, case by
+case (tools/static-analysis.sh writes one); a TAP file without any test line
+counts as one failure."""
 import json
 import os
 import re
@@ -14,10 +17,36 @@ notok_re = re.compile(r"^not ok\s+\d+")
 skip_re = re.compile(r"#\s*SKIP", re.IGNORECASE)
 
 
+def count_tap_file(path, failures):
+    p = fl = s = 0
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not (ok_re.match(line) or notok_re.match(line)):
+                continue
+            if skip_re.search(line):
+                s += 1
+            elif notok_re.match(line):
+                fl += 1
+                failures.append(f"{path}: {line}")
+            else:
+                p += 1
+    if p + fl + s == 0:
+        fl = 1
+        failures.append(f"{path}: no TAP test lines")
+    return p, fl, s
+
+
 def main():
     passed = failed = skipped = 0
     failures = []
     for build in sys.argv[1:]:
+        if os.path.isfile(build):
+            p, fl, s = count_tap_file(build, failures)
+            passed += p
+            failed += fl
+            skipped += s
+            continue
         log = os.path.join(build, "meson-logs", "testlog.json")
         if not os.path.exists(log):
             print(f"count-results: {log} missing", file=sys.stderr)

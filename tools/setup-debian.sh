@@ -14,6 +14,8 @@ packages=(
   libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
   # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
   python3 clang openssl prometheus nodejs npm
+  # static analysis (tools/static-analysis.sh)
+  cppcheck clang-tidy
   # the Promela model of the marker protocol, and a third sh for the quoting test
   spin busybox
 )

@@ -33,5 +33,10 @@ for cfg in "build-test" "build-asan -Db_sanitize=address,undefined -Db_lundef=fa
   fi
 done
 
-python3 tools/count-results.py build-test build-asan || status=1
+# Static analysis (cppcheck, clang-tidy) of src/ and mock/, counted as tests.
+echo "== static analysis"
+tools/static-analysis.sh build-test >build-test/static-analysis.tap 2>&1 || status=1
+grep -E '^(not )?ok' build-test/static-analysis.tap
+
+python3 tools/count-results.py build-test build-asan build-test/static-analysis.tap || status=1
 exit $status
