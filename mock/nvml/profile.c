@@ -1712,7 +1712,10 @@ int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_e
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 for (size_t i = 0; gv_mock_builtin_profile_names[i]; i++)
                         fprintf(f, "%s%s", i ? ", " : "", gv_mock_builtin_profile_names[i]);
-                fclose(f);
+                if (fclose(f) != 0) { /* out of memory: name no half list */
+                        free(known);
+                        known = NULL;
+                }
                 return gv_error_set(err, ENOENT, GV_REASON_CONFIG, "unknown GPU profile \"%s\" (known: %s, a100, h100)",
                                     name ? name : "(null)", known ? known : "");
         }

@@ -1330,6 +1330,6 @@ out_shutdown:
 out_close:
         gv_nvml_close(&s.nvml);
         smi_query_free(&q);
-        fflush(stdout);
+        (void) fflush(stdout); /* exit() flushes again; the exit code is the real one's, whatever the output did */
         return rc;
 }

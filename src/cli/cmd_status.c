@@ -55,7 +55,10 @@ static char *format_facts(const gv_marker_info_t *info)
                 fprintf(f, "%sgeneration=%.8s", ftell(f) ? " " : "", gen);
         if (info->detail && info->state != GV_MARKER_MISSING)
                 fprintf(f, "%s(%s)", ftell(f) ? " " : "", info->detail);
-        fclose(f);
+        if (fclose(f) != 0) { /* out of memory: no half text */
+                free(buf);
+                return NULL;
+        }
         return buf;
 }
 
@@ -90,11 +93,14 @@ static json_object *json_string_utf8(const char *s)
                         fputs("\xEF\xBF\xBD", f);
                         p++;
                 } else {
-                        fwrite(p, 1, n, f);
+                        (void) fwrite(p, 1, n, f); /* checked at fclose() */
                         p += n;
                 }
         }
-        fclose(f);
+        if (fclose(f) != 0) { /* out of memory: no half text */
+                free(buf);
+                buf = NULL;
+        }
         json_object *o = json_object_new_string(buf ? buf : "");
         free(buf);
         return o;
@@ -151,7 +157,7 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
                                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
                 json_object_put(doc);
         }
-        fflush(out);
+        (void) fflush(out); /* the exit code says ready or not whatever the output did */
         return not_ready;
 }
 

@@ -223,7 +223,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         if (rs == 0 && rl == 0) {
                 loc = (driver_loc_t) { .host = true, .root = host, .lib = hlib, .lib_dir = hlib_dir, .smi = hsmi,
                                        .smi_dir = hsmi_dir };
-                fclose(tf);
+                (void) fclose(tf); /* 'tried' is dropped */
                 free(tried);
                 *out = loc;
                 return 0;
@@ -233,7 +233,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         free(hlib);
         free(hlib_dir);
         if (rs == -ENOMEM || rl == -ENOMEM) {
-                fclose(tf);
+                (void) fclose(tf); /* 'tried' is dropped */
                 free(tried);
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
@@ -243,7 +243,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         int rc = -ENOENT;
         if (strcmp(ctr, host) != 0)
                 rc = gv_root_find(ctr, libs, "libnvidia-ml.so.1", &clib, &clib_dir, tf);
-        fclose(tf);
+        (void) fclose(tf); /* 'tried' only names paths in a message */
         tried_keep = tried;
         if (rc == 0) {
                 loc = (driver_loc_t) { .host = false, .root = ctr, .lib = clib, .lib_dir = clib_dir };
@@ -253,7 +253,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 }
                 (void) gv_root_find(ctr, bins, "nvidia-smi", &loc.smi, &loc.smi_dir, sf);
-                fclose(sf);
+                (void) fclose(sf); /* 'smi_tried' only names paths in a message */
                 loc.smi_tried = smi_tried;
                 *out = loc;
                 return 0;
@@ -426,7 +426,9 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
                 else
                         r = check_device(cfg, nvml, i, f, uf, err);
         }
-        fclose(uf);
+        /* GPU_UUIDS is published: a stream that failed (out of memory) must not give a short list. */
+        if (fclose(uf) != 0 && r == 0)
+                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (r < 0) {
                 free(ubuf);
                 return r;
@@ -560,7 +562,7 @@ static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char 
                                                              : "");
                                 sep = ", ";
                         }
-                        fclose(mf);
+                        (void) fclose(mf); /* 'msg' only names nodes in a message */
                         int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
                                                       "device nodes under %s not accessible: %s", dev_root,
                                                       msg ? msg : "")

@@ -176,7 +176,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         for (;;) {
                 if (stop && *stop) {
                         kill_and_reap(pid);
-                        fclose(TAKE_PTR(mem));
+                        (void) fclose(TAKE_PTR(mem)); /* the output is dropped */
                         free(buf);
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s: interrupted", argv[0]);
                 }
@@ -196,7 +196,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                                         size_t take = kept + (size_t) n > GV_PROC_OUTPUT_MAX
                                                               ? GV_PROC_OUTPUT_MAX - kept
                                                               : (size_t) n;
-                                        fwrite(chunk, 1, take, mem);
+                                        (void) fwrite(chunk, 1, take, mem); /* checked by ferror() below */
                                         kept += take;
                                 } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
                                         eof = true;
@@ -215,7 +215,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                         while (!eof && (n = read(rfd, chunk, sizeof(chunk))) > 0) {
                                 size_t take = kept + (size_t) n > GV_PROC_OUTPUT_MAX ? GV_PROC_OUTPUT_MAX - kept
                                                                                    : (size_t) n;
-                                fwrite(chunk, 1, take, mem);
+                                (void) fwrite(chunk, 1, take, mem); /* checked by ferror() below */
                                 kept += take;
                         }
                         break;
@@ -226,7 +226,14 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                 }
         }
         (void) reaped;
-        fclose(TAKE_PTR(mem));
+        /* A write to the memory stream or its last flush that failed (out of
+         * memory) leaves a truncated output: never judge that. */
+        bool mem_ok = !ferror(mem);
+        mem_ok = fclose(TAKE_PTR(mem)) == 0 && mem_ok;
+        if (!mem_ok) {
+                free(buf);
+                buf = NULL;
+        }
         gv_proc_result_t res = { .output = buf, .timed_out = timed_out };
         if (!buf)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");

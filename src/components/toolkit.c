@@ -249,7 +249,7 @@ static int check_cdi(const gv_config_t *cfg, gpu_set_t *g, FILE *tried, bool *an
                 }
                 free(ents);
         }
-        fclose(mf);
+        (void) fclose(mf); /* only names what is missing in a message */
 
         size_t n_absent = 0;
         for (size_t k = 0; k < n_req; k++)
@@ -447,14 +447,14 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
                         source = strdup("nvidia-smi");
                 } else {
                         if (e && e->reason == GV_REASON_INTERRUPTED) {
-                                fclose(tf);
+                                (void) fclose(tf); /* 'tried' is dropped */
                                 free(tried);
                                 return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s", e->msg);
                         }
                         fprintf(tf, "\n  nvidia-smi in this container: %s", e ? e->msg : "failed");
                 }
         }
-        fclose(tf);
+        (void) fclose(tf); /* 'tried' only names paths in a message */
         _cleanup_free_ char *tried_keep = tried;
         if (r < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");

@@ -206,7 +206,7 @@ int gv_marker_encode(const gv_kvlist_t *l, char **out, gv_error_t **err)
         for (size_t i = 0; i < l->n; i++) {
                 const char *k = l->items[i].key, *v = l->items[i].value;
                 if (!key_valid(k)) {
-                        fclose(f);
+                        (void) fclose(f); /* the text is dropped */
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                             "bad key \"%s\": expected [A-Z_][A-Z0-9_]*", k ? k : "(null)");
                 }
@@ -230,7 +230,7 @@ int gv_marker_encode(const gv_kvlist_t *l, char **out, gv_error_t **err)
                 fputc('\n', f);
         }
         if (ferror(f)) {
-                fclose(f);
+                (void) fclose(f); /* the text is dropped */
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
         if (fclose(f) != 0 || !buf)

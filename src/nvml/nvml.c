@@ -172,7 +172,7 @@ int gv_nvml_open(const char *const *candidates, gv_nvml_t **out, gv_error_t **er
                 if (!n || !(n->path = strdup(*c))) {
                         free(n);
                         dlclose(h);
-                        fclose(TAKE_PTR(tf));
+                        (void) fclose(TAKE_PTR(tf)); /* 'tried' is dropped */
                         free(tried);
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 }
@@ -180,16 +180,19 @@ int gv_nvml_open(const char *const *candidates, gv_nvml_t **out, gv_error_t **er
                 int r = resolve(n, err);
                 if (r < 0) {
                         gv_nvml_close(&n);
-                        fclose(TAKE_PTR(tf));
+                        (void) fclose(TAKE_PTR(tf)); /* 'tried' is dropped */
                         free(tried);
                         return r;
                 }
-                fclose(TAKE_PTR(tf));
+                (void) fclose(TAKE_PTR(tf)); /* 'tried' is dropped */
                 free(tried);
                 *out = n;
                 return 0;
         }
-        fclose(TAKE_PTR(tf));
+        if (fclose(TAKE_PTR(tf)) != 0) { /* out of memory: name no half list */
+                free(tried);
+                tried = NULL;
+        }
         int r = gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND, "libnvidia-ml.so.1 not found; tried:%s",
                              tried && *tried ? tried : " (no candidate paths)");
         free(tried);

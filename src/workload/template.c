@@ -141,8 +141,10 @@ static int expect_enum(struct vctx *c, json_object *v, json_object *parent, cons
         FILE *f = open_memstream(&list, &len);
         for (size_t i = 0; f && i < n; i++)
                 fprintf(f, "%s%s", i ? ", " : "", allowed[i]);
-        if (f)
-                fclose(f);
+        if (f && fclose(f) != 0) { /* out of memory: name no half list */
+                free(list);
+                list = NULL;
+        }
         return vfail(c, v, parent, path, "'%s' is not one of %s", s, list ? list : "the allowed values");
 }
 

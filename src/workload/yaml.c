@@ -711,7 +711,7 @@ int gv_yaml_emit(json_object *obj, char **out, gv_error_t **err)
         if (!f)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (!yaml_emitter_initialize(&em)) {
-                fclose(f);
+                (void) fclose(f); /* nothing was written */
                 free(buf);
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
