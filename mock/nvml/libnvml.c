@@ -41,6 +41,7 @@ GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 
 /* The plain names are the same functions as the versioned ones. */
 #define GV_MOCK_ALIAS(plain, versioned) \
+        /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'plain' is a declarator, not an expression */ \
         extern __typeof__(versioned) plain __attribute__((alias(#versioned), visibility("default")));
 GV_NVML_ALIASES(GV_MOCK_ALIAS)
 #undef GV_MOCK_ALIAS
@@ -113,6 +114,7 @@ __attribute__((format(printf, 1, 2))) static void debug(const char *fmt, ...)
         va_list ap;
         va_start(ap, fmt);
         fputs("mock-nvml: ", stderr);
+        /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive: va_start(ap, fmt) is two lines above */
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
         va_end(ap);
@@ -1276,9 +1278,11 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
 
 #define SCALAR_GETTER(fn, type, out, bit, expr)                               \
         nvmlReturn_t fn(nvmlDevice_t device, type *out)                       \
+        /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name, not an expression */ \
         {                                                                     \
                 DEVICE_QUERY(ANY_HANDLE, device, out, bit);                   \
                 *out = (type) (expr);                                         \
+                /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name in a cast */ \
                 return leave(NVML_SUCCESS);                                   \
         }
 
