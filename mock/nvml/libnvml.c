@@ -307,10 +307,11 @@ static char *profile_beside_library(void)
         return path;
 }
 
+/* "0,3, 5" -> a mask with bits 0, 3 and 5; -EINVAL on anything else.  @s: non-NULL. */
 static int parse_uint_list(const char *s, uint64_t *mask)
 {
         uint64_t m = 0;
-        while (s && *s) {
+        while (*s) {
                 char *end;
                 errno = 0;
                 unsigned long v = strtoul(s, &end, 10);
@@ -1277,12 +1278,12 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
 }
 
 #define SCALAR_GETTER(fn, type, out, bit, expr)                               \
-        nvmlReturn_t fn(nvmlDevice_t device, type *out)                       \
         /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name, not an expression */ \
+        nvmlReturn_t fn(nvmlDevice_t device, type *out)                       \
         {                                                                     \
                 DEVICE_QUERY(ANY_HANDLE, device, out, bit);                   \
-                *out = (type) (expr);                                         \
                 /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name in a cast */ \
+                *out = (type) (expr);                                         \
                 return leave(NVML_SUCCESS);                                   \
         }
 

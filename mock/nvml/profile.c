@@ -207,7 +207,7 @@ int gv_mock_parse_return_name(const char *s, unsigned *out)
                 if (strncasecmp(b, "NVML_ERROR_", 11) == 0)
                         b += 11;
                 for (; *a && *b; a++, b++) {
-                        char cb = *b == '_' ? '-' : (char) (*b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b);
+                        char cb = (char) (*b == '_' ? '-' : *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b);
                         if (*a != cb)
                                 break;
                 }
@@ -398,7 +398,7 @@ bad:
 
 static int get_uint(pctx_t *c, yaml_node_t *n, const char *prefix, const char *key, unsigned max, unsigned *out)
 {
-        unsigned long long v;
+        unsigned long long v = 0;
         int r = get_ull(c, n, prefix, key, max, &v);
         if (r < 0)
                 return r;
@@ -931,7 +931,7 @@ static int fabric_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                         char norm[32];
                         size_t j = 0;
                         for (; s[j] && j + 1 < sizeof(norm); j++)
-                                norm[j] = s[j] == '-' ? '_' : s[j];
+                                norm[j] = (char) (s[j] == '-' ? '_' : s[j]);
                         norm[j] = 0;
                         if (strcasecmp(norm, names[i]) == 0) {
                                 d->fabric_state = i;
@@ -1086,7 +1086,7 @@ static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const 
                                 r = get_ull(c, x, ip, k, 1ULL << 30, &pr->used_memory_mib);
                         else if (KEY_IS(k, "used_memory_bytes") || KEY_IS(k, "used_gpu_memory_bytes")) {
                                 r = get_ull(c, x, ip, k, 1ULL << 50, &b);
-                                pr->used_memory_mib = b / (1024 * 1024);
+                                pr->used_memory_mib = b / (1024ULL * 1024);
                         } else if (KEY_IS(k, "gi_id"))
                                 r = get_uint(c, x, ip, k, 64, &pr->gi_id);
                         else if (KEY_IS(k, "ci_id"))

@@ -145,7 +145,7 @@ static int read_mock_manifest(const char *root, bool *files_ok, gv_error_t **err
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *e = NULL;
-        int r = gv_read_file_at(AT_FDCWD, path, true, 64 * 1024, &text, &len, &e);
+        int r = gv_read_file_at(AT_FDCWD, path, true, (size_t) 64 * 1024, &text, &len, &e);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)

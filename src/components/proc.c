@@ -20,8 +20,8 @@
 
 extern char **environ;
 
-#define GV_PROC_OUTPUT_MAX (64 * 1024)
-#define GV_SMI_TIMEOUT_MS (30 * 1000)
+#define GV_PROC_OUTPUT_MAX ((size_t) 64 * 1024)
+#define GV_SMI_TIMEOUT_MS ((int64_t) 30 * 1000)
 
 void gv_proc_result_clear(gv_proc_result_t *r)
 {
@@ -283,7 +283,7 @@ int gv_nvidia_smi_check(const gv_config_t *cfg, const char *smi, const char *lib
         const char *tail = tail_lines(res.output, strlen(res.output), 5, &tl);
         if (res.timed_out) {
                 r = gv_error_set(err, ETIMEDOUT, GV_REASON_NVIDIA_SMI, "%s did not finish within %d s; output: %.*s",
-                                 smi, GV_SMI_TIMEOUT_MS / 1000, tl, tail);
+                                 smi, (int) (GV_SMI_TIMEOUT_MS / 1000), tl, tail);
                 gv_proc_result_clear(&res);
                 return r;
         }

@@ -28,7 +28,7 @@
 
 #define COMPONENT "toolkit"
 #define CDI_KIND "nvidia.com/gpu"
-#define RUNTIME_CONFIG_MAX_BYTES (4u * 1024u * 1024u)
+#define RUNTIME_CONFIG_MAX_BYTES ((size_t) 4 * 1024 * 1024)
 
 static const char *const default_cdi_dirs[] = { "/etc/cdi", "/var/run/cdi", NULL };
 

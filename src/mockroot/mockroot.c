@@ -26,8 +26,8 @@
 #define MANIFEST_KIND "gpu-validator-mock-root"
 #define MANIFEST_VERSION 1
 /* Largest artifact we copy (the mock library and nvidia-smi are far smaller). */
-#define MAX_ARTIFACT_BYTES (256u * 1024u * 1024u)
-#define MAX_MANIFEST_BYTES (4u * 1024u * 1024u)
+#define MAX_ARTIFACT_BYTES ((size_t) 256 * 1024 * 1024)
+#define MAX_MANIFEST_BYTES ((size_t) 4 * 1024 * 1024)
 
 typedef enum etype { E_DIR, E_FILE, E_LINK, E_CHAR } etype_t;
 

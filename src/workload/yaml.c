@@ -665,7 +665,7 @@ static int emit_node(yaml_emitter_t *em, json_object *o, unsigned depth)
                         return emit_scalar(em, t, strlen(t), false);
                 snprintf(num, sizeof(num), "%.17g", json_object_get_double(o));
                 if (classify_plain(num) == SC_INT)
-                        strcat(num, ".0");
+                        snprintf(num + strlen(num), sizeof(num) - strlen(num), ".0");
                 else if (classify_plain(num) != SC_FLOAT)
                         return -EDOM; /* inf, nan: not representable in JSON either */
                 return emit_scalar(em, num, strlen(num), false);
