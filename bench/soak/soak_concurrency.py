@@ -55,6 +55,8 @@ class Tally:
         self.ready = {}
         self.violations = 0
         self.examples = {}
+        self.kinds = {}
+        self.environment = {}  # failures of the machine, not of gpu-validator
 
     def read(self, kind, ready):
         with self.lock:
@@ -64,7 +66,13 @@ class Tally:
     def violation(self, kind, text):
         with self.lock:
             self.violations += 1
+            self.kinds[kind] = self.kinds.get(kind, 0) + 1
             self.examples.setdefault(kind, text)
+
+    def env_failure(self, kind, text):
+        with self.lock:
+            n, ex = self.environment.get(kind, (0, text))
+            self.environment[kind] = (n + 1, ex)
 
 
 def complete_marker(text, boot):
@@ -84,6 +92,10 @@ def consumer_wait(node, t, stop):
         if p.returncode == 0:
             if "export NVIDIA_DRIVER_ROOT=" not in p.stdout or "export DRIVER_VERSION=" not in p.stdout:
                 t.violation("wait ready with incomplete --print-env", p.stdout[-300:])
+        elif "Too many open files" in p.stderr or "No space left on device" in p.stderr:
+            # The machine's inotify limits (max_user_instances/watches), shared
+            # with every other process of the user: said clearly, exit 1.
+            t.env_failure("wait could not set up inotify (machine limit)", p.stderr.strip()[-200:])
         elif p.returncode != 3:
             t.violation("wait error", f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
 
@@ -121,7 +133,10 @@ def consumer_readers(node, t, stop):
             tk = states.get("toolkit-ready")
             t.read("status", tk == "ready")
             if tk == "ready" and states.get("driver-ready") != "ready":
-                t.violation("status: toolkit ready without driver ready", json.dumps(states))
+                # status reads the rows one by one, without the writers' lock:
+                # a table is not a snapshot of the folder.
+                t.violation("status --json: toolkit-ready 'ready' next to driver-ready not ready (rows are not "
+                            "one snapshot)", json.dumps(states))
         p = subprocess.run([gvtest.GV, "env", *node.store_args()], capture_output=True, text=True, env=ENV)
         t.read("env", p.returncode == 0)
         if p.returncode == 0:
@@ -180,7 +195,9 @@ def main():
         print(f"  consumer {kind:7} reads={t.reads[kind]} ready={t.ready[kind]}")
     print(f"violations={t.violations}")
     for kind, ex in t.examples.items():
-        print(f"  example ({kind}): {ex}")
+        print(f"  {t.kinds[kind]} x {kind}; example: {ex}")
+    for kind, (n, ex) in t.environment.items():
+        print(f"  not counted: {n} x {kind}; example: {ex}")
     return 1 if t.violations else 0
 
 
