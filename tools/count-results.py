@@ -4,7 +4,10 @@ named *.tap) and print 'N passed, N failed, N skipped'.  TAP output (cmocka, the
 fuzz corpus runners) is counted case by case ("not ok # TODO", an expected
 failure, counts as passed; "ok # TODO", an unexpected pass, as failed); a test without TAP lines
 counts once.  A test that failed after printing only passing TAP lines
-(a crash, a sanitizer report, a timeout) counts one more failure."""
+(a crash, a sanitizer report, a timeout) counts one more failure.  A *.tap
+file (tools/static-analysis.sh and tools/image.sh smoke write one) that is
+missing, or whose plan is missing or disagrees with its test lines, counts one
+more failure."""
 import json
 import os
 import re
@@ -56,6 +59,26 @@ def count_tap_file(path):
         failures.append(f"{path}: plan {plan} for {p + fl + s} test lines (ended early?)")
         fl += 1
     return p, fl, s, failures
+
+
+def count_tap_file(path, failures):
+    p = fl = s = 0
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not (ok_re.match(line) or notok_re.match(line)):
+                continue
+            if skip_re.search(line):
+                s += 1
+            elif notok_re.match(line):
+                fl += 1
+                failures.append(f"{path}: {line}")
+            else:
+                p += 1
+    if p + fl + s == 0:
+        fl = 1
+        failures.append(f"{path}: no TAP test lines")
+    return p, fl, s
 
 
 def main():

@@ -16,6 +16,8 @@ packages=(
   python3 clang openssl prometheus nodejs npm
   # the official Kubernetes Python client: conformance of the test API server (tests/e2e)
   python3-kubernetes
+  # static analysis (tools/static-analysis.sh)
+  cppcheck clang-tidy
   # the Promela model of the marker protocol, and a third sh for the quoting test
   spin busybox
   # a third-party NVML client built offline against the mock (tests/e2e/test_nvml_wrapper.py)

@@ -34,6 +34,11 @@ for cfg in "build-test" "build-asan -Db_sanitize=address,undefined -Db_lundef=fa
   fi
 done
 
+# Static analysis (cppcheck, clang-tidy) of src/ and mock/, counted as tests.
+echo "== static analysis"
+tools/static-analysis.sh build-test >build-test/static-analysis.tap 2>&1 || status=1
+grep -E '^(not )?ok' build-test/static-analysis.tap
+
 # The container image from deploy/Dockerfile (podman), run as the chart runs it (read-only root, no
 # network); the smoke test's TAP counts with the rest.  The archives stay in build/image/.
 echo "== container image"
@@ -47,5 +52,5 @@ else
   status=1
 fi
 
-python3 tools/count-results.py build-test build-asan build/image/smoke.tap || status=1
+python3 tools/count-results.py build-test build-asan build-test/static-analysis.tap build/image/smoke.tap || status=1
 exit $status

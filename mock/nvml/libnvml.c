@@ -44,6 +44,7 @@ GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
 
 /* The plain names are the same functions as the versioned ones. */
 #define GV_MOCK_ALIAS(plain, versioned) \
+        /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'plain' is a declarator, not an expression */ \
         extern __typeof__(versioned) plain __attribute__((alias(#versioned), visibility("default")));
 GV_NVML_ALIASES(GV_MOCK_ALIAS)
 GV_NVML_MOCK_ALIASES(GV_MOCK_ALIAS)
@@ -117,6 +118,7 @@ __attribute__((format(printf, 1, 2))) static void debug(const char *fmt, ...)
         va_list ap;
         va_start(ap, fmt);
         fputs("mock-nvml: ", stderr);
+        /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive: va_start(ap, fmt) is two lines above */
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
         va_end(ap);
@@ -309,10 +311,11 @@ static char *profile_beside_library(void)
         return path;
 }
 
+/* "0,3, 5" -> a mask with bits 0, 3 and 5; -EINVAL on anything else.  @s: non-NULL. */
 static int parse_uint_list(const char *s, uint64_t *mask)
 {
         uint64_t m = 0;
-        while (s && *s) {
+        while (*s) {
                 char *end;
                 errno = 0;
                 unsigned long v = strtoul(s, &end, 10);
@@ -1260,9 +1263,11 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
 }
 
 #define SCALAR_GETTER(fn, type, out, bit, expr)                               \
+        /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name, not an expression */ \
         nvmlReturn_t fn(nvmlDevice_t device, type *out)                       \
         {                                                                     \
                 DEVICE_QUERY(ANY_HANDLE, device, out, bit);                   \
+                /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name in a cast */ \
                 *out = (type) (expr);                                         \
                 return leave(NVML_SUCCESS);                                   \
         }

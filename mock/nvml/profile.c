@@ -207,7 +207,7 @@ int gv_mock_parse_return_name(const char *s, unsigned *out)
                 if (strncasecmp(b, "NVML_ERROR_", 11) == 0)
                         b += 11;
                 for (; *a && *b; a++, b++) {
-                        char cb = *b == '_' ? '-' : (char) (*b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b);
+                        char cb = (char) (*b == '_' ? '-' : *b >= 'A' && *b <= 'Z' ? *b - 'A' + 'a' : *b);
                         if (*a != cb)
                                 break;
                 }
@@ -586,6 +586,7 @@ static int power_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t 
         unsigned *dst = NULL;
         uint32_t bit = GV_MOCK_FIELD_POWER_LIMIT;
         if (strncmp(key, "usage", base) == 0 && base == 5)
+                /* NOLINTNEXTLINE(bugprone-branch-clone): 'usage' and 'current_draw' are aliases of one field */
                 dst = &d->power_usage_mw, bit = GV_MOCK_FIELD_POWER_USAGE;
         else if (strncmp(key, "current_draw", base) == 0 && base == 12)
                 dst = &d->power_usage_mw, bit = GV_MOCK_FIELD_POWER_USAGE;
@@ -930,7 +931,7 @@ static int fabric_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                         char norm[32];
                         size_t j = 0;
                         for (; s[j] && j + 1 < sizeof(norm); j++)
-                                norm[j] = s[j] == '-' ? '_' : s[j];
+                                norm[j] = (char) (s[j] == '-' ? '_' : s[j]);
                         norm[j] = 0;
                         if (strcasecmp(norm, names[i]) == 0) {
                                 d->fabric_state = i;
@@ -1085,7 +1086,7 @@ static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const 
                                 r = get_ull(c, x, ip, k, 1ULL << 30, &pr->used_memory_mib);
                         else if (KEY_IS(k, "used_memory_bytes") || KEY_IS(k, "used_gpu_memory_bytes")) {
                                 r = get_ull(c, x, ip, k, 1ULL << 50, &b);
-                                pr->used_memory_mib = b / (1024 * 1024);
+                                pr->used_memory_mib = b / (1024ULL * 1024);
                         } else if (KEY_IS(k, "gi_id"))
                                 r = get_uint(c, x, ip, k, GV_MOCK_MAX_INSTANCE_ID, &pr->gi_id);
                         else if (KEY_IS(k, "ci_id"))
@@ -1123,6 +1124,7 @@ static int parse_unsupported(pctx_t *c, yaml_node_t *v, const char *prefix, cons
 }
 
 /* One key of a GPU mapping (`gpu`, `device_defaults`, `devices[i]`). */
+/* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): one branch per device key of the profile schema; to be split in the architecture refactor */
 static int device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
 {
         gv_mock_device_t *d = data;
@@ -1791,7 +1793,10 @@ int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_e
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 for (size_t i = 0; gv_mock_builtin_profile_names[i]; i++)
                         fprintf(f, "%s%s", i ? ", " : "", gv_mock_builtin_profile_names[i]);
-                fclose(f);
+                if (fclose(f) != 0) { /* out of memory: name no half list */
+                        free(known);
+                        known = NULL;
+                }
                 return gv_error_set(err, ENOENT, GV_REASON_CONFIG, "unknown GPU profile \"%s\" (known: %s, a100, h100)",
                                     name ? name : "(null)", known ? known : "");
         }
@@ -1858,6 +1863,7 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 {
         const unsigned char *b = data;
         for (size_t i = 0; i < len; i++) {
+                /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign): false positive: every caller hashes an initialised object of len bytes */
                 h ^= b[i];
                 h *= 0x100000001b3ULL;
         }
@@ -2085,6 +2091,7 @@ static bool unsup(const gv_mock_device_t *d, uint32_t bit)
         return (d->unsupported & bit) != 0;
 }
 
+/* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): writes every device field of the profile schema in order; to be split in the architecture refactor */
 static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
 {
         put_str(f, in, "name", d->name);

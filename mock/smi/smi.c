@@ -146,6 +146,7 @@ smi_parse_error_t smi_query_parse(const char *fields, const char *format, smi_qu
                 return SMI_PARSE_NO_FORMAT;
 
         size_t cap = 8, n = 0;
+        /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers: the element is a pointer */
         _cleanup_free_ const smi_field_def_t **defs = calloc(cap, sizeof(*defs));
         if (!defs)
                 return SMI_PARSE_NOMEM;
@@ -165,6 +166,7 @@ smi_parse_error_t smi_query_parse(const char *fields, const char *format, smi_qu
                                 return SMI_PARSE_BAD_FIELD;
                         }
                         if (n == cap) {
+                                /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers: the element is a pointer */
                                 const smi_field_def_t **nd = realloc(defs, 2 * cap * sizeof(*defs));
                                 if (!nd)
                                         return SMI_PARSE_NOMEM;

@@ -30,10 +30,12 @@ static inline void gv_closep(int *fd)
         }
 }
 
+/* For streams that were only read, or whose write errors were already
+ * checked by an fclose() by hand (TAKE_PTR) on the success path. */
 static inline void gv_fclosep(FILE **f)
 {
         if (*f)
-                fclose(*f);
+                (void) fclose(*f);
 }
 
 /* Frees a NULL-terminated array of heap strings and the array itself. */

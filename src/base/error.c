@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define GV_ERROR_IMPLEMENTATION /* the definitions below, not the analyser's wrappers */
 #include "error.h"
 
 #include <errno.h>

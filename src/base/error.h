@@ -81,6 +81,26 @@ int gv_error_prefix(gv_error_t **err, const char *fmt, ...) __attribute__((forma
 /* gv_error_free - free *err and set it to NULL; accepts NULL and an empty slot. */
 void gv_error_free(gv_error_t **err);
 
+#if defined(__clang_analyzer__) && !defined(GV_ERROR_IMPLEMENTATION)
+/*
+ * For the static analyser only (clang-tidy's clang-analyzer-* checks, never a
+ * compiled build): tell the path-sensitive engine what the functions above
+ * guarantee, that they return a negative value.  Without this it follows
+ * `return gv_error_set(...)` as if it might return >= 0, takes the success
+ * branch in the caller with the out-parameters unset, and reports false leaks
+ * and NULL dereferences through `_cleanup_` variables.
+ */
+static inline int gv_error_negative_(int r)
+{
+        if (r >= 0)
+                __builtin_unreachable();
+        return r;
+}
+#define gv_error_set(...) gv_error_negative_(gv_error_set(__VA_ARGS__))
+#define gv_error_setv(...) gv_error_negative_(gv_error_setv(__VA_ARGS__))
+#define gv_error_prefix(...) gv_error_negative_(gv_error_prefix(__VA_ARGS__))
+#endif
+
 /* gv_reason_name - the stable kebab-case name of a reason ("library-not-found"). Static string. */
 const char *gv_reason_name(gv_reason_t reason);
 

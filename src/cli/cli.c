@@ -78,7 +78,7 @@ void gv_cli_log(void *userdata, gv_log_level_t level, const char *component, con
                         component && *component ? component : "", component && *component ? ": " : "",
                         reason && *reason ? reason : "", reason && *reason ? ": " : "", msg ? msg : "");
         }
-        fflush(stderr);
+        (void) fflush(stderr); /* a log line that cannot be written is lost, nothing more */
 }
 
 void gv_cli_logf(gv_cli_t *cli, gv_log_level_t level, const char *component, const char *reason, const char *fmt,

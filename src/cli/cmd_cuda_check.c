@@ -196,7 +196,7 @@ static int nvml_only(gv_cli_t *cli, const args_t *a, const gv_visible_devices_t 
         }
         gv_nvml_gpus_free(gpus, n);
         if (a->device >= 0 && shown == 0) {
-                fflush(stdout);
+                (void) fflush(stdout); /* progress lines */
                 gv_cli_logf(cli, GV_LOG_ERROR, CMD, gv_reason_name(GV_REASON_NO_GPU),
                             "--device %d: the container sees only %d of the %zu GPU(s) NVML reports "
                             "(NVIDIA_VISIBLE_DEVICES=%s)", a->device, ordinal, n, visible_text());
@@ -210,7 +210,7 @@ static int nvml_only(gv_cli_t *cli, const args_t *a, const gv_visible_devices_t 
         else
                 printf("%zu of %zu NVML devices visible (NVIDIA_VISIBLE_DEVICES=%s): %s\n", visible, n,
                        visible_text(), ok ? "OK" : "FAILED");
-        fflush(stdout);
+        (void) fflush(stdout); /* progress lines */
         if (!ok) {
                 if (expect >= 0)
                         gv_cli_logf(cli, GV_LOG_ERROR, CMD, gv_reason_name(GV_REASON_NO_GPU),
@@ -236,7 +236,7 @@ static int cuda_devices(gv_cli_t *cli, gv_cuda_t *cuda, const args_t *a, int exp
                        count);
         else
                 printf("CUDA driver %s: %d device(s)\n", cuda->path, count);
-        fflush(stdout);
+        (void) fflush(stdout); /* progress lines */
 
         if (count == 0) {
                 gv_cli_logf(cli, GV_LOG_ERROR, CMD, gv_reason_name(GV_REASON_NO_GPU), "the CUDA driver sees no device");
@@ -257,7 +257,7 @@ static int cuda_devices(gv_cli_t *cli, gv_cuda_t *cuda, const args_t *a, int exp
                     gv_cudacheck_vector_add(cuda, i, a->elements, &res, &err) < 0) {
                         printf("GPU %d: %s: vector add of %u elements FAILED: %s\n", i, name ? name : "?",
                                a->elements, err ? err->msg : "unknown error");
-                        fflush(stdout);
+                        (void) fflush(stdout); /* progress lines */
                         gv_cli_logf(cli, GV_LOG_ERROR, CMD, err ? gv_reason_name(err->reason) : NULL,
                                     "GPU %d: %s", i, err ? err->msg : "unknown error");
                         gv_error_free(&err);
@@ -266,7 +266,7 @@ static int cuda_devices(gv_cli_t *cli, gv_cuda_t *cuda, const args_t *a, int exp
                 }
                 printf("GPU %d: %s: vector add of %zu elements (%.1f MiB) OK (%.1f ms, kernel %.2f ms)\n", i, name,
                        res.elements, (double) res.bytes / (1024.0 * 1024.0), res.total_ms, res.kernel_ms);
-                fflush(stdout);
+                (void) fflush(stdout); /* progress lines */
         }
         if (expect >= 0 && count != expect) {
                 gv_cli_logf(cli, GV_LOG_ERROR, CMD, gv_reason_name(GV_REASON_NO_GPU),
@@ -313,7 +313,7 @@ int gv_cmd_cuda_check(gv_cli_t *cli, int argc, char **argv)
                 }
                 gv_cli_logf(cli, GV_LOG_DEBUG, CMD, NULL, "dlopen: %s", err ? err->msg : "");
                 printf("no CUDA driver (%s not found): mock GPU backend, checking NVML only\n", a.cuda_library);
-                fflush(stdout);
+                (void) fflush(stdout); /* progress lines */
                 code = nvml_only(cli, &a, &vis, expect);
                 gv_visible_devices_free(&vis);
                 return code;

@@ -252,7 +252,7 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                         rep.message ? rep.message : "");
                 if (rep.warning)
                         fprintf(out, "%-9s %-13s %8s  %s\n", "", "", "", rep.warning);
-                fflush(out);
+                (void) fflush(out); /* the summary is for people; the markers are the result */
                 if (r < 0) {
                         gv_error_t tmp = { .reason = rep.reason };
                         code = gv_cli_exit_code(&tmp);

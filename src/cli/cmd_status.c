@@ -99,7 +99,7 @@ static json_object *json_string_utf8(const char *s)
                         fputs("\xEF\xBF\xBD", f);
                         p++;
                 } else {
-                        fwrite(p, 1, n, f);
+                        (void) fwrite(p, 1, n, f); /* checked at fclose() */
                         p += n;
                 }
         }
@@ -160,7 +160,7 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
                                                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
                 json_object_put(doc);
         }
-        fflush(out);
+        (void) fflush(out); /* the exit code says ready or not whatever the output did */
         return not_ready;
 }
 

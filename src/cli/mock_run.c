@@ -92,7 +92,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
             !m->empty_list || !(m->cdi_list[0] = strdup(m->cdi_dir)))
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 
-        if ((r = make_dir(m->cdi_dir, err)) < 0 || (r = make_dir(m->dev_char, err)) < 0)
+        if (make_dir(m->cdi_dir, err) < 0 || make_dir(m->dev_char, err) < 0)
                 return gv_error_prefix(err, "mock work folder");
 
         _cleanup_(gv_mock_artifacts_clear) gv_mock_artifacts_t art = { 0 };

@@ -184,7 +184,7 @@ static int parse_doc(parse_ctx_t *c, gv_cdi_spec_t *spec)
 int gv_cdi_spec_parse(const char *data, size_t len, gv_cdi_spec_t *out, gv_error_t **err)
 {
         if (len > GV_CDI_SPEC_MAX_BYTES)
-                return gv_error_set(err, EFBIG, GV_REASON_CONFIG, "CDI spec larger than %u bytes",
+                return gv_error_set(err, EFBIG, GV_REASON_CONFIG, "CDI spec larger than %zu bytes",
                                     GV_CDI_SPEC_MAX_BYTES);
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser))

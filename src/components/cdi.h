@@ -16,7 +16,7 @@
 #include "base/error.h"
 
 /* Largest spec file accepted, bytes. */
-#define GV_CDI_SPEC_MAX_BYTES (8u * 1024u * 1024u)
+#define GV_CDI_SPEC_MAX_BYTES ((size_t) 8 * 1024 * 1024)
 
 typedef struct gv_cdi_device {
         char *name;   /* "0", "GPU-<uuid>", "all" (heap) */

@@ -146,7 +146,7 @@ static int read_mock_manifest(const char *root, bool *files_ok, gv_error_t **err
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *e = NULL;
-        int r = gv_read_file_at(AT_FDCWD, path, true, 64 * 1024, &text, &len, &e);
+        int r = gv_read_file_at(AT_FDCWD, path, true, (size_t) 64 * 1024, &text, &len, &e);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
@@ -224,7 +224,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         if (rs == 0 && rl == 0) {
                 loc = (driver_loc_t) { .host = true, .root = host, .lib = hlib, .lib_dir = hlib_dir, .smi = hsmi,
                                        .smi_dir = hsmi_dir };
-                fclose(tf);
+                (void) fclose(tf); /* 'tried' is dropped */
                 free(tried);
                 *out = loc;
                 return 0;
@@ -234,7 +234,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         free(hlib);
         free(hlib_dir);
         if (rs == -ENOMEM || rl == -ENOMEM) {
-                fclose(tf);
+                (void) fclose(tf); /* 'tried' is dropped */
                 free(tried);
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
@@ -726,6 +726,7 @@ oom:
  * on <dev root>/dev as a wake-up, 100 ms slices for cfg->stop), then name
  * every missing one.
  */
+/* NOLINTNEXTLINE(readability-function-cognitive-complexity): the bounded wait with its inotify and timeout cases; to be split in the architecture refactor */
 static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok,
                              gv_error_t **err)
 {

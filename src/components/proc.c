@@ -20,8 +20,8 @@
 
 extern char **environ;
 
-#define GV_PROC_OUTPUT_MAX (64 * 1024)
-#define GV_SMI_TIMEOUT_MS (30 * 1000)
+#define GV_PROC_OUTPUT_MAX ((size_t) 64 * 1024)
+#define GV_SMI_TIMEOUT_MS ((int64_t) 30 * 1000)
 
 void gv_proc_result_clear(gv_proc_result_t *r)
 {
@@ -130,7 +130,7 @@ static void kill_and_reap(pid_t pid)
 static void keep_output(FILE *mem, size_t *kept, const char *chunk, size_t n)
 {
         size_t take = *kept + n > GV_PROC_OUTPUT_MAX ? GV_PROC_OUTPUT_MAX - *kept : n;
-        fwrite(chunk, 1, take, mem);
+        (void) fwrite(chunk, 1, take, mem); /* checked by ferror() before the text is used */
         *kept += take;
 }
 
@@ -258,7 +258,9 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                                             argv[0], strerror(e));
                 }
         }
-        if (fclose(TAKE_PTR(mem)) != 0 || !buf)
+        /* A write or the last flush that failed (out of memory) leaves a truncated output: never judge that. */
+        bool mem_ok = !ferror(mem);
+        if (fclose(TAKE_PTR(mem)) != 0 || !mem_ok || !buf)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         gv_proc_result_t res = { .output = TAKE_PTR(buf), .timed_out = timed_out };
         set_outcome(&res, timed_out, status);
@@ -296,7 +298,7 @@ int gv_nvidia_smi_check(const gv_config_t *cfg, const char *smi, const char *lib
         const char *tail = tail_lines(res.output, strlen(res.output), 5, &tl);
         if (res.timed_out) {
                 r = gv_error_set(err, ETIMEDOUT, GV_REASON_NVIDIA_SMI, "%s did not finish within %d s; output: %.*s",
-                                 smi, GV_SMI_TIMEOUT_MS / 1000, tl, tail);
+                                 smi, (int) (GV_SMI_TIMEOUT_MS / 1000), tl, tail);
                 gv_proc_result_clear(&res);
                 return r;
         }

@@ -89,6 +89,7 @@ typedef struct gv_cu_stream_st *gv_cu_stream_t;       /* CUstream (NULL: the def
         X(cuDriverGetVersion, (int *version))                                                           \
         X(cuModuleUnload, (gv_cu_module_t hmod))
 
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): 'params' is a parameter list */
 #define GV_CUDA_TYPEDEF(name, params) typedef gv_cu_result_t (*gv_##name##_fn) params;
 GV_CUDA_FUNCTIONS(GV_CUDA_TYPEDEF)
 GV_CUDA_OPTIONAL_FUNCTIONS(GV_CUDA_TYPEDEF)

@@ -90,6 +90,7 @@ size_t gv_cudacheck_verify(const float *c, size_t n, size_t *first_bad)
         for (size_t i = 0; i < n; i++) {
                 float want = pattern_a(i) + pattern_b(i);
                 /* Exact comparison: the pattern is exact, so any difference is a fault. */
+                /* NOLINTNEXTLINE(bugprone-suspicious-memory-comparison,cert-exp42-c,cert-flp37-c): bitwise on purpose: the pattern is exact, any differing bit (a NaN, -0.0) is a fault */
                 if (memcmp(&c[i], &want, sizeof(want)) != 0) {
                         if (bad == 0 && first_bad)
                                 *first_bad = i;

@@ -7,7 +7,7 @@
 
 #include "markers.h"
 
-#define GV_MARKER_MAX_BYTES (64 * 1024)
+#define GV_MARKER_MAX_BYTES ((size_t) 64 * 1024)
 
 struct gv_store {
         char *dir;      /* folder path as given */

@@ -190,6 +190,7 @@ static char *chain_report(gv_store_t *s, gv_marker_id_t id)
         return buf;
 }
 
+/* NOLINTNEXTLINE(readability-function-cognitive-complexity): the inotify wait loop with its folder and timeout cases; to be split in the architecture refactor */
 int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_marker_info_t *info,
                   gv_error_t **err)
 {

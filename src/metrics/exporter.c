@@ -369,21 +369,24 @@ static int open_listen_socket(const gv_listen_addr_t *a, int *out, gv_error_t **
 
 static int describe_socket(int fd, char **address, uint16_t *port)
 {
-        struct sockaddr_storage ss;
+        struct sockaddr_storage ss = { 0 };
         socklen_t len = sizeof(ss);
         if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0)
                 return -errno;
         char host[INET6_ADDRSTRLEN] = "";
         int r;
+        /* Copied out rather than read through a cast pointer (no type punning). */
         if (ss.ss_family == AF_INET6) {
-                const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *) &ss;
-                inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
-                *port = ntohs(s6->sin6_port);
+                struct sockaddr_in6 s6;
+                memcpy(&s6, &ss, sizeof(s6));
+                inet_ntop(AF_INET6, &s6.sin6_addr, host, sizeof(host));
+                *port = ntohs(s6.sin6_port);
                 r = asprintf(address, "[%s]:%u", host, (unsigned) *port);
         } else {
-                const struct sockaddr_in *s4 = (const struct sockaddr_in *) &ss;
-                inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
-                *port = ntohs(s4->sin_port);
+                struct sockaddr_in s4;
+                memcpy(&s4, &ss, sizeof(s4));
+                inet_ntop(AF_INET, &s4.sin_addr, host, sizeof(host));
+                *port = ntohs(s4.sin_port);
                 r = asprintf(address, "%s:%u", host, (unsigned) *port);
         }
         return r < 0 ? -ENOMEM : 0;

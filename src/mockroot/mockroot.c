@@ -26,8 +26,8 @@
 #define MANIFEST_KIND "gpu-validator-mock-root"
 #define MANIFEST_VERSION 1
 /* Largest artifact we copy (the mock library and nvidia-smi are far smaller). */
-#define MAX_ARTIFACT_BYTES (256u * 1024u * 1024u)
-#define MAX_MANIFEST_BYTES (4u * 1024u * 1024u)
+#define MAX_ARTIFACT_BYTES ((size_t) 256 * 1024 * 1024)
+#define MAX_MANIFEST_BYTES ((size_t) 4 * 1024 * 1024)
 
 typedef enum etype { E_DIR, E_FILE, E_LINK, E_CHAR } etype_t;
 
@@ -141,7 +141,7 @@ int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_m
                         _cleanup_free_ char *rs = realpath(smi, NULL);
                         if (!rl || !rs)
                                 continue;
-                        fclose(TAKE_PTR(tf));
+                        (void) fclose(TAKE_PTR(tf)); /* 'tried' is dropped */
                         free(tried);
                         out->nvml_lib = TAKE_PTR(rl);
                         out->nvidia_smi = TAKE_PTR(rs);
@@ -149,7 +149,10 @@ int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_m
                 }
                 fprintf(tf, "\n  %s + %s%s", lib, smi, i == 0 && override_dir ? " (GPU_VALIDATOR_MOCK_DIR)" : "");
         }
-        fclose(TAKE_PTR(tf));
+        if (fclose(TAKE_PTR(tf)) != 0) { /* out of memory: name no half list */
+                free(tried);
+                tried = NULL;
+        }
         int r = gv_error_set(err, ENOENT, GV_REASON_CONFIG,
                              "mock libnvidia-ml.so.1 and nvidia-smi not found (build them, or set "
                              "GPU_VALIDATOR_MOCK_DIR to a folder holding both); tried:%s",

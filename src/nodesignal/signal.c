@@ -479,6 +479,7 @@ static void set_problem(gv_nodesignal_t *ns, const gv_error_t *e)
         logf_(ns, GV_LOG_WARN, gv_reason_name(e->reason), "%s", e->msg);
 }
 
+/* NOLINTNEXTLINE(readability-function-cognitive-complexity): the watch loop of the node signal; to be split in the architecture refactor */
 int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
 {
         uint64_t now = mono_ms();

@@ -758,6 +758,7 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)
 
 /* Function-pointer types: nvmlInit_v2_fn and so on. */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): 'params' is a parameter list */
 #define GV_NVML_DECLARE_FN_TYPE(name, params) typedef nvmlReturn_t (*name##_fn) params;
 GV_NVML_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)
 GV_NVML_MOCK_FUNCTIONS(GV_NVML_DECLARE_FN_TYPE)

@@ -19,6 +19,7 @@ static json_object *copy_value(json_object *v)
         return c;
 }
 
+/* NOLINTNEXTLINE(misc-no-recursion): recursion over a JSON object whose depth the parsers bound */
 json_object *gv_json_merge_patch(json_object *target, json_object *patch)
 {
         if (!json_object_is_type(patch, json_type_object)) {
