@@ -1961,6 +1961,8 @@ nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetiremen
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!retires_pages(d))
                 return leave(NVML_ERROR_NOT_SUPPORTED);
+        (void) addresses; /* no page is retired: nothing to write into either array */
+        (void) timestamps;
         *pageCount = 0;
         return leave(NVML_SUCCESS);
 }
@@ -2045,6 +2047,7 @@ nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *ses
                                           nvmlEncoderSessionInfo_t *sessionInfos)
 {
         DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
+        (void) sessionInfos; /* no encoder session runs: nothing to write */
         *sessionCount = 0;
         return leave(NVML_SUCCESS);
 }
@@ -2059,6 +2062,7 @@ nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats
 nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
 {
         DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
+        (void) sessionInfo; /* no frame-capture session runs: nothing to write */
         *sessionCount = 0;
         return leave(NVML_SUCCESS);
 }
@@ -2137,7 +2141,8 @@ nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopolo
         }
         if (n && !deviceArray)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
-        memcpy(deviceArray, found, n * sizeof(found[0]));
+        for (unsigned i = 0; i < n; i++)
+                deviceArray[i] = found[i];
         *count = n;
         return leave(NVML_SUCCESS);
 }

@@ -321,6 +321,7 @@ static json_object *profile_json(const gv_mock_profile_t *p)
  * JSON numbers and booleans as the plain scalars they came from, so the
  * result loads as the same profile.  NULL when out of memory.
  */
+/* NOLINTNEXTLINE(misc-no-recursion): bounded: deeper than 64 levels is refused (NULL) */
 static json_object *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth)
 {
         if (!n || depth > 64)

@@ -89,6 +89,7 @@ static char *describe_resources(json_object *node)
         return buf;
 }
 
+/* NOLINTNEXTLINE(readability-function-size): the skip rules (label, disabled, DRA) before the pod run; to be split in the architecture refactor */
 static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         (void) store;

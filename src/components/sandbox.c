@@ -389,7 +389,7 @@ int gv_driver_ctr_flag(const gv_config_t *cfg, const char *key, bool *file_prese
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *rerr = NULL;
-        int r = gv_read_file_at(AT_FDCWD, file, true, 64 * 1024, &text, &len, &rerr);
+        int r = gv_read_file_at(AT_FDCWD, file, true, (size_t) 64 * 1024, &text, &len, &rerr);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {

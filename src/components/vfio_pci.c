@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 #include "sandbox.h"
 
 #define COMPONENT "vfio-pci"
@@ -52,8 +53,9 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                 nbad++;
         }
         gv_pci_list_clear(&gpus);
-        fclose(TAKE_PTR(fb));
-        fclose(TAKE_PTR(fo));
+        int cb = gv_memstream_close(TAKE_PTR(fb), &bad);
+        if (gv_memstream_close(TAKE_PTR(fo), &bound) < 0 || cb < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (nbad)
                 return gv_error_set(err, EAGAIN, GV_REASON_PCI_NOT_READY,
                                     "%zu of %zu GPUs not bound to vfio-pci or nvgrace_gpu_vfio_pci: %s", nbad, npf,

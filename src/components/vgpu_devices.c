@@ -109,7 +109,10 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         }
         size_t npf = gpus.n - nvf;
         gv_pci_list_clear(&gpus);
-        fclose(list);
+        if (gv_memstream_close(list, &devices) < 0 && r >= 0)
+                r = -ENOMEM;
+        if (r == -ENOMEM)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (r < 0)
                 return gv_error_set(err, -r, GV_REASON_IO, "%s/bus/mdev/devices: %s", sysfs, strerror(-r));
         size_t n = nmdev + nvf_typed;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 #include "sandbox.h"
 
 #define COMPONENT "vgpu-manager"
@@ -55,7 +56,7 @@ static int manager_check(const gv_config_t *cfg, bool *host, gv_result_t *result
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         *host = gv_root_find(host_root_of(cfg), host_bin_dirs, "nvidia-smi", &smi, NULL, t) == 0;
         if (!*host && gv_root_find(driver_root_of(cfg), ctr_bin_dirs, "nvidia-smi", &smi, NULL, t) < 0) {
-                fclose(TAKE_PTR(t));
+                (void) gv_memstream_close(TAKE_PTR(t), &tried); /* NULL when cut short: "" below */
                 return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                     "vGPU manager not found: no nvidia-smi on the host nor in the manager "
                                     "container's root; tried:%s",
@@ -140,7 +141,8 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
                 describe(pf, w);
         }
         gv_pci_list_clear(&gpus);
-        fclose(TAKE_PTR(w));
+        if (gv_memstream_close(TAKE_PTR(w), &why) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (npf == 0)
                 return gv_error_set(err, ENOENT, GV_REASON_PCI_NOT_READY, "no NVIDIA GPU under %s/bus/pci/devices",
                                     gv_sysfs_root(cfg));

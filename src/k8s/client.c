@@ -650,7 +650,7 @@ static int parse_response(const xfer_t *x, const char *method, const char *url, 
         return 0;
 }
 
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): retries, status mapping and body handling of one request; to be split in the architecture refactor */
+/* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): retries, status mapping, body bound and handling of one request; to be split in the architecture refactor */
 int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, const char *content_type,
                    json_object *body, json_object **out, long *http_status, gv_error_t **err)
 {

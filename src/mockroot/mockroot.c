@@ -1024,7 +1024,7 @@ static void yq(FILE *f, const char *s)
                 else if (cp == 0xFEFF || cp == 0xFFFE || cp == 0xFFFF)
                         fprintf(f, "\\u%04X", cp);
                 else
-                        fwrite(p, 1, n, f);
+                        (void) fwrite(p, 1, n, f); /* the stream is checked where it is closed */
                 p += n;
         }
         fputc('"', f);

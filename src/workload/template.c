@@ -738,7 +738,7 @@ static int check_requests_within_limits(json_object *pod, const gv_workload_over
                                 unsigned line = override_line(ov, section, lists[l],
                                                               n ? json_object_get_string(n) : "", k);
                                 _cleanup_free_ char *where = NULL;
-                                int w = line ? asprintf(&where, "%s:%u: %s template", gv_doc_name(ov->doc), line, kind)
+                                int w = line && ov ? asprintf(&where, "%s:%u: %s template", gv_doc_name(ov->doc), line, kind)
                                              : asprintf(&where, "%s", who);
                                 if (w < 0) {
                                         where = NULL;
