@@ -38,6 +38,10 @@ declare -A corpus=(
   [fuzz-signal-values]=tests/fuzz/nodesignal/corpus-signal
   [fuzz-listen-addr]=tests/fuzz/metrics/corpus-listen
   [fuzz-cli-values]=tests/fuzz/cli/corpus-values
+  [fuzz-env-print]=tests/fuzz/cli/corpus-env
+  [fuzz-driver-ctr-ready]=tests/fuzz/components/corpus-driver-ctr-ready
+  [fuzz-ptx]=tests/fuzz/mock-nvml/corpus-ptx
+  [fuzz-pod-progress]=tests/fuzz/nodesignal/corpus-pod
 )
 targets=${FUZZ_TARGETS:-$(printf '%s\n' "${!corpus[@]}" | sort)}
 
