@@ -109,20 +109,83 @@ static json_object *json_string_utf8(const char *s)
         return o;
 }
 
+typedef struct {
+        gv_marker_info_t m[GV_MARKER__MAX];
+} snapshot_t;
+
+static void snapshot_clear(snapshot_t *s)
+{
+        for (int id = 0; id < GV_MARKER__MAX; id++)
+                gv_marker_info_clear(&s->m[id]);
+}
+
+static int snapshot_take(gv_store_t *store, snapshot_t *s, gv_error_t **err)
+{
+        for (int id = 0; id < GV_MARKER__MAX; id++) {
+                int r = gv_store_inspect(store, (gv_marker_id_t) id, &s->m[id], err);
+                if (r < 0) {
+                        snapshot_clear(s);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static bool same_text(const char *a, const char *b)
+{
+        return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Same state, time and generation for every marker. */
+static bool snapshot_equal(const snapshot_t *a, const snapshot_t *b)
+{
+        for (int id = 0; id < GV_MARKER__MAX; id++)
+                if (a->m[id].state != b->m[id].state || a->m[id].mtime != b->m[id].mtime ||
+                    !same_text(gv_kvlist_get(&a->m[id].content, "GENERATION"),
+                               gv_kvlist_get(&b->m[id].content, "GENERATION")))
+                        return false;
+        return true;
+}
+
+/*
+ * Every marker as one consistent picture.  gv_store_inspect() judges one
+ * marker with its chain, but the rows are read one after the other without
+ * the writers' lock (status must work on a read-only folder), so a table read
+ * during a re-validation could mix before and after (driver-ready missing
+ * beside toolkit-ready ready).  Like a sequence lock: the folder is read
+ * until two reads in a row agree (at most 50 tries, 1 ms apart, then the
+ * last read is shown, each row still true when it was read).
+ */
+static int snapshot_stable(gv_store_t *store, snapshot_t *out, gv_error_t **err)
+{
+        int r = snapshot_take(store, out, err);
+        for (int tries = 0; r >= 0 && tries < 50; tries++) {
+                snapshot_t again = { 0 };
+                if ((r = snapshot_take(store, &again, err)) < 0)
+                        break;
+                bool same = snapshot_equal(out, &again);
+                snapshot_clear(out);
+                *out = again;
+                if (same)
+                        return 0;
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 1000 * 1000 }, NULL);
+        }
+        return r < 0 ? r : 0;
+}
+
 int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **err)
 {
         time_t now = time(NULL);
         int not_ready = 0;
+        snapshot_t snap = { 0 };
+        int r = snapshot_stable(store, &snap, err);
+        if (r < 0)
+                return r;
         json_object *arr = json ? json_object_new_array() : NULL;
         if (!json)
                 fprintf(out, "%-24s %-13s %-6s %s\n", "MARKER", "STATE", "AGE", "FACTS");
         for (int id = 0; id < GV_MARKER__MAX; id++) {
-                gv_marker_info_t info = { 0 };
-                int r = gv_store_inspect(store, (gv_marker_id_t) id, &info, err);
-                if (r < 0) {
-                        json_object_put(arr);
-                        return r;
-                }
+                gv_marker_info_t info = snap.m[id];
                 if (info.state != GV_MARKER_READY && info.state != GV_MARKER_MISSING)
                         not_ready = 1;
                 if (json) {
@@ -149,8 +212,8 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
                         fprintf(out, "%-24s %-13s %-6s %s\n", gv_marker_file(info.id),
                                 gv_marker_state_name(info.state), age ? age : "?", facts ? facts : "");
                 }
-                gv_marker_info_clear(&info);
         }
+        snapshot_clear(&snap);
         if (json) {
                 json_object *doc = json_object_new_object();
                 json_object_object_add(doc, "output_dir", json_object_new_string(gv_store_dir(store)));
