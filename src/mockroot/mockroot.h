@@ -48,6 +48,13 @@
  * (often 23x-51x); the mock uses this fixed one (uvm = :0, uvm-tools = :1).
  */
 #define GV_MOCK_UVM_MAJOR 235u
+/* nvidia-modeset is 195:254 on a real host. */
+#define GV_MOCK_MODESET_MINOR 254u
+/*
+ * nvidia-caps' major is dynamic too (listed in /proc/devices as
+ * "nvidia-caps"); the mock uses this one and writes it to <root>/proc/devices.
+ */
+#define GV_MOCK_CAPS_MAJOR 236u
 
 /* How /dev nodes are made. */
 typedef enum gv_mock_nodes {
