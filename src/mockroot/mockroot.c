@@ -1604,25 +1604,30 @@ static int plan_layout(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock
         return 0;
 }
 
-/* After the layout is in place: what the old manifest listed and the new layout lacks goes. */
+/*
+ * After the layout is in place: what the old manifest listed and the new
+ * layout lacks goes, folders too when empty (a folder that stays, holding
+ * something else, stays listed so remove still tries it).
+ */
 static int drop_stale(ictx_t *c, const manifest_t *old, const char *cdi_spec, gv_error_t **err)
 {
         elist_t stale = { 0 };
         int r = 0;
         for (size_t i = 0; i < c->old.n && r == 0; i++)
-                if (!elist_find(&c->now, c->old.v[i].path)) {
-                        if (c->old.v[i].type == E_DIR) {
-                                _cleanup_free_ char *full = full_path(c->root, c->old.v[i].path);
-                                if (full && exists_l(full) && elist_add(&c->now, c->old.v[i].path, E_DIR) < 0)
-                                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        } else if (elist_add(&stale, c->old.v[i].path, c->old.v[i].type) < 0) {
-                                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        }
-                }
+                if (!elist_find(&c->now, c->old.v[i].path) &&
+                    elist_add(&stale, c->old.v[i].path, c->old.v[i].type) < 0)
+                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (r == 0 && stale.n) {
                 step(c);
                 remove_entries(c->root, &stale, old->cdi_spec, old->previous_cdi_spec ? old->previous_cdi_spec : cdi_spec,
                                NULL, NULL);
+        }
+        for (size_t i = 0; i < stale.n && r == 0; i++) {
+                if (stale.v[i].type != E_DIR)
+                        continue;
+                _cleanup_free_ char *full = full_path(c->root, stale.v[i].path);
+                if (full && exists_l(full) && elist_add(&c->now, stale.v[i].path, E_DIR) < 0)
+                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
         elist_free(&stale);
         return r;
