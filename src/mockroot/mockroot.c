@@ -1364,10 +1364,9 @@ static int put_cap(ictx_t *c, const char *rel, unsigned minor_no, unsigned mode,
             asprintf(&text, "DeviceFileMinor: %u\nDeviceFileMode: %u\nDeviceFileModify: 1\n", minor_no, mode) < 0 ||
             asprintf(&node, "dev/nvidia-caps/nvidia-cap%u", minor_no) < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        _cleanup_free_ char *dir = strdup(path);
+        _cleanup_free_ char *dir = strndup(path, (size_t) (strrchr(path, '/') - path)); /* path holds a '/' */
         if (!dir)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        *strrchr(dir, '/') = '\0';
         int r;
         if ((r = ensure_dirs(c, dir, err)) < 0 || (r = put_file(c, path, text, strlen(text), 0444, err)) < 0)
                 return r;
@@ -1449,18 +1448,24 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 if ((r = ensure_dirs(c, dir, err)) < 0)
                         return r;
-                char v[5][16];
-                snprintf(v[0], sizeof(v[0]), "0x%04x\n", 0x10deu);
-                snprintf(v[1], sizeof(v[1]), "0x%04x\n", d->pci_device_id & 0xffffu);
-                snprintf(v[2], sizeof(v[2]), "0x%04x\n", d->pci_subsystem_id & 0xffffu);
-                snprintf(v[3], sizeof(v[3]), "0x%04x\n", (d->pci_subsystem_id >> 16) & 0xffffu);
-                snprintf(v[4], sizeof(v[4]), "0x%06x\n", 0x030200u);
-                static const char *const names[] = { "vendor", "device", "subsystem_vendor", "subsystem_device",
-                                                     "class", "numa_node" };
-                for (size_t k = 0; k < GV_ARRAY_SIZE(names); k++) {
-                        _cleanup_free_ char *f = gv_path_join(dir, names[k]);
-                        const char *text = k < 5 ? v[k] : "-1\n";
-                        if (!f)
+                const struct {
+                        const char *name;
+                        int digits; /* hex digits; 0: "-1" */
+                        unsigned value;
+                } files[] = {
+                        { "vendor", 4, 0x10deu },
+                        { "device", 4, d->pci_device_id & 0xffffu },
+                        { "subsystem_vendor", 4, d->pci_subsystem_id & 0xffffu },
+                        { "subsystem_device", 4, (d->pci_subsystem_id >> 16) & 0xffffu },
+                        { "class", 6, 0x030200u },
+                        { "numa_node", 0, 0 }, /* no NUMA affinity */
+                };
+                for (size_t k = 0; k < GV_ARRAY_SIZE(files); k++) {
+                        _cleanup_free_ char *f = gv_path_join(dir, files[k].name);
+                        _cleanup_free_ char *text = NULL;
+                        int n = files[k].digits ? asprintf(&text, "0x%0*x\n", files[k].digits, files[k].value)
+                                                : asprintf(&text, "-1\n");
+                        if (!f || n < 0)
                                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                         if ((r = put_file(c, f, text, strlen(text), 0444, err)) < 0)
                                 return r;
