@@ -21,6 +21,7 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "gv-version.h"
+#include "ldcache.h"
 #include "nvml/profile.h"
 
 #define MANIFEST_KIND "gpu-validator-mock-root"
@@ -1299,6 +1300,219 @@ static int install_libcuda(ictx_t *c, const char *nvml_lib, const char *driver_v
         return 0;
 }
 
+/* NVML_DEVICE_MIG_ENABLE */
+#define MIG_ENABLED 1u
+/*
+ * MIG capability minors as the NVIDIA driver numbers them (nv-caps; MIG user
+ * guide, "Device Nodes and Capabilities"): config 1, monitor 2, then per GPU
+ * minor g, per GPU instance i (0..14) access = 3 + g * 135 + i * 9, and its
+ * compute instance c (0..7) access = that + 1 + c.
+ */
+#define CAP_CONFIG_MINOR 1u
+#define CAP_MONITOR_MINOR 2u
+#define CAP_MAX_GI 15u
+#define CAP_MAX_CI 8u
+#define CAP_PER_GI (1u + CAP_MAX_CI)
+#define CAP_PER_GPU (CAP_MAX_GI * CAP_PER_GI)
+
+static unsigned cap_gi_minor(unsigned gpu, unsigned gi)
+{
+        return 3u + gpu * CAP_PER_GPU + gi * CAP_PER_GI;
+}
+
+static unsigned cap_ci_minor(unsigned gpu, unsigned gi, unsigned ci)
+{
+        return cap_gi_minor(gpu, gi) + 1u + ci;
+}
+
+static bool mig_on(const gv_mock_device_t *d)
+{
+        return d->mig_capable && d->mig_mode_current == MIG_ENABLED && d->n_mig_devices > 0;
+}
+
+/* /proc/driver/nvidia-caps/mig-minors: every possible capability of every GPU, as the driver lists them. */
+static char *mig_minors_text(const gv_mock_profile_t *p)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        fprintf(f, "config %u\nmonitor %u\n", CAP_CONFIG_MINOR, CAP_MONITOR_MINOR);
+        for (unsigned i = 0; i < p->device_count; i++) {
+                unsigned g = p->devices[i].minor_number;
+                for (unsigned gi = 0; gi < CAP_MAX_GI; gi++) {
+                        fprintf(f, "gpu%u/gi%u/access %u\n", g, gi, cap_gi_minor(g, gi));
+                        for (unsigned ci = 0; ci < CAP_MAX_CI; ci++)
+                                fprintf(f, "gpu%u/gi%u/ci%u/access %u\n", g, gi, ci, cap_ci_minor(g, gi, ci));
+                }
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/*
+ * One capability: its /proc/driver/nvidia/capabilities/<rel> file
+ * ("DeviceFileMinor: N", "DeviceFileMode: <decimal mode>", "DeviceFileModify: 1")
+ * and its /dev/nvidia-caps/nvidia-cap<minor> node.
+ */
+static int put_cap(ictx_t *c, const char *rel, unsigned minor_no, unsigned mode, gv_mock_nodes_t *kind, char **why,
+                   gv_error_t **err)
+{
+        _cleanup_free_ char *path = NULL, *text = NULL, *node = NULL;
+        if (asprintf(&path, "proc/driver/nvidia/capabilities/%s", rel) < 0 ||
+            asprintf(&text, "DeviceFileMinor: %u\nDeviceFileMode: %u\nDeviceFileModify: 1\n", minor_no, mode) < 0 ||
+            asprintf(&node, "dev/nvidia-caps/nvidia-cap%u", minor_no) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        _cleanup_free_ char *dir = strndup(path, (size_t) (strrchr(path, '/') - path)); /* path holds a '/' */
+        if (!dir)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int r;
+        if ((r = ensure_dirs(c, dir, err)) < 0 || (r = put_file(c, path, text, strlen(text), 0444, err)) < 0)
+                return r;
+        return put_node(c, node, GV_MOCK_CAPS_MAJOR, minor_no, kind, why, err);
+}
+
+/* Whether an earlier MIG device of @d (before index @k) is in the same GPU instance. */
+static bool gi_seen(const gv_mock_device_t *d, size_t k)
+{
+        for (size_t j = 0; j < k; j++)
+                if (d->mig_devices[j].gi_id == d->mig_devices[k].gi_id)
+                        return true;
+        return false;
+}
+
+/* What the driver exposes for MIG (docs/mock-driver-root.md "MIG"); nothing when no GPU has MIG on. */
+static int lay_out_mig(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *kind, char **why, gv_error_t **err)
+{
+        bool any = false;
+        for (unsigned i = 0; i < p->device_count; i++)
+                any = any || mig_on(&p->devices[i]);
+        if (!any)
+                return 0;
+        _cleanup_free_ char *minors = mig_minors_text(p);
+        if (!minors)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int r;
+        if ((r = ensure_dirs(c, "proc/driver/nvidia-caps", err)) < 0 || (r = ensure_dirs(c, "dev/nvidia-caps", err)) < 0 ||
+            (r = put_file(c, "proc/driver/nvidia-caps/mig-minors", minors, strlen(minors), 0444, err)) < 0 ||
+            (r = put_cap(c, "mig/config", CAP_CONFIG_MINOR, 0400, kind, why, err)) < 0 ||
+            (r = put_cap(c, "mig/monitor", CAP_MONITOR_MINOR, 0444, kind, why, err)) < 0)
+                return r;
+        for (unsigned i = 0; i < p->device_count; i++) {
+                const gv_mock_device_t *d = &p->devices[i];
+                if (!mig_on(d))
+                        continue;
+                unsigned g = d->minor_number;
+                for (size_t k = 0; k < d->n_mig_devices; k++) {
+                        const gv_mock_mig_device_t *m = &d->mig_devices[k];
+                        /* ids past the driver's range (the mock profile allows up to 63) have no capability */
+                        if (m->gi_id >= CAP_MAX_GI || m->ci_id >= CAP_MAX_CI)
+                                continue;
+                        _cleanup_free_ char *gi = NULL, *ci = NULL;
+                        if (asprintf(&gi, "gpu%u/mig/gi%u/access", g, m->gi_id) < 0 ||
+                            asprintf(&ci, "gpu%u/mig/gi%u/ci%u/access", g, m->gi_id, m->ci_id) < 0)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        if (!gi_seen(d, k) && (r = put_cap(c, gi, cap_gi_minor(g, m->gi_id), 0444, kind, why, err)) < 0)
+                                return r;
+                        if ((r = put_cap(c, ci, cap_ci_minor(g, m->gi_id, m->ci_id), 0444, kind, why, err)) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+/* /proc/devices: the character majors tools look up by name (nvidia-frontend, nvidia-uvm, nvidia-caps). */
+static char *proc_devices_text(void)
+{
+        char *s = NULL;
+        if (asprintf(&s, "Character devices:\n%3u nvidia-frontend\n%3u nvidia-uvm\n%3u nvidia-caps\n\nBlock devices:\n",
+                     GV_MOCK_NVIDIA_MAJOR, GV_MOCK_UVM_MAJOR, GV_MOCK_CAPS_MAJOR) < 0)
+                return NULL;
+        return s;
+}
+
+/*
+ * sys/bus/pci/devices/<domain:bus:dev.fn>/ with the files tools read there:
+ * vendor, device, subsystem_vendor, subsystem_device, class (3D controller
+ * 0x030200), numa_node (-1: no NUMA affinity, as a single-node host says).
+ */
+static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
+{
+        int r;
+        for (unsigned i = 0; i < p->device_count; i++) {
+                const gv_mock_device_t *d = &p->devices[i];
+                _cleanup_free_ char *dir = NULL;
+                if (asprintf(&dir, "sys/bus/pci/devices/%04x:%02x:%02x.0", d->pci_domain & 0xffffu, d->pci_bus & 0xffu,
+                             d->pci_device & 0x1fu) < 0)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if ((r = ensure_dirs(c, dir, err)) < 0)
+                        return r;
+                const struct {
+                        const char *name;
+                        int digits; /* hex digits; 0: "-1" */
+                        unsigned value;
+                } files[] = {
+                        { "vendor", 4, 0x10deu },
+                        { "device", 4, d->pci_device_id & 0xffffu },
+                        { "subsystem_vendor", 4, d->pci_subsystem_id & 0xffffu },
+                        { "subsystem_device", 4, (d->pci_subsystem_id >> 16) & 0xffffu },
+                        { "class", 6, 0x030200u },
+                        { "numa_node", 0, 0 }, /* no NUMA affinity */
+                };
+                for (size_t k = 0; k < GV_ARRAY_SIZE(files); k++) {
+                        _cleanup_free_ char *f = gv_path_join(dir, files[k].name);
+                        _cleanup_free_ char *text = NULL;
+                        int n = files[k].digits ? asprintf(&text, "0x%0*x\n", files[k].digits, files[k].value)
+                                                : asprintf(&text, "-1\n");
+                        if (!f || n < 0)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        if ((r = put_file(c, f, text, strlen(text), 0444, err)) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+/*
+ * etc/ld.so.conf (/usr/lib64) and etc/ld.so.cache listing the sonames the
+ * root holds (libnvidia-ml.so.1, and libcuda.so.1 when installed) at their
+ * paths inside the root, as `ldconfig -r <root>` would write it.
+ */
+static int lay_out_ldcache(ictx_t *c, gv_error_t **err)
+{
+        gv_ldcache_lib_t libs[2] = { { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
+        size_t n = 1;
+        if (elist_find(&c->now, "usr/lib64/libcuda.so.1"))
+                libs[n++] = (gv_ldcache_lib_t){ "libcuda.so.1", "/usr/lib64/libcuda.so.1" };
+        _cleanup_free_ char *cache = NULL;
+        size_t len = 0;
+        int r = gv_ldcache_build(libs, n, &cache, &len);
+        if (r < 0)
+                return gv_error_set(err, -r, GV_REASON_INTERNAL, "build ld.so.cache: %s", strerror(-r));
+        static const char conf[] = "/usr/lib64\n";
+        if ((r = ensure_dirs(c, "etc", err)) < 0 || (r = put_file(c, "etc/ld.so.conf", conf, strlen(conf), 0644, err)) < 0)
+                return r;
+        return put_file(c, "etc/ld.so.cache", cache, len, 0644, err);
+}
+
+/* What NVIDIA's container toolkit and device plugin read besides the libraries (items of docs/mock-driver-root.md). */
+static int lay_out_extras(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *kind, char **why, gv_error_t **err)
+{
+        int r;
+        _cleanup_free_ char *devices = proc_devices_text();
+        if (!devices)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        if ((r = put_node(c, "dev/nvidia-modeset", GV_MOCK_NVIDIA_MAJOR, GV_MOCK_MODESET_MINOR, kind, why, err)) < 0 ||
+            (r = put_file(c, "proc/devices", devices, strlen(devices), 0444, err)) < 0 ||
+            (r = lay_out_mig(c, p, kind, why, err)) < 0 || (r = lay_out_pci(c, p, err)) < 0)
+                return r;
+        return lay_out_ldcache(c, err);
+}
+
 static int lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, const char *cdi_dir,
                    const char *profile_yaml, gv_mock_nodes_t *kind, char **why, char **cdi_spec, gv_error_t **err)
 {
@@ -1336,7 +1550,8 @@ static int lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_pro
                         return r;
         }
         if ((r = put_node(c, "dev/nvidia-uvm", GV_MOCK_UVM_MAJOR, 0, kind, why, err)) < 0 ||
-            (r = put_node(c, "dev/nvidia-uvm-tools", GV_MOCK_UVM_MAJOR, 1, kind, why, err)) < 0)
+            (r = put_node(c, "dev/nvidia-uvm-tools", GV_MOCK_UVM_MAJOR, 1, kind, why, err)) < 0 ||
+            (r = lay_out_extras(c, p, kind, why, err)) < 0)
                 return r;
         /* Nodes made before a mknod refusal stay character devices; redo them as files for one kind. */
         if (*kind == GV_MOCK_NODES_FILES) {
@@ -1397,25 +1612,30 @@ static int plan_layout(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock
         return 0;
 }
 
-/* After the layout is in place: what the old manifest listed and the new layout lacks goes. */
+/*
+ * After the layout is in place: what the old manifest listed and the new
+ * layout lacks goes, folders too when empty (a folder that stays, holding
+ * something else, stays listed so remove still tries it).
+ */
 static int drop_stale(ictx_t *c, const manifest_t *old, const char *cdi_spec, gv_error_t **err)
 {
         elist_t stale = { 0 };
         int r = 0;
         for (size_t i = 0; i < c->old.n && r == 0; i++)
-                if (!elist_find(&c->now, c->old.v[i].path)) {
-                        if (c->old.v[i].type == E_DIR) {
-                                _cleanup_free_ char *full = full_path(c->root, c->old.v[i].path);
-                                if (full && exists_l(full) && elist_add(&c->now, c->old.v[i].path, E_DIR) < 0)
-                                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        } else if (elist_add(&stale, c->old.v[i].path, c->old.v[i].type) < 0) {
-                                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        }
-                }
+                if (!elist_find(&c->now, c->old.v[i].path) &&
+                    elist_add(&stale, c->old.v[i].path, c->old.v[i].type) < 0)
+                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (r == 0 && stale.n) {
                 step(c);
                 remove_entries(c->root, &stale, old->cdi_spec, old->previous_cdi_spec ? old->previous_cdi_spec : cdi_spec,
                                NULL, NULL);
+        }
+        for (size_t i = 0; i < stale.n && r == 0; i++) {
+                if (stale.v[i].type != E_DIR)
+                        continue;
+                _cleanup_free_ char *full = full_path(c->root, stale.v[i].path);
+                if (full && exists_l(full) && elist_add(&c->now, stale.v[i].path, E_DIR) < 0)
+                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         }
         elist_free(&stale);
         return r;

@@ -2,8 +2,9 @@
 /*
  * Mock driver roots: a folder laid out like a driver installation (the mock
  * libnvidia-ml.so.<version> with its links, nvidia-smi, the finalized GPU
- * profile beside the library, /proc/driver/nvidia/version, /dev nodes and a
- * CDI spec), so that every component of gpu-validator, and any other tool
+ * profile beside the library, /proc/driver/nvidia/version, /proc/devices,
+ * MIG capabilities, /dev nodes, sys/bus/pci/devices files, an ld.so.cache and
+ * a CDI spec), so that every component of gpu-validator, and any other tool
  * that dlopen()s NVML or runs nvidia-smi under a driver root, can be
  * exercised without a GPU.  Layout and manifest: docs/mock-driver-root.md.
  *
@@ -19,8 +20,11 @@
  * call these functions and report the result.  Errors follow docs/errors.md.
  *
  * Outside facts: /proc/driver/nvidia/version format from
- * shared/cases/nvidia-smi/proc__*.txt; device numbers 195:N, 195:255 from the
- * NVIDIA driver's registered character major; the CDI layout from
+ * shared/cases/nvidia-smi/proc__*.txt; device numbers 195:N, 195:255, 195:254
+ * (modeset) from the NVIDIA driver's registered character major; the MIG
+ * capability minors, mig-minors and capability file formats from NVIDIA's MIG
+ * user guide ("Device Nodes and Capabilities"); ld.so.cache from glibc's
+ * format (ldcache.h); the CDI layout from
  * shared/cases/nvidia-smi/cdi__nvidia-ctk-cdi-generate_*.yaml.
  */
 #ifndef GV_MOCKROOT_MOCKROOT_H
@@ -48,6 +52,13 @@
  * (often 23x-51x); the mock uses this fixed one (uvm = :0, uvm-tools = :1).
  */
 #define GV_MOCK_UVM_MAJOR 235u
+/* nvidia-modeset is 195:254 on a real host. */
+#define GV_MOCK_MODESET_MINOR 254u
+/*
+ * nvidia-caps' major is dynamic too (listed in /proc/devices as
+ * "nvidia-caps"); the mock uses this one and writes it to <root>/proc/devices.
+ */
+#define GV_MOCK_CAPS_MAJOR 236u
 
 /* How /dev nodes are made. */
 typedef enum gv_mock_nodes {

@@ -309,6 +309,33 @@ class Chart(unittest.TestCase):
         self.assertEqual(env_of(vspec["initContainers"][2])["WITH_WORKLOAD"], "false")
         self.assertEqual(len(by_kind(render(), "DaemonSet")), 1)  # off by default
 
+    def test_mock_proc_driver_patches(self):
+        """The mock pool offers the root's proc/driver to NVIDIA's device plugin and GFD (issue 10 item 3)."""
+        docs = render("mock-values.yaml")
+        cm = one(docs, "ConfigMap", "mock-proc-driver")
+        self.assertEqual(cm["data"]["host-path"], "/run/nvidia/driver/proc/driver")
+        for key, container, cmd in (("device-plugin.yaml", "nvidia-device-plugin-ctr", "nvidia-device-plugin"),
+                                    ("gpu-feature-discovery.yaml", "gpu-feature-discovery", "gpu-feature-discovery")):
+            j = subprocess.run(["node", os.path.join(TOOLS, "yaml2json.js")], input=cm["data"][key],
+                               capture_output=True, text=True, timeout=60, check=True)
+            spec = json.loads(j.stdout)[0]["spec"]["template"]["spec"]
+            self.assertEqual(spec["volumes"], [{"name": "mock-proc-driver", "hostPath": {
+                "path": "/run/nvidia/driver/proc/driver", "type": "Directory"}}])
+            c = spec["containers"][0]
+            self.assertEqual(c["name"], container)
+            self.assertEqual(c["command"][:2], ["sh", "-c"])
+            self.assertIn("mount --bind /host-mock-proc-driver /proc/driver && exec " + cmd + " ", c["command"][2])
+            self.assertEqual(c["securityContext"], {"privileged": True})
+            self.assertEqual(c["volumeMounts"], [{"name": "mock-proc-driver", "mountPath": "/host-mock-proc-driver",
+                                                  "readOnly": True}])
+        # the driver root's folder follows hostPaths.driverInstallDir; off with the flag or without mock mode
+        moved = one(render("mock-values.yaml", sets=["hostPaths.driverInstallDir=/opt/mock/"]), "ConfigMap",
+                    "mock-proc-driver")
+        self.assertEqual(moved["data"]["host-path"], "/opt/mock/proc/driver")
+        self.assertEqual([d for d in render("mock-values.yaml", sets=["mock.procDriver.enabled=false"])
+                          if "mock-proc-driver" in d["metadata"]["name"]], [])
+        self.assertEqual([d for d in render() if "mock-proc-driver" in d["metadata"]["name"]], [])
+
     def test_all_values(self):
         docs = render("all-values.yaml")
         ds = validator(docs)
@@ -382,7 +409,7 @@ class Chart(unittest.TestCase):
         for c in inits:
             self.assertNotIn("NODE_CONDITION", env_of(c))
 
-        cm = one(docs, "ConfigMap")
+        cm = one(docs, "ConfigMap", "workload-template")
         vols = {v["name"]: v for v in spec["volumes"]}
         self.assertEqual(vols["workload-template"]["configMap"]["name"], cm["metadata"]["name"])
         text = cm["data"]["workload-template.yaml"]
@@ -408,7 +435,7 @@ class Chart(unittest.TestCase):
         for f in files:
             docs = render(f)
             inits = {c["name"]: c for c in validator(docs)["spec"]["template"]["spec"]["initContainers"]}
-            cms = by_kind(docs, "ConfigMap")
+            cms = [c for c in by_kind(docs, "ConfigMap") if "workload-template" in c["metadata"]["name"]]
             with tempfile.TemporaryDirectory() as tmp:
                 for kind in ("cuda", "plugin"):
                     ctr = [c for n, c in inits.items() if n.startswith(kind)]

@@ -52,7 +52,7 @@ class TestMockInstall(gvtest.TempDirTestCase):
         root, cdi = self.path("root"), self.path("etc", "cdi")
         self.install(root, "--cdi-dir", cdi)
         self.assertTrue(os.path.isfile(os.path.join(cdi, "nvidia-mock.yaml")))
-        self.assertFalse(os.path.exists(os.path.join(root, "etc")))
+        self.assertFalse(os.path.exists(os.path.join(root, "etc", "cdi")))
         gvtest.run(["mock", "remove", "--root", root], check=0)
         self.assertEqual(tree(self.tmp), before)
 
@@ -201,6 +201,128 @@ class TestMockInstall(gvtest.TempDirTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def parse_ld_so_cache(data):
+    """(soname, path, flags) of every entry of a glibc "glibc-ld.so.cache1.1" file (glibc's dl-cache.h)."""
+    import struct
+    assert data[:20] == b"glibc-ld.so.cache1.1", data[:20]
+    nlibs, len_strings = struct.unpack_from("=II", data, 20)
+    out = []
+    for i in range(nlibs):
+        flags, key, value, _osv, _hwcap = struct.unpack_from("=iIIIQ", data, 48 + 24 * i)
+        s = lambda off: data[off:data.index(b"\0", off)].decode()
+        out.append((s(key), s(value), flags))
+    assert 48 + 24 * nlibs + len_strings == len(data)
+    return out
+
+
+def mig_profile(path, gpus=2):
+    """A100 profile file with MIG on GPU 1: GI 2 holding CIs 0 and 1, and a 2g.10gb (GI 1)."""
+    d = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", str(gpus),
+                               "--node-name", NODE], check=0).stdout)
+    for dev in d["devices"]:
+        dev["mig"] = {"mode": "disabled"}
+    d["devices"][1]["mig"] = {"mode": "enabled", "devices": [
+        {"profile": "3g.20gb", "gi_id": 2, "ci_profile": "1c.3g.20gb", "ci_slices": 1},
+        {"profile": "3g.20gb", "gi_id": 2, "ci_id": 1, "ci_profile": "2c.3g.20gb", "ci_slices": 2},
+        "2g.10gb"]}
+    with open(path, "w") as f:
+        json.dump(d, f)
+    return path
+
+
+class TestDriverFacts(gvtest.TempDirTestCase):
+    """What NVIDIA's container toolkit and device plugin read besides the libraries (issue 10 items 3, 4)."""
+
+    def install(self, root, profile, *extra):
+        gvtest.run(["mock", "install", "--root", root, "--profile", profile, "--node-name", NODE,
+                    "--device-nodes=files"] + list(extra), check=0)
+
+    def test_pci_sysfs_modeset_proc_devices_and_ld_so_cache(self):
+        before = tree(self.tmp)
+        root = self.path("root")
+        self.install(root, "a100-sxm4-40gb", "--gpus", "2")
+        rep = json.loads(gvtest.run(["mock", "profiles", "--report", "a100-sxm4-40gb", "--gpus", "2",
+                                     "--node-name", NODE], check=0).stdout)
+        for g in rep["gpus"]:
+            dom, bus, rest = g["pci_bus_id"].split(":")
+            d = os.path.join(root, "sys", "bus", "pci", "devices", f"{int(dom, 16):04x}:{bus.lower()}:{rest.lower()}")
+            rd = lambda n: open(os.path.join(d, n)).read()
+            self.assertEqual(rd("vendor"), "0x10de\n")
+            self.assertEqual(rd("device"), "0x%04x\n" % g["pci_device_id"])
+            self.assertEqual(rd("subsystem_vendor"), "0x%04x\n" % (g["pci_subsystem_id"] & 0xFFFF))
+            self.assertEqual(rd("subsystem_device"), "0x%04x\n" % (g["pci_subsystem_id"] >> 16))
+            self.assertEqual(rd("class"), "0x030200\n")
+            self.assertEqual(rd("numa_node"), "-1\n")
+        self.assertTrue(stat.S_ISREG(os.lstat(os.path.join(root, "dev", "nvidia-modeset")).st_mode))
+        devices = open(os.path.join(root, "proc", "devices")).read()
+        self.assertRegex(devices, r"(?m)^195 nvidia-frontend$")
+        self.assertRegex(devices, r"(?m)^236 nvidia-caps$")
+        self.assertEqual(open(os.path.join(root, "etc", "ld.so.conf")).read(), "/usr/lib64\n")
+        cache = os.path.join(root, "etc", "ld.so.cache")
+        entries = {k: v for k, v, _ in parse_ld_so_cache(open(cache, "rb").read())}
+        self.assertEqual(entries["libnvidia-ml.so.1"], "/usr/lib64/libnvidia-ml.so.1")
+        for soname, path in entries.items():  # every entry resolves inside the root
+            self.assertTrue(os.path.exists(os.path.join(root, path.lstrip("/"))), path)
+        if os.path.exists(os.path.join(root, "usr", "lib64", "libcuda.so.1")):
+            self.assertEqual(entries["libcuda.so.1"], "/usr/lib64/libcuda.so.1")
+            ver = rep["driver_version"]
+            self.assertEqual(os.readlink(os.path.join(root, "usr", "lib64", "libcuda.so.1")), f"libcuda.so.{ver}")
+        ldconfig = next((p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(p)), None)
+        if ldconfig:  # glibc's own reader is the judge
+            out = subprocess.run([ldconfig, "-p", "-C", cache], capture_output=True, text=True, check=True).stdout
+            for soname, path in entries.items():
+                self.assertRegex(out, re.escape(soname) + r" \(libc6[^)]*\) => " + re.escape(path))
+            self.assertIn(f"{len(entries)} libs found", out)
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertEqual(tree(self.tmp), before)
+
+    def test_mig_capabilities_match_the_layout(self):
+        prof = mig_profile(self.path("mig.json"))
+        before = tree(self.tmp)
+        root = self.path("root")
+        self.install(root, prof)
+        minors = open(os.path.join(root, "proc", "driver", "nvidia-caps", "mig-minors")).read().splitlines()
+        self.assertEqual(minors[:2], ["config 1", "monitor 2"])
+        table = dict(line.rsplit(" ", 1) for line in minors)
+        self.assertEqual(len(table), 2 + 2 * 15 * 9)  # every GI (0-14) and CI (0-7) of both GPUs
+        self.assertEqual(table["gpu0/gi1/access"], "12")  # the example of NVIDIA's MIG user guide
+        self.assertEqual(table["gpu1/gi0/access"], "138")
+        caps = os.path.join(root, "proc", "driver", "nvidia", "capabilities")
+        want = {"mig/config", "mig/monitor", "gpu1/mig/gi2/access", "gpu1/mig/gi2/ci0/access",
+                "gpu1/mig/gi2/ci1/access", "gpu1/mig/gi1/access", "gpu1/mig/gi1/ci0/access"}
+        got = {os.path.relpath(os.path.join(dp, f), caps) for dp, _, fs in os.walk(caps) for f in fs}
+        self.assertEqual(got, want)
+        nodes = set()
+        for rel in sorted(want):
+            text = open(os.path.join(caps, rel)).read()
+            key = rel.replace("/mig/", "/", 1) if rel.startswith("gpu") else rel.split("/")[1]
+            minor = table[key]
+            mode = 256 if rel == "mig/config" else 292
+            self.assertEqual(text, f"DeviceFileMinor: {minor}\nDeviceFileMode: {mode}\nDeviceFileModify: 1\n")
+            nodes.add(f"nvidia-cap{minor}")
+        self.assertEqual(set(os.listdir(os.path.join(root, "dev", "nvidia-caps"))), nodes)
+        m = json.load(open(os.path.join(root, ".gpu-validator-mock.json")))
+        listed = {e["path"] for e in m["entries"]}
+        self.assertIn("proc/driver/nvidia-caps/mig-minors", listed)
+        self.assertTrue({f"dev/nvidia-caps/{n}" for n in nodes} <= listed)
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertEqual(tree(self.tmp), before)
+
+    def test_no_mig_no_capabilities(self):
+        root = self.path("root")
+        self.install(root, "a100-sxm4-40gb", "--gpus", "1")
+        self.assertFalse(os.path.exists(os.path.join(root, "proc", "driver", "nvidia-caps")))
+        self.assertFalse(os.path.exists(os.path.join(root, "dev", "nvidia-caps")))
+        self.assertFalse(os.path.exists(os.path.join(root, "proc", "driver", "nvidia", "capabilities")))
+
+    def test_update_to_no_mig_removes_the_capabilities(self):
+        root = self.path("root")
+        self.install(root, mig_profile(self.path("mig.json")))
+        self.install(root, "a100-sxm4-40gb", "--gpus", "2")
+        for p in ("proc/driver/nvidia-caps", "dev/nvidia-caps", "proc/driver/nvidia/capabilities"):
+            self.assertFalse(os.path.exists(os.path.join(root, p)), p)
 
 
 class TestKilledInstall(gvtest.TempDirTestCase):

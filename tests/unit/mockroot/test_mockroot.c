@@ -22,6 +22,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
+#include "mockroot/ldcache.h"
 #include "mockroot/mockroot.h"
 
 typedef struct fx {
@@ -363,6 +364,37 @@ static void test_cdi_host_paths_survive_any_root_name(void **state)
         assert_false(exists_under(fx->tmp, "not-utf8-\xff"));
 }
 
+/* glibc's _dl_cache_libcmp order and the cache layout ld.so and ldconfig -p read (ldcache.h). */
+static void test_ldcache_format(void **state)
+{
+        (void) state;
+        assert_true(gv_ldcache_libcmp("libcuda.so.10", "libcuda.so.9") > 0); /* numbers, not characters */
+        assert_true(gv_ldcache_libcmp("libcuda.so.1", "libcuda.so.1") == 0);
+        assert_true(gv_ldcache_libcmp("libcuda.so", "libcuda.so.1") < 0);
+        assert_true(gv_ldcache_libcmp("libnvidia-ml.so.1", "libcuda.so.1") > 0);
+        const gv_ldcache_lib_t libs[] = { { "libcuda.so.1", "/usr/lib64/libcuda.so.1" },
+                                          { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        assert_int_equal(gv_ldcache_build(libs, 2, &buf, &len), 0);
+        assert_memory_equal(buf, "glibc-ld.so.cache1.1", 20);
+        uint32_t nlibs, strings, key0, val0, key1;
+        memcpy(&nlibs, buf + 20, 4);
+        memcpy(&strings, buf + 24, 4);
+        assert_int_equal(nlibs, 2);
+        assert_int_equal(len, 48 + 2 * 24 + strings);
+        memcpy(&key0, buf + 48 + 4, 4);
+        memcpy(&val0, buf + 48 + 8, 4);
+        memcpy(&key1, buf + 48 + 24 + 4, 4);
+        /* descending order: libnvidia-ml first; offsets from the start of the file */
+        assert_string_equal(buf + key0, "libnvidia-ml.so.1");
+        assert_string_equal(buf + val0, "/usr/lib64/libnvidia-ml.so.1");
+        assert_string_equal(buf + key1, "libcuda.so.1");
+        const gv_ldcache_lib_t bad[] = { { "", "/x" } };
+        _cleanup_free_ char *none = NULL;
+        assert_int_equal(gv_ldcache_build(bad, 1, &none, &len), -EINVAL);
+}
+
 static void test_locate_artifacts(void **state)
 {
         fx_t *fx = *state;
@@ -389,6 +421,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_char_nodes_or_fallback, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cdi_host_paths_survive_any_root_name, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_locate_artifacts, setup, teardown),
+                cmocka_unit_test(test_ldcache_format),
         };
         return cmocka_run_group_tests_name("mockroot", tests, NULL, NULL);
 }

@@ -35,18 +35,20 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "mockroot/mockroot.h"
+#include "nvml/profile.h"
 
 typedef struct fx {
         char *tmp;       /* scratch folder */
         char *lib, *smi; /* artifacts to copy */
         char *root;      /* <tmp>/root */
         char *cdi;       /* <tmp>/outside/cdi (for the outside scenario) */
+        char *mig;       /* <tmp>/artifacts/mig.yaml: GPU 0 with two CIs in GI 2 (for the MIG scenario) */
 } fx_t;
 
-typedef enum scenario { S_CREATED, S_EMPTY_ROOT, S_UPDATE, S_OUTSIDE_CDI } scenario_t;
+typedef enum scenario { S_CREATED, S_EMPTY_ROOT, S_UPDATE, S_OUTSIDE_CDI, S_MIG } scenario_t;
 
 static const char *const scenario_names[] = { "created root", "empty root", "update 3 -> 1 GPUs",
-                                               "CDI folder outside" };
+                                               "CDI folder outside", "MIG layout" };
 
 static char *join(const char *a, const char *b)
 {
@@ -65,6 +67,34 @@ static void write_bytes(const char *path, size_t n)
         assert_int_equal(fclose(f), 0);
 }
 
+/* A100 profile with MIG on GPU 0: GI 2 holding CIs 0 and 1 (capability files and nodes to make). */
+static void write_mig_profile(const char *path)
+{
+        gv_mock_profile_t *p = NULL;
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_profile_load_builtin("a100-sxm4-40gb", &p, &err), 0);
+        gv_mock_device_t *d = &p->devices[0];
+        d->mig_mode_current = d->mig_mode_pending = 1;
+        d->mig_devices = calloc(2, sizeof(*d->mig_devices));
+        assert_non_null(d->mig_devices);
+        d->n_mig_devices = 2;
+        for (unsigned i = 0; i < 2; i++) {
+                d->mig_devices[i].profile = strdup("3g.20gb");
+                d->mig_devices[i].ci_profile = strdup(i ? "2c.3g.20gb" : "1c.3g.20gb");
+                d->mig_devices[i].gi_id = 2;
+                d->mig_devices[i].ci_id = i;
+                d->mig_devices[i].ci_slice_count = i + 1;
+        }
+        _cleanup_free_ char *yaml = NULL;
+        if (gv_mock_profile_finalize(p, &err) < 0 || gv_mock_profile_to_yaml(p, &yaml, &err) < 0)
+                fail_msg("profile to YAML: %s", err ? err->msg : "?");
+        gv_mock_profile_free(&p);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(yaml, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
 static int setup(void **state)
 {
         fx_t *fx = calloc(1, sizeof(*fx));
@@ -79,6 +109,8 @@ static int setup(void **state)
         fx->cdi = join(fx->tmp, "outside/cdi");
         write_bytes(fx->lib, 512 * 1024);
         write_bytes(fx->smi, 128 * 1024);
+        fx->mig = join(art, "mig.yaml");
+        write_mig_profile(fx->mig);
         *state = fx;
         return 0;
 }
@@ -100,6 +132,7 @@ static int teardown(void **state)
         free(fx->smi);
         free(fx->root);
         free(fx->cdi);
+        free(fx->mig);
         free(fx);
         return 0;
 }
@@ -169,7 +202,7 @@ static gv_mock_install_opts_t opts(const fx_t *fx, scenario_t sc, bool second)
 {
         return (gv_mock_install_opts_t){
                 .root = fx->root,
-                .profile = "a100-sxm4-40gb",
+                .profile = sc == S_MIG ? fx->mig : "a100-sxm4-40gb",
                 .gpus = sc == S_UPDATE && !second ? 3 : (sc == S_UPDATE ? 1 : 2),
                 .node_name = "crash-node",
                 .cdi_dir = sc == S_OUTSIDE_CDI ? fx->cdi : NULL,
@@ -337,6 +370,22 @@ static void test_crash_outside_cdi(void **state)
         run_scenario(*state, S_OUTSIDE_CDI);
 }
 
+static void test_crash_mig(void **state)
+{
+        fx_t *fx = *state;
+        /* the layout does hold the MIG capabilities the kills land among */
+        gv_mock_install_opts_t o = opts(fx, S_MIG, true);
+        install_ok(&o);
+        _cleanup_free_ char *cap = join(fx->root, "proc/driver/nvidia/capabilities/gpu0/mig/gi2/ci1/access");
+        _cleanup_free_ char *node = join(fx->root, "dev/nvidia-caps/nvidia-cap23"); /* 3 + 2 * 9 + 1 + 1 */
+        struct stat st;
+        assert_int_equal(stat(cap, &st), 0);
+        assert_int_equal(stat(node, &st), 0);
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), 0);
+        run_scenario(fx, S_MIG);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -344,6 +393,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_crash_empty_root, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_outside_cdi, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_mig, setup, teardown),
         };
         return cmocka_run_group_tests_name("mockroot-crash", tests, NULL, NULL);
 }
