@@ -168,7 +168,7 @@ static int snapshot_stable(gv_store_t *store, snapshot_t *out, gv_error_t **err)
                 *out = again;
                 if (same)
                         return 0;
-                (void) nanosleep(&(struct timespec) { .tv_nsec = 1000 * 1000 }, NULL);
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 1000L * 1000 }, NULL);
         }
         return r < 0 ? r : 0;
 }

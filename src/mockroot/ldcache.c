@@ -91,8 +91,10 @@ int gv_ldcache_build(const gv_ldcache_lib_t *libs, size_t n, char **out, size_t 
                 free(sorted);
                 return -ENOMEM;
         }
-        memcpy(buf, CACHE_MAGIC, strlen(CACHE_MAGIC));
-        memcpy(buf + strlen(CACHE_MAGIC), CACHE_VERSION, strlen(CACHE_VERSION));
+        /* The magic and version are fixed-size fields without a NUL (glibc's cache header). */
+        memcpy(buf, CACHE_MAGIC, strlen(CACHE_MAGIC)); // NOLINT(bugprone-not-null-terminated-result)
+        memcpy(buf + strlen(CACHE_MAGIC), CACHE_VERSION, // NOLINT(bugprone-not-null-terminated-result)
+               strlen(CACHE_VERSION));
         put32(buf + 20, (uint32_t) n);
         put32(buf + 24, (uint32_t) strings);
         buf[28] = (char) ENDIAN_FLAG;
