@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cleanup.h"
 #include "common.h"
@@ -50,6 +51,48 @@ static void help(FILE *f)
                    "3 timed out (what is missing or inconsistent is logged), 4 interrupted.\n");
 }
 
+static int64_t mono_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait until @id is ready and read driver-ready *of that chain* into @drv.
+ * driver-ready is read after the wait, so a re-validation could replace or
+ * remove it in between; but a driver re-validation removes every marker
+ * downstream first, so when @id is ready with the same generation before
+ * and after driver-ready was read, that driver-ready belongs to its chain.
+ * Otherwise wait again, within the same overall @timeout_ms (< 0: forever).
+ */
+static int wait_with_driver(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_marker_info_t *info,
+                            gv_marker_info_t *drv, gv_error_t **err)
+{
+        int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
+        for (;;) {
+                int64_t left = deadline < 0 ? -1 : deadline - mono_ms();
+                int r = gv_store_wait(store, id, left < 0 && deadline >= 0 ? 0 : left, info, err);
+                if (r < 0)
+                        return r;
+                gv_marker_info_t again = { 0 };
+                if ((r = gv_store_inspect(store, GV_MARKER_DRIVER, drv, err)) < 0 ||
+                    (r = gv_store_inspect(store, id, &again, err)) < 0) {
+                        gv_marker_info_clear(&again);
+                        return r;
+                }
+                const char *g0 = gv_kvlist_get(&info->content, "GENERATION");
+                const char *g1 = gv_kvlist_get(&again.content, "GENERATION");
+                bool same = drv->state == GV_MARKER_READY && again.state == GV_MARKER_READY && g0 && g1 &&
+                            strcmp(g0, g1) == 0;
+                gv_marker_info_clear(&again);
+                if (same)
+                        return 0;
+                gv_marker_info_clear(info);
+                gv_marker_info_clear(drv);
+        }
+}
+
 int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
 {
         static const struct option extra[] = {
@@ -84,12 +127,10 @@ int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
         /* The folder may not exist yet: gv_store_wait watches its parent then. */
         int r = gv_options_open_store(&o, GV_STORE_READER, &store, &err);
         if (r >= 0)
-                r = gv_store_wait(store, id, w.timeout_ms, &info, &err);
-        if (r >= 0 && w.print_env) {
-                r = gv_store_inspect(store, GV_MARKER_DRIVER, &drv, &err);
-                if (r >= 0)
-                        r = gv_cli_print_env(&drv, stdout, &err);
-        }
+                r = w.print_env ? wait_with_driver(store, id, w.timeout_ms, &info, &drv, &err)
+                                : gv_store_wait(store, id, w.timeout_ms, &info, &err);
+        if (r >= 0 && w.print_env)
+                r = gv_cli_print_env(&drv, stdout, &err);
         if (r < 0) {
                 if (cli->stop && *cli->stop && err && err->reason != GV_REASON_TIMEOUT)
                         err->reason = GV_REASON_INTERRUPTED;
