@@ -68,6 +68,18 @@ class TestPublish(ChainTestCase):
         out = chain.sh(p.stdout + '\nprintf "%s|%s" "$NVIDIA_DRIVER_ROOT" "$IS_HOST_DRIVER"')
         self.assertEqual(out.stdout, f"{self.node.driver}|false")
 
+    def test_wait_print_env_prints_the_ready_chains_driver(self):
+        """`wait toolkit --print-env`: nothing while toolkit-ready is missing (exit 3, no output);
+        once the chain is ready, driver-ready's variables, sourceable by sh."""
+        self.node.install_mock("driver", gpus=1)
+        self.node.run("driver", check=0)
+        p = gvtest.run(["wait", "toolkit", "--timeout", "0", "--print-env", *self.node.store_args()], check=3)
+        self.assertEqual(p.stdout, "")
+        self.node.run("driver,toolkit", check=0)
+        p = gvtest.run(["wait", "toolkit", "--timeout", "5", "--print-env", *self.node.store_args()], check=0)
+        out = chain.sh(p.stdout + '\nprintf "%s|%s" "$NVIDIA_DRIVER_ROOT" "$IS_HOST_DRIVER"')
+        self.assertEqual(out.stdout, f"{self.node.driver}|false")
+
     def test_env_fails_without_valid_driver_marker(self):
         open(self.node.marker("driver-ready"), "w").close()
         p = gvtest.run(["env", *self.node.store_args()], check=1)
