@@ -61,26 +61,6 @@ def count_tap_file(path):
     return p, fl, s, failures
 
 
-def count_tap_file(path, failures):
-    p = fl = s = 0
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not (ok_re.match(line) or notok_re.match(line)):
-                continue
-            if skip_re.search(line):
-                s += 1
-            elif notok_re.match(line):
-                fl += 1
-                failures.append(f"{path}: {line}")
-            else:
-                p += 1
-    if p + fl + s == 0:
-        fl = 1
-        failures.append(f"{path}: no TAP test lines")
-    return p, fl, s
-
-
 def main():
     passed = failed = skipped = 0
     failures = []

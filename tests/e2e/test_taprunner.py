@@ -172,6 +172,28 @@ class TapRunner(unittest.TestCase):
         c = count(self.tmp, "xpass", "FAIL", "ok 1 - t # TODO\n1..1\n")
         self.assertEqual(c.stdout.splitlines()[-1], "0 passed, 1 failed, 0 skipped")
 
+    def test_count_results_reads_tap_files(self):
+        """*.tap files (static analysis, image smoke) count case by case beside build folders; a
+        missing file, a missing plan or a plan that disagrees with the lines is one more failure."""
+        def tap(name, text):
+            path = os.path.join(self.tmp, name)
+            with open(path, "w") as f:
+                f.write(text)
+            return path
+        good = tap("good.tap", "1..3\nok 1 - a\nnot ok 2 - b # SKIP no tool\nok 3 - c\n")
+        bad = tap("bad.tap", "1..2\nok 1 - a\nnot ok 2 - b\n")
+        short = tap("short.tap", "1..3\nok 1 - a\n")
+        g = run_runner(self.tmp, "sample_green.py", GREEN)
+        build = os.path.join(self.tmp, "build-green")
+        count(self.tmp, "green", "OK", g.stdout)
+        c = subprocess.run([sys.executable, COUNT, build, good], capture_output=True, text=True, timeout=60)
+        self.assertEqual((c.returncode, c.stdout.splitlines()[-1]), (0, "4 passed, 0 failed, 2 skipped"),
+                         c.stdout + c.stderr)
+        for path, want in ((bad, "1 passed, 1 failed, 0 skipped"), (short, "1 passed, 1 failed, 0 skipped"),
+                           (os.path.join(self.tmp, "none.tap"), "0 passed, 1 failed, 0 skipped")):
+            c = subprocess.run([sys.executable, COUNT, path], capture_output=True, text=True, timeout=60)
+            self.assertEqual((c.returncode, c.stdout.splitlines()[-1]), (1, want), c.stdout + c.stderr)
+
     def test_meson_reads_the_outcomes_alike(self):
         p = run_runner(self.tmp, "sample_mixed.py", MIXED)
         got = meson_results(p.stdout)
