@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (Debian packages, npm test tools), builds with -Werror, and runs every test:
-# a release-like build and an ASan+UBSan build, then the container image (tools/image.sh build,
-# smoke). Ends with 'N passed, N failed'.
+# a release-like build and an ASan+UBSan build, the static analysis (tools/static-analysis.sh),
+# then the container image (tools/image.sh build, smoke). Ends with 'N passed, N failed'.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
