@@ -7,6 +7,7 @@
 #ifndef GV_BASE_CLEANUP_H
 #define GV_BASE_CLEANUP_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,19 @@
 #include "error.h"
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
+
+/*
+ * GV_DEFINE_CLEANUP(type, func) - define `static inline void func##p(type *p)`
+ * that calls func(*p) when *p is not NULL (the result of func, if any, is
+ * dropped), for use as `_cleanup_(func##p)`.  As systemd's
+ * DEFINE_TRIVIAL_CLEANUP_FUNC; each module defines the ones for its own types.
+ */
+#define GV_DEFINE_CLEANUP(type, func)              \
+        static inline void func##p(type *p)        \
+        {                                          \
+                if (*p)                            \
+                        (void) func(*p);           \
+        }
 
 static inline void gv_freep(void *p)
 {
@@ -48,7 +62,10 @@ static inline void gv_strv_freep(char ***v)
         free(*v);
 }
 
+GV_DEFINE_CLEANUP(DIR *, closedir)
+
 #define _cleanup_free_ _cleanup_(gv_freep)
+#define _cleanup_closedir_ _cleanup_(closedirp)
 #define _cleanup_close_ _cleanup_(gv_closep)
 #define _cleanup_fclose_ _cleanup_(gv_fclosep)
 #define _cleanup_strv_free_ _cleanup_(gv_strv_freep)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/cleanup.h"
 #include "common.h"
 
@@ -51,13 +52,6 @@ static void help(FILE *f)
                    "3 timed out (what is missing or inconsistent is logged), 4 interrupted.\n");
 }
 
-static int64_t mono_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Wait until @id is ready and read driver-ready *of that chain* into @drv.
  * driver-ready is read after the wait, so a re-validation could replace or
@@ -69,9 +63,9 @@ static int64_t mono_ms(void)
 static int wait_with_driver(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_marker_info_t *info,
                             gv_marker_info_t *drv, gv_error_t **err)
 {
-        int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
+        int64_t deadline = timeout_ms < 0 ? -1 : gv_now_ms() + timeout_ms;
         for (;;) {
-                int64_t left = deadline < 0 ? -1 : deadline - mono_ms();
+                int64_t left = deadline < 0 ? -1 : deadline - gv_now_ms();
                 int r = gv_store_wait(store, id, left < 0 && deadline >= 0 ? 0 : left, info, err);
                 if (r < 0)
                         return r;

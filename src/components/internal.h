@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/clock.h"
 #include "component.h"
 
 /* The components in their files; gv_components_all() lists them. */
@@ -34,16 +35,6 @@ extern const gv_component_t gv_component_vgpu_devices;
  */
 void gv_cfg_logf(const gv_config_t *cfg, gv_log_level_t level, const char *component, gv_reason_t reason,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* Monotonic clock in milliseconds. */
-int64_t gv_now_ms(void);
-
-/*
- * gv_sleep_ms - sleep @ms milliseconds in slices of at most 100 ms, giving up
- * as soon as *@stop (may be NULL) becomes non-zero.  Returns 0, or -EINTR
- * when stopped.
- */
-int gv_sleep_ms(int64_t ms, const volatile sig_atomic_t *stop);
 
 /*
  * gv_root_resolve - resolve @path (absolute, as seen inside @root) inside

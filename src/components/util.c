@@ -27,29 +27,6 @@ void gv_cfg_logf(const gv_config_t *cfg, gv_log_level_t level, const char *compo
         va_end(ap);
 }
 
-int64_t gv_now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int gv_sleep_ms(int64_t ms, const volatile sig_atomic_t *stop)
-{
-        int64_t end = gv_now_ms() + (ms > 0 ? ms : 0);
-        for (;;) {
-                if (stop && *stop)
-                        return -EINTR;
-                int64_t left = end - gv_now_ms();
-                if (left <= 0)
-                        return 0;
-                if (left > 100)
-                        left = 100;
-                struct timespec ts = { .tv_sec = 0, .tv_nsec = (long) left * 1000000L };
-                nanosleep(&ts, NULL); /* EINTR: loop re-checks stop and the clock */
-        }
-}
-
 size_t gv_strv_len(const char *const *v)
 {
         size_t n = 0;

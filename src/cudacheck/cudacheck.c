@@ -4,6 +4,7 @@
  * values: CUDA Driver API reference (docs.nvidia.com/cuda/cuda-driver-api),
  * declared in cudacheck.h in our own words.
  */
+#include "base/clock.h"
 #include "cudacheck.h"
 
 #include <dlfcn.h>
@@ -176,13 +177,6 @@ int gv_cuda_device_name(gv_cuda_t *cuda, int ordinal, char **out, gv_error_t **e
         return 0;
 }
 
-static double now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
 /* Device resources of one run, released by run_release() on every path. */
 typedef struct run {
         gv_cuda_t *cuda;
@@ -233,13 +227,13 @@ static int run_device(run_t *r, int ordinal, size_t elements, const float *a, co
         unsigned int n = (unsigned int) elements;
         void *params[] = { &r->d[0], &r->d[1], &r->d[2], &n };
         unsigned int grid = (unsigned int) ((elements + GV_CUDACHECK_BLOCK - 1) / GV_CUDACHECK_BLOCK);
-        double t0 = now_ms();
+        double t0 = ((double) gv_now_ns() / 1e6);
         if ((res = cuda->cuLaunchKernel(fn, grid, 1, 1, GV_CUDACHECK_BLOCK, 1, 1, 0, NULL, params, NULL)) !=
             GV_CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "launch kernel (cuLaunchKernel)");
         if ((res = cuda->cuCtxSynchronize()) != GV_CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "run kernel (cuCtxSynchronize)");
-        *kernel_ms = now_ms() - t0;
+        *kernel_ms = ((double) gv_now_ns() / 1e6) - t0;
         if ((res = cuda->cuMemcpyDtoH_v2(c, r->d[2], bytes)) != GV_CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "copy the result back (cuMemcpyDtoH_v2)");
         return 0;
@@ -261,13 +255,13 @@ int gv_cudacheck_vector_add(gv_cuda_t *cuda, int ordinal, size_t elements, gv_cu
         /* A value the kernel cannot produce, so an element it skipped is caught. */
         memset(c, 0xff, elements * sizeof(float));
 
-        double t0 = now_ms(), kernel_ms = 0;
+        double t0 = ((double) gv_now_ns() / 1e6), kernel_ms = 0;
         run_t r = { .cuda = cuda };
         int ret = run_device(&r, ordinal, elements, a, b, c, &kernel_ms, err);
         run_release(&r);
         if (ret < 0)
                 return ret;
-        double total_ms = now_ms() - t0;
+        double total_ms = ((double) gv_now_ns() / 1e6) - t0;
 
         size_t first = 0;
         size_t bad = gv_cudacheck_verify(c, elements, &first);

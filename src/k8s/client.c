@@ -5,6 +5,7 @@
  * follow docs/kubernetes.md.  The Authorization header is built per
  * request, wiped after it, and never logged (CURLOPT_VERBOSE stays off).
  */
+#include "base/clock.h"
 #include "k8s.h"
 
 #include <curl/curl.h>
@@ -56,13 +57,6 @@ void gv_k8s_global_cleanup(void)
 
 /* ---------------- small helpers ---------------- */
 
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
-}
-
 static bool stopped(const gv_k8s_client_t *c)
 {
         return c->opts.stop && *c->opts.stop;
@@ -90,22 +84,6 @@ static uint32_t rnd32(gv_k8s_client_t *c)
 {
         uint32_t a = (uint32_t) rand_r(&c->rng), b = (uint32_t) rand_r(&c->rng);
         return (a << 16) ^ b;
-}
-
-/* Sleep @ms in short slices; false when a stop request came. */
-static bool sleep_ms(const gv_k8s_client_t *c, uint64_t ms)
-{
-        uint64_t end = now_ms() + ms;
-        for (;;) {
-                if (stopped(c))
-                        return false;
-                uint64_t t = now_ms();
-                if (t >= end)
-                        return true;
-                uint64_t step = end - t > 50 ? 50 : end - t;
-                struct timespec ts = { .tv_sec = 0, .tv_nsec = (long) step * 1000000L };
-                nanosleep(&ts, NULL);
-        }
 }
 
 static const char *http_text(long code)
@@ -355,7 +333,7 @@ static int xferinfo_cb(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, cu
                 x->aborted_by_stop = true;
                 return 1;
         }
-        if (x->deadline_ms && now_ms() >= x->deadline_ms) {
+        if (x->deadline_ms && (uint64_t) gv_now_ms() >= x->deadline_ms) {
                 x->aborted_by_deadline = true;
                 return 1;
         }
@@ -666,7 +644,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
         }
         bool post = strcmp(method, "POST") == 0;
         xfer_t x = { .c = c, .easy = c->easy };
-        uint64_t start = now_ms();
+        uint64_t start = (uint64_t) gv_now_ms();
         bool reread = false;
         int ret = 0;
         if (http_status)
@@ -680,7 +658,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                 ret = refresh_token(c, false, err);
                 if (ret < 0)
                         goto done;
-                uint64_t t0 = now_ms();
+                uint64_t t0 = (uint64_t) gv_now_ms();
                 CURLcode cc = xfer_perform(&x, method, url, content_type, body_str, body_len,
                                            (long) c->opts.timeout_s * 1000L);
                 if (http_status)
@@ -701,7 +679,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                                 goto done;
                         }
                         logf_(c, GV_K8S_LOG_DEBUG, "%s %s: %s (%llu ms)", method, url, curl_text(cc, &x),
-                              (unsigned long long) (now_ms() - t0));
+                              (unsigned long long) ((uint64_t) gv_now_ms() - t0));
                         if (tls_trust_failure(cc)) {
                                 const char *file, *src = ca_source(c->cfg, &file);
                                 gv_error_set(&e, en, GV_REASON_KUBERNETES,
@@ -713,7 +691,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                         retry = curl_retryable(cc, post);
                 } else {
                         logf_(c, GV_K8S_LOG_DEBUG, "%s %s: %ld (%llu ms)", method, url, x.status,
-                              (unsigned long long) (now_ms() - t0));
+                              (unsigned long long) ((uint64_t) gv_now_ms() - t0));
                         if (x.status >= 200 && x.status < 300) {
                                 ret = parse_response(&x, method, url, out, err);
                                 goto done;
@@ -742,13 +720,13 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                 }
                 if (!delay)
                         delay = gv_k8s_backoff_ms(attempt, c->opts.backoff_initial_ms, c->opts.backoff_max_ms, rnd32(c));
-                uint64_t elapsed = now_ms() - start;
+                uint64_t elapsed = (uint64_t) gv_now_ms() - start;
                 if (elapsed + delay > (uint64_t) c->opts.max_retry_s * 1000u) {
                         gv_error_prefix(&e, "gave up after %u attempts in %.1f s", attempt, (double) elapsed / 1000.0);
                         goto fail;
                 }
                 logf_(c, GV_K8S_LOG_WARN, "%s; retry %u/%u in %lu ms", e->msg, attempt + 1, c->opts.max_attempts, delay);
-                if (!sleep_ms(c, delay)) {
+                if (gv_sleep_ms((int64_t) delay, c->opts.stop) < 0) {
                         ret = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s %s: interrupted", method, url);
                         goto done;
                 }
@@ -922,7 +900,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
 {
         unsigned timeout_s = spec->timeout_s ? spec->timeout_s : 300;
         unsigned max_failures = spec->max_failures ? spec->max_failures : 5;
-        uint64_t deadline = now_ms() + (uint64_t) timeout_s * 1000u;
+        uint64_t deadline = (uint64_t) gv_now_ms() + (uint64_t) timeout_s * 1000u;
         wstate_t w = { .c = c, .cb = cb, .userdata = userdata };
         xfer_t x = { .c = c, .stream = watch_stream, .stream_data = &w, .deadline_ms = deadline };
         _cleanup_error_ gv_error_t *last = NULL;
@@ -941,7 +919,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                         ret = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "watch %s: interrupted", spec->path);
                         break;
                 }
-                uint64_t now = now_ms();
+                uint64_t now = (uint64_t) gv_now_ms();
                 if (now >= deadline) {
                         ret = gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT, "watch %s%s: no end after %u s%s%s",
                                            c->cfg->server, spec->path, timeout_s, last ? "; last error: " : "",
@@ -964,9 +942,9 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                                 d = (unsigned) (deadline - now);
                         logf_(c, GV_K8S_LOG_INFO, "watch %s: %s; resuming in %u ms", spec->path,
                               last ? last->msg : "stream ended", d);
-                        if (!sleep_ms(c, d))
+                        if (gv_sleep_ms((int64_t) d, c->opts.stop) < 0)
                                 continue;
-                        if (now_ms() >= deadline)
+                        if ((uint64_t) gv_now_ms() >= deadline)
                                 continue;
                 }
                 if (need_list) {
@@ -995,7 +973,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 }
                 if ((ret = refresh_token(c, false, err)) < 0)
                         break;
-                unsigned remaining_s = (unsigned) ((deadline - now_ms() + 999) / 1000);
+                unsigned remaining_s = (unsigned) ((deadline - (uint64_t) gv_now_ms() + 999) / 1000);
                 char tos[24];
                 snprintf(tos, sizeof(tos), "%u", remaining_s ? remaining_s : 1);
                 _cleanup_free_ char *path = gv_k8s_build_path(spec->path, "watch", "1", "resourceVersion", w.rv,
@@ -1013,11 +991,11 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 w.line_error = 0;
                 gv_k8s_linebuf_clear(&w.lb);
                 w.lb.max_line = GV_K8S_MAX_WATCH_EVENT_BYTES;
-                uint64_t t0 = now_ms();
+                uint64_t t0 = (uint64_t) gv_now_ms();
                 CURLcode cc = xfer_perform(&x, "GET", url, NULL, NULL, 0, 0);
                 logf_(c, GV_K8S_LOG_DEBUG, "GET %s: %s %ld, %u events (%llu ms)", url,
                       cc == CURLE_OK ? "ended" : curl_text(cc, &x), x.status, w.events,
-                      (unsigned long long) (now_ms() - t0));
+                      (unsigned long long) ((uint64_t) gv_now_ms() - t0));
                 if (w.cb_stop) {
                         ret = 0;
                         break;
@@ -1043,7 +1021,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 if (cc == CURLE_OK && x.status == 200) {
                         /* The server ended the stream (timeoutSeconds): resume at once, unless it
                          * keeps closing immediately without an event. */
-                        if (w.events == 0 && now_ms() - t0 < 1000) {
+                        if (w.events == 0 && (uint64_t) gv_now_ms() - t0 < 1000) {
                                 gv_error_set(&last, EPIPE, GV_REASON_KUBERNETES, "GET %s: stream ended at once", url);
                                 failures++;
                         } else {

@@ -13,6 +13,7 @@
  * parent's IN_DELETE / IN_CREATE / IN_MOVED_* for the folder's name always
  * come.
  */
+#include "base/clock.h"
 #include "markers.h"
 
 #include <errno.h>
@@ -38,13 +39,6 @@
         (IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 /* Events that mean a watched folder itself is gone or moved: watch again. */
 #define SELF_GONE (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The parent folder of @path as a heap string ("." for a bare name, "/" for "/x"); NULL when out of memory. */
 static char *parent_of(const char *path)
@@ -197,7 +191,7 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
         if (!store || !gv_marker_id_valid(id))
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "wait: bad store or marker id");
         const char *file = gv_marker_file(id);
-        int64_t deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : INT64_MAX;
+        int64_t deadline = timeout_ms >= 0 ? gv_now_ms() + timeout_ms : INT64_MAX;
 
         if (store->ifd < 0) {
                 store->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -231,7 +225,7 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
                 }
                 gv_marker_info_clear(&cur);
 
-                int64_t left = deadline == INT64_MAX ? -1 : deadline - now_ms();
+                int64_t left = deadline == INT64_MAX ? -1 : deadline - gv_now_ms();
                 if (deadline != INT64_MAX && left <= 0) {
                         _cleanup_free_ char *report = chain_report(store, id);
                         return gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT, "%s not ready after %lld ms: %s",

@@ -15,12 +15,6 @@
 #define PCI_CLASS_VGA 0x0300ul /* display controller, VGA compatible */
 #define PCI_CLASS_3D 0x0302ul  /* display controller, 3D (data-centre GPUs) */
 
-static void closedirp(DIR **d)
-{
-        if (*d)
-                closedir(*d);
-}
-
 /* Read a sysfs hex attribute ("0x10de\n") of the device folder @devfd. */
 static int read_hex(int devfd, const char *name, unsigned long *out)
 {
@@ -49,7 +43,7 @@ int gv_metrics_count_pci_gpus(const char *sysfs_root, gv_error_t **err)
         if (!path)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 
-        __attribute__((cleanup(closedirp))) DIR *d = opendir(path);
+        _cleanup_closedir_ DIR *d = opendir(path);
         if (!d)
                 return gv_error_set(err, errno, GV_REASON_IO, "%s: %s", path, strerror(errno));
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "nodesignal.h"
 
@@ -210,13 +211,6 @@ static int append(json_object *arr, json_object *val)
         }
         return 0;
 }
-
-static void json_putp(json_object **o)
-{
-        if (*o)
-                json_object_put(*o);
-}
-#define _cleanup_json_ _cleanup_(json_putp)
 
 /* {"metadata":{"resourceVersion":rv}} */
 static json_object *patch_with_rv(const char *rv)

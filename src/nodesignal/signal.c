@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/cleanup.h"
 #include "base/log.h"
 #include "nodesignal.h"
@@ -74,13 +75,6 @@ static void k8s_log(void *userdata, gv_k8s_log_level_t level, const char *msg)
 static bool stopped(const gv_nodesignal_t *ns)
 {
         return ns->stop && *ns->stop;
-}
-
-static uint64_t mono_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000u + (uint64_t) ts.tv_nsec / 1000000u;
 }
 
 static uint32_t next_rand(gv_nodesignal_t *ns)
@@ -482,14 +476,14 @@ static void set_problem(gv_nodesignal_t *ns, const gv_error_t *e)
 /* NOLINTNEXTLINE(readability-function-cognitive-complexity): the watch loop of the node signal; to be split in the architecture refactor */
 int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
 {
-        uint64_t now = mono_ms();
+        uint64_t now = (uint64_t) gv_now_ms();
         bool need = true, dirty = true; /* converge at start */
         uint64_t due = now, retry_at = now, pending_since = now;
         uint64_t next_resync = now + (uint64_t) ns->resync_s * 1000u;
         unsigned failed_in_row = 0;
 
         while (!stopped(ns)) {
-                now = mono_ms();
+                now = (uint64_t) gv_now_ms();
                 if (ensure_watch(ns))
                         dirty = true;
                 if (ns->inotify_fd < 0 || ns->wd < 0)
@@ -530,7 +524,7 @@ int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
                                               ns->node, failed_in_row);
                                 need = false;
                                 failed_in_row = 0;
-                                retry_at = mono_ms();
+                                retry_at = (uint64_t) gv_now_ms();
                                 /* Validating: the pod's progress (init containers) changes no marker. */
                                 uint64_t soon = retry_at + (uint64_t) ns->progress_s * 1000u;
                                 if (ns->pod && !ns->synced.validated && soon < next_resync)
@@ -542,12 +536,12 @@ int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
                                 failed_in_row++;
                                 unsigned delay = gv_k8s_backoff_ms(failed_in_row, ns->backoff_initial_ms,
                                                                    ns->backoff_max_ms, next_rand(ns));
-                                retry_at = due = mono_ms() + delay;
+                                retry_at = due = (uint64_t) gv_now_ms() + delay;
                                 logf_(ns, GV_LOG_WARN, e ? gv_reason_name(e->reason) : "",
                                       "%s; trying again in %u ms (failure %u in a row)",
                                       e ? e->msg : "sync failed", delay, failed_in_row);
                         }
-                        now = mono_ms();
+                        now = (uint64_t) gv_now_ms();
                 }
 
                 int timeout = 1000; /* bounds the delay of a stop request */

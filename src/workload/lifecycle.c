@@ -4,6 +4,7 @@
  * after an external deletion, delete.  See lifecycle.h and
  * docs/workload-lifecycle.md.
  */
+#include "base/clock.h"
 #include "lifecycle.h"
 
 #include <errno.h>
@@ -54,31 +55,6 @@ static bool in_list(const char *const *list, const char *s)
                 if (streq(*list, s))
                         return true;
         return false;
-}
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Sleep @ms in slices of at most 100 ms; -EINTR as soon as *stop is set. */
-static int sleep_ms(int64_t ms, const volatile sig_atomic_t *stop)
-{
-        int64_t end = now_ms() + ms;
-        for (unsigned i = 0; i < 1000000u; i++) {
-                if (stop && *stop)
-                        return -EINTR;
-                int64_t left = end - now_ms();
-                if (left <= 0)
-                        return 0;
-                if (left > 100)
-                        left = 100;
-                struct timespec ts = { .tv_sec = 0, .tv_nsec = (long) left * 1000000L };
-                nanosleep(&ts, NULL);
-        }
-        return 0;
 }
 
 static void logf_(const gv_pod_run_options_t *o, gv_k8s_log_level_t level, const char *fmt, ...)
@@ -680,7 +656,7 @@ void gv_pod_run_result_clear(gv_pod_run_result_t *r)
 
 static unsigned secs_left(int64_t deadline)
 {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - gv_now_ms();
         return left <= 0 ? 0 : (unsigned) ((left + 999) / 1000);
 }
 
@@ -705,7 +681,7 @@ int gv_pod_run(gv_k8s_client_t *c, json_object *pod, const gv_pod_run_options_t 
                 o.log_tail_lines = DEFAULT_LOG_TAIL_LINES;
         const char *kind = gv_workload_kind_name(o.kind);
         gv_pod_run_result_t res = { 0 };
-        int64_t start = now_ms();
+        int64_t start = gv_now_ms();
         int64_t deadline = start + (int64_t) o.timeout_s * 1000;
         _cleanup_strv_free_ char **init_names = NULL;
         _cleanup_strv_free_ char **names = NULL;
@@ -733,9 +709,9 @@ int gv_pod_run(gv_k8s_client_t *c, json_object *pod, const gv_pod_run_options_t 
                 if (creation > 0) {
                         unsigned shift = creation - 1 < 10 ? creation - 1 : 10;
                         int64_t delay = (int64_t) o.recreate_backoff_ms << shift;
-                        if (now_ms() + delay >= deadline)
-                                delay = deadline - now_ms() - 1000;
-                        if (delay > 0 && sleep_ms(delay, o.stop) < 0) {
+                        if (gv_now_ms() + delay >= deadline)
+                                delay = deadline - gv_now_ms() - 1000;
+                        if (delay > 0 && gv_sleep_ms(delay, o.stop) < 0) {
                                 r = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED,
                                                  "interrupted before re-creating the %s validation pod", kind);
                                 goto out;
@@ -773,11 +749,11 @@ int gv_pod_run(gv_k8s_client_t *c, json_object *pod, const gv_pod_run_options_t 
                       res.pod_name, o.node_name, creation ? " (re-created)" : "");
                 watch_judge(&w, created);
                 json_object_put(created);
-                int64_t created_at = now_ms();
+                int64_t created_at = gv_now_ms();
 
                 /* watch until decided, deleted, or a bound passes; each round resumes from the last version */
                 for (unsigned round = 0; !w.decided && !w.deleted && w.error == 0 && round < 100000u; round++) {
-                        int64_t now = now_ms();
+                        int64_t now = gv_now_ms();
                         if (now >= deadline)
                                 break;
                         int64_t until = deadline;
@@ -842,7 +818,7 @@ int gv_pod_run(gv_k8s_client_t *c, json_object *pod, const gv_pod_run_options_t 
                         goto delete_and_out;
                 }
                 /* a bound passed */
-                if (now_ms() < deadline && !w.st.started) {
+                if (gv_now_ms() < deadline && !w.st.started) {
                         r = gv_error_set(err, ETIMEDOUT, GV_REASON_WORKLOAD,
                                          "%s validation pod %s/%s: still Pending after %u s, never started by the "
                                          "kubelet [%s]",
@@ -863,7 +839,7 @@ delete_and_out:
         if (res.pod_name)
                 delete_pod(c, &o, res.pod_name);
 out:
-        res.duration_s = (double) (now_ms() - start) / 1000.0;
+        res.duration_s = (double) (gv_now_ms() - start) / 1000.0;
         if (result)
                 *result = res;
         else
