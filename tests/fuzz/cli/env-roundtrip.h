@@ -89,13 +89,133 @@ static bool rt_env_has(const char *env, size_t len, const char *key, const char 
         return false;
 }
 
+/* Whether @c may stand unquoted in an assignment word and mean itself (never $ ` " \ ' ~ * ? [ blanks ...). */
+static bool rt_bare_char(unsigned char c)
+{
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+               c == '/' || c == ':' || c == '@' || c == '+' || c == '=' || c == '-';
+}
+
+/*
+ * The in-process reference reader: what a POSIX shell (XCU 2.2 quoting, 2.3
+ * token recognition) makes of the printed text, for the only shapes a correct
+ * printer writes: lines `export NAME=WORD`, each ended by a newline, WORD a
+ * run of bare characters, single-quoted parts (every byte but ' literal, a
+ * newline included) and backslash escapes of one byte other than a newline.
+ * Anything else -- an unquoted blank, $, `, ", ~, a backslash-newline, a
+ * quote left open, a missing newline -- is reported, since a shell would read
+ * it otherwise.  Returns the number of lines, or -1 with *@why set; the
+ * values (heap) go to @vals, the names to @names (at most @cap of each).
+ */
+static int rt_reference_read(const char *t, size_t len, char *names[], char *vals[], int cap, const char **why)
+{
+        int n = 0;
+        size_t i = 0;
+        while (i < len) {
+                if (n == cap || len - i < 7 || memcmp(t + i, "export ", 7) != 0)
+                        return *why = "a line that is not `export NAME=...`", -1;
+                i += 7;
+                size_t k = i;
+                while (i < len && (t[i] == '_' || (t[i] >= 'A' && t[i] <= 'Z') || (i > k && t[i] >= '0' && t[i] <= '9')))
+                        i++;
+                if (i == k || i >= len || t[i] != '=')
+                        return *why = "no NAME= after export", -1;
+                names[n] = strndup(t + k, i - k);
+                char *v = malloc(len - i + 1);
+                if (!names[n] || !v)
+                        abort();
+                size_t vl = 0;
+                for (i++;;) {
+                        if (i >= len)
+                                return free(v), *why = "the last line has no newline", -1;
+                        unsigned char c = (unsigned char) t[i];
+                        if (c == '\n') {
+                                i++;
+                                break;
+                        }
+                        if (c == '\'') {
+                                const char *end = memchr(t + i + 1, '\'', len - i - 1);
+                                if (!end)
+                                        return free(v), *why = "a single quote left open", -1;
+                                memcpy(v + vl, t + i + 1, (size_t) (end - t - i - 1));
+                                vl += (size_t) (end - t - i - 1);
+                                i = (size_t) (end - t) + 1;
+                        } else if (c == '\\') {
+                                if (i + 1 >= len || t[i + 1] == '\n')
+                                        return free(v), *why = "a backslash at the end of a line", -1;
+                                v[vl++] = t[i + 1];
+                                i += 2;
+                        } else if (rt_bare_char(c)) {
+                                v[vl++] = (char) c;
+                                i++;
+                        } else {
+                                return free(v), *why = "an unquoted character a shell would interpret", -1;
+                        }
+                }
+                v[vl] = '\0';
+                vals[n++] = v;
+        }
+        return n;
+}
+
+/* Aborts, after printing @value and the printed text in @path, with @what. */
+static void rt_fail(const char *what, const char *value, const char *path)
+{
+        size_t vl = strlen(value);
+        fprintf(stderr, "%s for the value (%zu bytes):\n", what, vl);
+        for (size_t i = 0; i < vl; i++)
+                fprintf(stderr, "\\x%02x", (unsigned char) value[i]);
+        fprintf(stderr, "\nprinted:\n");
+        FILE *in = fopen(path, "r");
+        for (int ch; in && (ch = fgetc(in)) != EOF;)
+                fputc(ch, stderr);
+        if (in)
+                fclose(in);
+        unlink(path);
+        abort();
+}
+
+/* Checks the printed file @path with rt_reference_read(): every key once, each value back byte for byte. */
+static void rt_check_reference(const char *value, const char *path)
+{
+        FILE *in = fopen(path, "r");
+        char text[65536];
+        size_t len = in ? fread(text, 1, sizeof(text), in) : 0;
+        if (!in || ferror(in) || len == sizeof(text))
+                abort();
+        fclose(in);
+        char *names[32] = { 0 }, *vals[32] = { 0 };
+        const char *why = NULL;
+        int n = rt_reference_read(text, len, names, vals, 32, &why);
+        if (n < 0)
+                rt_fail(why, value, path);
+        size_t want = sizeof(rt_fixed) / sizeof(rt_fixed[0]) + 2;
+        bool ok = (size_t) n == want;
+        for (int i = 0; ok && i < n; i++) {
+                const char *expect = strcmp(names[i], "DRIVER_VERSION") == 0 || strcmp(names[i], "GPU_UUIDS") == 0 ? value : NULL;
+                for (size_t f = 0; !expect && f < sizeof(rt_fixed) / sizeof(rt_fixed[0]); f++)
+                        if (strcmp(names[i], rt_fixed[f][0]) == 0)
+                                expect = rt_fixed[f][1];
+                ok = expect && strcmp(vals[i], expect) == 0;
+                for (int j = 0; ok && j < i; j++)
+                        ok = strcmp(names[i], names[j]) != 0;
+        }
+        if (!ok)
+                rt_fail("the reference reader got other keys or values", value, path);
+        for (int i = 0; i < n; i++) {
+                free(names[i]);
+                free(vals[i]);
+        }
+}
+
 /*
  * Prints DRIVER_VERSION=@value and GPU_UUIDS=@value (with the fixed keys)
- * with gv_cli_print_env(), sources the output in each shell and checks the
- * round trip.  Returns the number of shells that ran (0: none installed);
+ * with gv_cli_print_env(), checks the text with the reference reader and,
+ * when @shells, sources it in each shell and checks the round trip there.
+ * Returns the number of shells that ran (0: none installed, or !@shells);
  * aborts, after printing the case, on any difference.
  */
-static unsigned rt_check(const char *value)
+static unsigned rt_check_with(const char *value, bool shells)
 {
         gv_marker_info_t info = { 0 };
         gv_error_t *err = NULL;
@@ -117,8 +237,9 @@ static unsigned rt_check(const char *value)
         if (fclose(f) != 0)
                 abort();
         gv_kvlist_clear(&info.content);
+        rt_check_reference(value, path);
         unsigned ran = 0;
-        for (size_t s = 0; s < RT_N_SHELLS; s++) {
+        for (size_t s = 0; shells && s < RT_N_SHELLS; s++) {
                 char *argv[8];
                 size_t a = 0;
                 argv[a++] = (char *) "/usr/bin/env"; /* finds the shell on PATH */
@@ -147,23 +268,21 @@ static unsigned rt_check(const char *value)
                 for (size_t i = 0; ok && i < sizeof(rt_fixed) / sizeof(rt_fixed[0]); i++)
                         ok = rt_env_has(env, el, rt_fixed[i][0], rt_fixed[i][1]);
                 if (!ok) {
-                        fprintf(stderr, "%s%s%s: round trip failed (exit %d) for the value (%zu bytes):\n", rt_shells[s][0],
-                                rt_shells[s][1] ? " " : "", rt_shells[s][1] ? rt_shells[s][1] : "", rc, vl);
-                        for (size_t i = 0; i < vl; i++)
-                                fprintf(stderr, "\\x%02x", (unsigned char) value[i]);
-                        fprintf(stderr, "\nprinted:\n");
-                        FILE *in = fopen(path, "r");
-                        for (int ch; in && (ch = fgetc(in)) != EOF;)
-                                fputc(ch, stderr);
-                        if (in)
-                                fclose(in);
-                        unlink(path);
-                        abort();
+                        char what[96];
+                        snprintf(what, sizeof(what), "%s%s%s: round trip failed (exit %d)", rt_shells[s][0],
+                                 rt_shells[s][1] ? " " : "", rt_shells[s][1] ? rt_shells[s][1] : "", rc);
+                        rt_fail(what, value, path);
                 }
                 free(out);
         }
         unlink(path);
         return ran;
+}
+
+/* rt_check_with(@value, true): the reference reader and every installed shell. */
+static inline unsigned rt_check(const char *value)
+{
+        return rt_check_with(value, true);
 }
 
 #endif
