@@ -158,37 +158,28 @@ static int rt_reference_read(const char *t, size_t len, char *names[], char *val
         return n;
 }
 
-/* Aborts, after printing @value and the printed text in @path, with @what. */
-static void rt_fail(const char *what, const char *value, const char *path)
+/* Aborts, after printing @value and the printed @text (@len bytes), with @what; removes @path if not NULL. */
+static void rt_fail(const char *what, const char *value, const char *text, size_t len, const char *path)
 {
         size_t vl = strlen(value);
         fprintf(stderr, "%s for the value (%zu bytes):\n", what, vl);
         for (size_t i = 0; i < vl; i++)
                 fprintf(stderr, "\\x%02x", (unsigned char) value[i]);
         fprintf(stderr, "\nprinted:\n");
-        FILE *in = fopen(path, "r");
-        for (int ch; in && (ch = fgetc(in)) != EOF;)
-                fputc(ch, stderr);
-        if (in)
-                fclose(in);
-        unlink(path);
+        fwrite(text, 1, len, stderr);
+        if (path)
+                unlink(path);
         abort();
 }
 
-/* Checks the printed file @path with rt_reference_read(): every key once, each value back byte for byte. */
-static void rt_check_reference(const char *value, const char *path)
+/* Checks the printed @text (@len bytes) with rt_reference_read(): every key once, each value back byte for byte. */
+static void rt_check_reference(const char *value, const char *text, size_t len)
 {
-        FILE *in = fopen(path, "r");
-        char text[65536];
-        size_t len = in ? fread(text, 1, sizeof(text), in) : 0;
-        if (!in || ferror(in) || len == sizeof(text))
-                abort();
-        fclose(in);
         char *names[32] = { 0 }, *vals[32] = { 0 };
         const char *why = NULL;
         int n = rt_reference_read(text, len, names, vals, 32, &why);
         if (n < 0)
-                rt_fail(why, value, path);
+                rt_fail(why, value, text, len, NULL);
         size_t want = sizeof(rt_fixed) / sizeof(rt_fixed[0]) + 2;
         bool ok = (size_t) n == want;
         for (int i = 0; ok && i < n; i++) {
@@ -201,7 +192,7 @@ static void rt_check_reference(const char *value, const char *path)
                         ok = strcmp(names[i], names[j]) != 0;
         }
         if (!ok)
-                rt_fail("the reference reader got other keys or values", value, path);
+                rt_fail("the reference reader got other keys or values", value, text, len, NULL);
         for (int i = 0; i < n; i++) {
                 free(names[i]);
                 free(vals[i]);
@@ -225,9 +216,9 @@ static unsigned rt_check_with(const char *value, bool shells)
         if (gv_kvlist_set(&info.content, "DRIVER_VERSION", value, &err) < 0 ||
             gv_kvlist_set(&info.content, "GPU_UUIDS", value, &err) < 0)
                 abort();
-        char path[] = "/tmp/gv-env-rt-XXXXXX";
-        int fd = mkstemp(path);
-        FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
         if (!f)
                 abort();
         if (gv_cli_print_env(&info, f, &err) < 0) {
@@ -237,8 +228,14 @@ static unsigned rt_check_with(const char *value, bool shells)
         if (fclose(f) != 0)
                 abort();
         gv_kvlist_clear(&info.content);
-        rt_check_reference(value, path);
+        rt_check_reference(value, text, len);
         unsigned ran = 0;
+        char path[] = "/tmp/gv-env-rt-XXXXXX";
+        if (shells) {
+                int fd = mkstemp(path);
+                if (fd < 0 || write(fd, text, len) != (ssize_t) len || close(fd) != 0)
+                        abort();
+        }
         for (size_t s = 0; shells && s < RT_N_SHELLS; s++) {
                 char *argv[8];
                 size_t a = 0;
@@ -253,17 +250,17 @@ static unsigned rt_check_with(const char *value, bool shells)
                 argv[a++] = path;
                 argv[a] = NULL;
                 char *out = NULL;
-                size_t len = 0;
-                int rc = rt_run(argv, &out, &len);
+                size_t out_len = 0;
+                int rc = rt_run(argv, &out, &out_len);
                 if (rc == 127) { /* shell not installed */
                         free(out);
                         continue;
                 }
                 ran++;
                 size_t vl = strlen(value);
-                bool ok = rc == 0 && len > vl && memcmp(out, value, vl) == 0 && out[vl] == '\0';
+                bool ok = rc == 0 && out_len > vl && memcmp(out, value, vl) == 0 && out[vl] == '\0';
                 const char *env = out + vl + 1;
-                size_t el = ok ? len - vl - 1 : 0;
+                size_t el = ok ? out_len - vl - 1 : 0;
                 ok = ok && rt_env_has(env, el, "DRIVER_VERSION", value) && rt_env_has(env, el, "GPU_UUIDS", value);
                 for (size_t i = 0; ok && i < sizeof(rt_fixed) / sizeof(rt_fixed[0]); i++)
                         ok = rt_env_has(env, el, rt_fixed[i][0], rt_fixed[i][1]);
@@ -271,11 +268,13 @@ static unsigned rt_check_with(const char *value, bool shells)
                         char what[96];
                         snprintf(what, sizeof(what), "%s%s%s: round trip failed (exit %d)", rt_shells[s][0],
                                  rt_shells[s][1] ? " " : "", rt_shells[s][1] ? rt_shells[s][1] : "", rc);
-                        rt_fail(what, value, path);
+                        rt_fail(what, value, text, len, path);
                 }
                 free(out);
         }
-        unlink(path);
+        if (shells)
+                unlink(path);
+        free(text);
         return ran;
 }
 
