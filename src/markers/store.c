@@ -323,9 +323,6 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         if (!s)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         s->dirfd = -1;
-        s->ifd = -1;
-        s->wd = -1;
-        s->pwd = -1;
         s->create = opts->create;
         s->dir = strdup(opts->dir ? opts->dir : GV_DEFAULT_OUTPUT_DIR);
         s->version = strdup(opts->validator_version ? opts->validator_version : GV_VERSION);
@@ -367,8 +364,7 @@ void gv_store_close(gv_store_t **store)
         gv_store_t *s = *store;
         if (s->dirfd >= 0)
                 close(s->dirfd);
-        if (s->ifd >= 0)
-                close(s->ifd);
+        gv_dirwatch_close(&s->watch);
         free(s->dir);
         free(s->boot_id);
         free(s->version);
