@@ -271,10 +271,9 @@ static int drain(gv_dirwatch_t *w, gv_error_t **err)
 static gv_dirwatch_result_t rearm(gv_dirwatch_t *w)
 {
         gv_dirwatch_state_t was = w->state;
-        int old_wd = w->wd;
         (void) arm(w);
-        if (was == GV_DIRWATCH_MISSING && w->state == GV_DIRWATCH_MISSING && w->wd == old_wd)
-                return GV_DIRWATCH_TIMEOUT; /* an ancestor's event that brought no folder */
+        if (was == GV_DIRWATCH_MISSING && w->state == GV_DIRWATCH_MISSING)
+                return GV_DIRWATCH_TIMEOUT; /* an ancestor's event that brought no folder (perhaps a step to it) */
         return GV_DIRWATCH_REARMED;
 }
 
