@@ -211,7 +211,6 @@ static int make_signal(gv_cli_t *cli, const signal_args_t *a, const char *node, 
         return GV_EXIT_OK;
 }
 
-/* NOLINTNEXTLINE(readability-function-size): option parsing, then the exporter and node-signal set-up in order; to be split in the architecture refactor */
 int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
 {
         static const struct option opts[] = {
