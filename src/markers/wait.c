@@ -119,7 +119,6 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
                         r = follow_folder(store, err);
                         if (r < 0)
                                 return gv_error_prefix(err, "wait for %s", file);
-                        rearmed = false;
                 }
                 /* The watch is in place before we look: no event can fall between. */
                 r = check_ready(store, id, info, err);
