@@ -255,16 +255,13 @@ static bool taint_matches(json_object *t, const gv_nodesignal_taint_t *want)
 
 const char *gv_nodesignal_phase_name(gv_nodesignal_phase_t p)
 {
-        switch (p) {
-        case GV_NODESIGNAL_PENDING:
-                return "pending";
-        case GV_NODESIGNAL_VALIDATED:
-                return "validated";
-        case GV_NODESIGNAL_FAILED:
-                return "failed";
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [GV_NODESIGNAL_UNKNOWN] = "unknown",
+                [GV_NODESIGNAL_PENDING] = "pending",
+                [GV_NODESIGNAL_VALIDATED] = "validated",
+                [GV_NODESIGNAL_FAILED] = "failed",
+        };
+        return (unsigned) p < GV_ARRAY_SIZE(names) ? names[p] : "unknown";
 }
 
 /* Whether a False condition's @reason says "never validated yet". */
