@@ -100,6 +100,17 @@ typedef struct signal_args {
         const char *pod_namespace; /* its namespace (OPERATOR_NAMESPACE), or NULL: the client configuration's */
 } signal_args_t;
 
+/* Everything the command line and the environment asked for (strings borrowed from argv/environ). */
+typedef struct metrics_args {
+        const char *listen;     /* --listen, or NULL */
+        const char *output_dir; /* NULL: the default */
+        const char *node;       /* required */
+        const char *boot_id;    /* NULL: the default */
+        const char *sysfs;      /* NULL: the default */
+        unsigned ttl;           /* 0: the default */
+        signal_args_t sa;
+} metrics_args_t;
+
 /* NODE_CONDITION: unset, empty or false-like is off; true-like the default type; else the type. */
 static const char *condition_from_env(void)
 {
@@ -139,9 +150,11 @@ static void free_signal(gv_nodesignal_t **ns)
  * Parse the signal's values and make it (client configuration loaded, nothing
  * sent yet).  *out stays NULL when no signal was asked for.  Returns an exit code.
  */
-static int make_signal(gv_cli_t *cli, const signal_args_t *a, const char *node, const char *output_dir,
-                       const char *boot_id, const volatile sig_atomic_t *stop, gv_nodesignal_t **out)
+static int make_signal(gv_cli_t *cli, const metrics_args_t *m, const volatile sig_atomic_t *stop,
+                       gv_nodesignal_t **out)
 {
+        const signal_args_t *a = &m->sa;
+        const char *node = m->node;
         *out = NULL;
         if (!a->condition && !a->label && !a->taint)
                 return GV_EXIT_OK;
@@ -194,11 +207,10 @@ static int make_signal(gv_cli_t *cli, const signal_args_t *a, const char *node, 
                 .pod_name = a->pod,
                 .pod_namespace = a->pod_namespace,
                 .last = last,
-                .output_dir = output_dir,
-                .boot_id_path = boot_id,
+                .output_dir = m->output_dir,
+                .boot_id_path = m->boot_id,
                 .stop = stop,
-                .log = gv_cli_log,
-                .log_userdata = cli,
+                .log = gv_cli_log, .log_userdata = cli,
         };
         if (gv_nodesignal_new(&o, kc, out, &err) < 0) {
                 gv_k8s_global_cleanup();
@@ -211,8 +223,8 @@ static int make_signal(gv_cli_t *cli, const signal_args_t *a, const char *node, 
         return GV_EXIT_OK;
 }
 
-/* NOLINTNEXTLINE(readability-function-size): option parsing, then the exporter and node-signal set-up in order; to be split in the architecture refactor */
-int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
+/* Parse the options into @m (environment defaults already there).  -1 to go on, else the exit code. */
+static int parse_options(gv_cli_t *cli, int argc, char **argv, metrics_args_t *m)
 {
         static const struct option opts[] = {
                 { "listen", required_argument, NULL, OPT_LISTEN },
@@ -231,63 +243,36 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        const char *listen = NULL, *output_dir = gv_env("OUTPUT_DIR"), *node = gv_env("NODE_NAME");
-        const char *boot_id = NULL, *sysfs = NULL;
-        unsigned ttl = 0;
-        signal_args_t sa = {
-                .condition = condition_from_env(),
-                .label = gv_env("NODE_LABEL"),
-                .taint = gv_env("STARTUP_TAINT"),
-                .last = gv_env("LAST_COMPONENT"),
-                .kubeconfig = gv_env("KUBECONFIG"),
-                .namespace = NULL, /* not OPERATOR_NAMESPACE: Node Events belong in default */
-                .pod = gv_env("POD_NAME"),
-                .pod_namespace = gv_env("OPERATOR_NAMESPACE"),
+        /* Where each option with a plain string value goes. */
+        const struct {
+                int opt;
+                const char **to;
+        } strings[] = {
+                { OPT_LISTEN, &m->listen },        { OPT_OUTPUT_DIR, &m->output_dir },
+                { OPT_NODE_NAME, &m->node },       { OPT_BOOT_ID_FILE, &m->boot_id },
+                { OPT_SYSFS_ROOT, &m->sysfs },     { OPT_NODE_LABEL, &m->sa.label },
+                { OPT_STARTUP_TAINT, &m->sa.taint }, { OPT_LAST_COMPONENT, &m->sa.last },
+                { OPT_KUBECONFIG, &m->sa.kubeconfig }, { OPT_NAMESPACE, &m->sa.namespace },
+                { OPT_POD_NAME, &m->sa.pod },
         };
-
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+                bool plain = false;
+                for (size_t i = 0; i < GV_ARRAY_SIZE(strings); i++)
+                        if (strings[i].opt == c) {
+                                *strings[i].to = optarg;
+                                plain = true;
+                        }
+                if (plain)
+                        continue;
                 switch (c) {
-                case OPT_LISTEN:
-                        listen = optarg;
-                        break;
-                case OPT_OUTPUT_DIR:
-                        output_dir = optarg;
-                        break;
-                case OPT_NODE_NAME:
-                        node = optarg;
-                        break;
-                case OPT_BOOT_ID_FILE:
-                        boot_id = optarg;
-                        break;
-                case OPT_SYSFS_ROOT:
-                        sysfs = optarg;
-                        break;
                 case OPT_CACHE_TTL:
-                        if (gv_parse_uint(optarg, &ttl) < 0 || ttl == 0)
+                        if (gv_parse_uint(optarg, &m->ttl) < 0 || m->ttl == 0)
                                 return gv_cli_usage_error(cli, "metrics", "--cache-ttl=%s: expected whole seconds > 0",
                                                           optarg);
                         break;
                 case OPT_NODE_CONDITION:
-                        sa.condition = optarg && *optarg ? optarg : GV_NODESIGNAL_DEFAULT_CONDITION;
-                        break;
-                case OPT_NODE_LABEL:
-                        sa.label = optarg;
-                        break;
-                case OPT_STARTUP_TAINT:
-                        sa.taint = optarg;
-                        break;
-                case OPT_LAST_COMPONENT:
-                        sa.last = optarg;
-                        break;
-                case OPT_KUBECONFIG:
-                        sa.kubeconfig = optarg;
-                        break;
-                case OPT_NAMESPACE:
-                        sa.namespace = optarg;
-                        break;
-                case OPT_POD_NAME:
-                        sa.pod = optarg;
+                        m->sa.condition = optarg && *optarg ? optarg : GV_NODESIGNAL_DEFAULT_CONDITION;
                         break;
                 case 'h':
                         help(stdout, cli->prog);
@@ -298,11 +283,16 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
         }
         if (optind < argc)
                 return gv_cli_usage_error(cli, "metrics", "unexpected argument '%s'", argv[optind]);
+        return -1;
+}
 
+/* The listen address from --listen or METRICS_PORT into @addr.  -1 to go on, else the exit code. */
+static int listen_address(gv_cli_t *cli, const char *listen, gv_listen_addr_t *addr)
+{
         _cleanup_error_ gv_error_t *err = NULL;
-        gv_listen_addr_t addr = { .host = NULL, .port = GV_METRICS_DEFAULT_PORT };
+        *addr = (gv_listen_addr_t) { .host = NULL, .port = GV_METRICS_DEFAULT_PORT };
         if (listen) {
-                if (gv_metrics_parse_listen(listen, &addr, &err) < 0)
+                if (gv_metrics_parse_listen(listen, addr, &err) < 0)
                         return gv_cli_usage_error(cli, "metrics", "--listen: %s", err->msg);
         } else if (gv_env("METRICS_PORT")) {
                 unsigned port = 0;
@@ -310,85 +300,66 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
                         return gv_cli_usage_error(cli, "metrics", "METRICS_PORT=%s: expected a port from 0 to 65535",
                                                   gv_env("METRICS_PORT"));
                 /* Upstream's default is 0; a random port cannot be scraped, so 0 means our default. */
-                addr.port = port ? (uint16_t) port : GV_METRICS_DEFAULT_PORT;
+                addr->port = port ? (uint16_t) port : GV_METRICS_DEFAULT_PORT;
         }
-        if (!node) {
-                gv_listen_addr_clear(&addr);
-                return gv_cli_usage_error(cli, "metrics",
-                                          "no node name: set NODE_NAME (as the upstream DaemonSet does) or --node-name");
-        }
+        return -1;
+}
 
-        /* The signal's stop flag: set when the server stops, for whatever reason. */
-        volatile sig_atomic_t signal_stop = 0;
-        gv_nodesignal_t *ns = NULL;
-        int code = make_signal(cli, &sa, node, output_dir, boot_id, &signal_stop, &ns);
-        if (code != GV_EXIT_OK) {
-                gv_listen_addr_clear(&addr);
-                return code;
-        }
+/*
+ * Start the signal's thread.  The signal runs on its own thread (own store,
+ * folder watch and client) so that a slow or absent API server never delays
+ * a scrape.  SIGTERM/SIGINT stay with this thread, whose poll() they
+ * interrupt; the signal thread stops through its stop flag once the server
+ * has returned.  0, or negative errno.
+ */
+static int start_signal_thread(signal_thread_t *st, pthread_t *tid, gv_error_t **err)
+{
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGINT);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
+        int pr = pthread_create(tid, NULL, signal_main, st);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (pr != 0)
+                return gv_error_set(err, pr, GV_REASON_INTERNAL, "node signal: cannot start its thread: %s",
+                                    strerror(pr));
+        return 0;
+}
 
-        gv_exporter_options_t o = {
-                .listen = &addr,
-                .output_dir = output_dir,
-                .boot_id_path = boot_id,
-                .sysfs_root = sysfs,
-                .node_name = node,
-                .version = GV_VERSION,
-                .cache_ttl_s = ttl,
-                .log = gv_cli_log,
-                .log_userdata = cli,
-        };
-        gv_exporter_t *exp = NULL;
-        int r = gv_exporter_new(&o, &exp, &err);
-        gv_listen_addr_clear(&addr);
-        if (r < 0) {
-                free_signal(&ns);
-                return gv_cli_fail(cli, "metrics", &err);
-        }
-
-        /*
-         * The signal runs on its own thread (own store, inotify and client) so that
-         * a slow or absent API server never delays a scrape.  SIGTERM/SIGINT stay
-         * with this thread, whose poll() they interrupt; the signal thread stops
-         * through signal_stop once the server has returned.
-         */
-        signal_thread_t st = { .ns = ns };
+/* Serve until stopped, with the signal (may be NULL, then freed here) on its own thread.  Returns the exit code. */
+static int serve(gv_cli_t *cli, const metrics_args_t *m, gv_exporter_t **expp, gv_nodesignal_t **nsp,
+                 volatile sig_atomic_t *signal_stop)
+{
+        _cleanup_error_ gv_error_t *err = NULL;
+        signal_thread_t st = { .ns = *nsp };
         pthread_t tid;
         bool started = false;
-        if (ns) {
-                sigset_t block, old;
-                sigemptyset(&block);
-                sigaddset(&block, SIGTERM);
-                sigaddset(&block, SIGINT);
-                pthread_sigmask(SIG_BLOCK, &block, &old);
-                int pr = pthread_create(&tid, NULL, signal_main, &st);
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
-                if (pr != 0) {
-                        gv_exporter_free(&exp);
-                        free_signal(&ns);
-                        gv_error_set(&err, pr, GV_REASON_INTERNAL, "node signal: cannot start its thread: %s",
-                                     strerror(pr));
+        if (*nsp) {
+                if (start_signal_thread(&st, &tid, &err) < 0) {
+                        gv_exporter_free(expp);
+                        free_signal(nsp);
                         return gv_cli_fail(cli, "metrics", &err);
                 }
                 started = true;
         }
-
         gv_cli_logf(cli, GV_LOG_INFO, "metrics", "", "serving http://%s" GV_METRICS_PATH " for node %s (status folder %s)",
-                    gv_exporter_address(exp), node, output_dir ? output_dir : GV_DEFAULT_OUTPUT_DIR);
-        r = gv_exporter_run(exp, cli->stop, &err);
-        signal_stop = 1;
+                    gv_exporter_address(*expp), m->node, m->output_dir ? m->output_dir : GV_DEFAULT_OUTPUT_DIR);
+        int r = gv_exporter_run(*expp, cli->stop, &err);
+        *signal_stop = 1;
         if (started)
                 pthread_join(tid, NULL);
-        uint64_t scrapes = gv_exporter_scrapes(exp), renders = gv_exporter_renders(exp);
-        gv_exporter_free(&exp);
-        if (ns) {
+        uint64_t scrapes = gv_exporter_scrapes(*expp), renders = gv_exporter_renders(*expp);
+        gv_exporter_free(expp);
+        if (*nsp) {
                 gv_cli_logf(cli, GV_LOG_INFO, "node-signal", "", "stopped after %llu Node updates (%llu failed tries)",
-                            (unsigned long long) gv_nodesignal_writes(ns),
-                            (unsigned long long) gv_nodesignal_failures(ns));
-                free_signal(&ns);
+                            (unsigned long long) gv_nodesignal_writes(*nsp),
+                            (unsigned long long) gv_nodesignal_failures(*nsp));
+                free_signal(nsp);
         }
         if (st.r < 0 && r >= 0) {
                 r = st.r;
+                gv_error_free(&err);
                 err = TAKE_PTR(st.err);
         }
         gv_error_free(&st.err);
@@ -397,4 +368,65 @@ int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
         gv_cli_logf(cli, GV_LOG_INFO, "metrics", "", "stopped after %llu scrapes (%llu renders)",
                     (unsigned long long) scrapes, (unsigned long long) renders);
         return GV_EXIT_OK;
+}
+
+int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
+{
+        metrics_args_t m = {
+                .output_dir = gv_env("OUTPUT_DIR"),
+                .node = gv_env("NODE_NAME"),
+                .sa = {
+                        .condition = condition_from_env(),
+                        .label = gv_env("NODE_LABEL"),
+                        .taint = gv_env("STARTUP_TAINT"),
+                        .last = gv_env("LAST_COMPONENT"),
+                        .kubeconfig = gv_env("KUBECONFIG"),
+                        .namespace = NULL, /* not OPERATOR_NAMESPACE: Node Events belong in default */
+                        .pod = gv_env("POD_NAME"),
+                        .pod_namespace = gv_env("OPERATOR_NAMESPACE"),
+                },
+        };
+        int code = parse_options(cli, argc, argv, &m);
+        if (code >= 0)
+                return code;
+        gv_listen_addr_t addr;
+        code = listen_address(cli, m.listen, &addr);
+        if (code >= 0) {
+                gv_listen_addr_clear(&addr);
+                return code;
+        }
+        if (!m.node) {
+                gv_listen_addr_clear(&addr);
+                return gv_cli_usage_error(cli, "metrics",
+                                          "no node name: set NODE_NAME (as the upstream DaemonSet does) or --node-name");
+        }
+
+        /* The signal's stop flag: set when the server stops, for whatever reason. */
+        volatile sig_atomic_t signal_stop = 0;
+        gv_nodesignal_t *ns = NULL;
+        code = make_signal(cli, &m, &signal_stop, &ns);
+        if (code != GV_EXIT_OK) {
+                gv_listen_addr_clear(&addr);
+                return code;
+        }
+
+        gv_exporter_options_t o = {
+                .listen = &addr,
+                .output_dir = m.output_dir,
+                .boot_id_path = m.boot_id,
+                .sysfs_root = m.sysfs,
+                .node_name = m.node,
+                .version = GV_VERSION,
+                .cache_ttl_s = m.ttl,
+                .log = gv_cli_log, .log_userdata = cli,
+        };
+        _cleanup_error_ gv_error_t *err = NULL;
+        gv_exporter_t *exp = NULL;
+        int r = gv_exporter_new(&o, &exp, &err);
+        gv_listen_addr_clear(&addr);
+        if (r < 0) {
+                free_signal(&ns);
+                return gv_cli_fail(cli, "metrics", &err);
+        }
+        return serve(cli, &m, &exp, &ns, &signal_stop);
 }

@@ -94,30 +94,25 @@ int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
                 { "print-env", no_argument, NULL, GV_OPT_PRINT_ENV },
         };
         wait_args_t w = { .timeout_ms = -1 };
-        gv_options_t o;
+        _cleanup_(gv_options_free) gv_options_t o = { 0 };
         int code = GV_EXIT_OK;
         if (gv_cli_parse_store_command(cli, "wait", argc, argv, extra, GV_ARRAY_SIZE(extra), on_extra, &w, help, &o,
-                                       &code) < 0) {
-                gv_options_free(&o);
+                                       &code) < 0)
                 return code;
-        }
-        if (optind + 1 != argc) {
-                gv_options_free(&o);
+        if (optind + 1 != argc)
                 return gv_cli_usage_error(cli, "wait", optind >= argc ? "which component? (driver, toolkit, cuda, plugin)"
                                                                       : "one component only");
-        }
         const char *what = argv[optind];
         gv_marker_id_t id = gv_marker_by_component(what);
         if (id == GV_MARKER_INVALID)
                 id = gv_marker_by_file(what);
-        if (id == GV_MARKER_INVALID) {
-                gv_options_free(&o);
+        if (id == GV_MARKER_INVALID)
                 return gv_cli_usage_error(cli, "wait", "unknown component '%s'", what);
-        }
 
         _cleanup_error_ gv_error_t *err = NULL;
-        gv_store_t *store = NULL;
-        gv_marker_info_t info = { 0 }, drv = { 0 };
+        _cleanup_(gv_store_close) gv_store_t *store = NULL;
+        _cleanup_(gv_marker_info_clear) gv_marker_info_t info = { 0 };
+        _cleanup_(gv_marker_info_clear) gv_marker_info_t drv = { 0 };
         /* The folder may not exist yet: gv_store_wait watches its parent then. */
         int r = gv_options_open_store(&o, GV_STORE_READER, &store, &err);
         if (r >= 0)
@@ -132,9 +127,5 @@ int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
         } else {
                 gv_cli_logf(cli, GV_LOG_DEBUG, gv_marker_component(id), "", "%s is ready", gv_marker_file(id));
         }
-        gv_marker_info_clear(&info);
-        gv_marker_info_clear(&drv);
-        gv_store_close(&store);
-        gv_options_free(&o);
         return code;
 }

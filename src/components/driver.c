@@ -10,11 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -721,60 +719,81 @@ oom:
         return NULL;
 }
 
+/* How many of @names are not usable nodes; *denied when one of them is not accessible. */
+static size_t nodes_bad(const char *dev_root, char **names, bool files_ok, bool *denied)
+{
+        size_t bad = 0;
+        *denied = false;
+        for (char **n = names; *n; n++) {
+                node_state_t s = node_check(dev_root, *n, files_ok, NULL);
+                if (s != NODE_OK)
+                        bad++;
+                if (s == NODE_DENIED)
+                        *denied = true;
+        }
+        return bad;
+}
+
+/* The error naming every node that is not usable, and why. */
+static int nodes_error(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok, bool denied,
+                       gv_error_t **err)
+{
+        char *msg = NULL;
+        size_t mlen = 0;
+        FILE *mf = open_memstream(&msg, &mlen);
+        if (!mf)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        const char *sep = "";
+        for (char **n = names; *n; n++) {
+                node_state_t s = node_check(dev_root, *n, files_ok, NULL);
+                if (s == NODE_OK)
+                        continue;
+                fprintf(mf, "%s/dev/%s%s", sep, *n,
+                        s == NODE_WRONG_TYPE ? " (not a character device)"
+                        : s == NODE_DENIED   ? " (permission denied)"
+                                             : "");
+                sep = ", ";
+        }
+        if (gv_memstream_close(mf, &msg) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
+                                      "device nodes under %s not accessible: %s", dev_root, msg ? msg : "")
+                       : gv_error_set(err, ENOENT, GV_REASON_DEVICE_NODE_MISSING,
+                                      "device nodes missing under %s after waiting %u s: %s", dev_root,
+                                      cfg->dev_node_wait_s, msg ? msg : "");
+        free(msg);
+        return r;
+}
+
+/* A watch on <dev root>/dev as a wake-up, or NULL (then plain 100 ms slices). */
+static gv_dirwatch_t *watch_dev(const char *dev_root)
+{
+        _cleanup_free_ char *devdir = NULL;
+        gv_dirwatch_t *w = NULL;
+        if (gv_root_resolve(dev_root, "/dev", &devdir, NULL) < 0 || gv_dirwatch_open(devdir, NULL, &w, NULL) < 0)
+                return NULL;
+        return w;
+}
+
 /*
- * FR03: wait up to cfg->dev_node_wait_s for every node to be there (inotify
- * on <dev root>/dev as a wake-up, 100 ms slices for cfg->stop), then name
- * every missing one.
+ * FR03: wait up to cfg->dev_node_wait_s for every node to be there (the
+ * folder watch on <dev root>/dev as a wake-up, 100 ms slices for
+ * cfg->stop), then name every missing one.
  */
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): the bounded wait with its inotify and timeout cases; to be split in the architecture refactor */
 static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok,
                              gv_error_t **err)
 {
-        int64_t start = gv_now_ms();
-        int64_t deadline = start + (int64_t) cfg->dev_node_wait_s * 1000;
-        _cleanup_close_ int ifd = -1;
+        int64_t deadline = gv_now_ms() + (int64_t) cfg->dev_node_wait_s * 1000;
+        _cleanup_(gv_dirwatch_close) gv_dirwatch_t *watch = NULL;
         bool logged = false;
         for (;;) {
-                size_t bad = 0;
                 bool denied = false;
-                for (char **n = names; *n; n++) {
-                        node_state_t s = node_check(dev_root, *n, files_ok, NULL);
-                        if (s != NODE_OK)
-                                bad++;
-                        if (s == NODE_DENIED)
-                                denied = true;
-                }
+                size_t bad = nodes_bad(dev_root, names, files_ok, &denied);
                 if (bad == 0)
                         return 0;
                 int64_t now = gv_now_ms();
-                if (denied || now >= deadline) {
-                        char *msg = NULL;
-                        size_t mlen = 0;
-                        FILE *mf = open_memstream(&msg, &mlen);
-                        if (!mf)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        const char *sep = "";
-                        for (char **n = names; *n; n++) {
-                                node_state_t s = node_check(dev_root, *n, files_ok, NULL);
-                                if (s == NODE_OK)
-                                        continue;
-                                fprintf(mf, "%s/dev/%s%s", sep, *n,
-                                        s == NODE_WRONG_TYPE ? " (not a character device)"
-                                        : s == NODE_DENIED   ? " (permission denied)"
-                                                             : "");
-                                sep = ", ";
-                        }
-                        if (gv_memstream_close(mf, &msg) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
-                                                      "device nodes under %s not accessible: %s", dev_root,
-                                                      msg ? msg : "")
-                                       : gv_error_set(err, ENOENT, GV_REASON_DEVICE_NODE_MISSING,
-                                                      "device nodes missing under %s after waiting %u s: %s",
-                                                      dev_root, cfg->dev_node_wait_s, msg ? msg : "");
-                        free(msg);
-                        return r;
-                }
+                if (denied || now >= deadline)
+                        return nodes_error(cfg, dev_root, names, files_ok, denied, err);
                 if (cfg->stop && *cfg->stop)
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted while waiting for device nodes");
                 if (!logged) {
@@ -782,27 +801,13 @@ static int wait_device_nodes(const gv_config_t *cfg, const char *dev_root, char 
                                     "waiting up to %u s for %zu device node(s) under %s/dev", cfg->dev_node_wait_s, bad,
                                     dev_root);
                         logged = true;
+                        watch = watch_dev(dev_root);
                 }
-                if (ifd < 0) {
-                        _cleanup_free_ char *devdir = NULL;
-                        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-                        if (ifd >= 0 && gv_root_resolve(dev_root, "/dev", &devdir, NULL) == 0 &&
-                            inotify_add_watch(ifd, devdir, IN_CREATE | IN_MOVED_TO | IN_ATTRIB) < 0) {
-                                /* no watch: plain 100 ms slices */
-                        }
-                }
-                int64_t left = deadline - now;
-                int slice = (int) (left < 100 ? left : 100);
-                if (ifd >= 0) {
-                        struct pollfd p = { .fd = ifd, .events = POLLIN };
-                        if (poll(&p, 1, slice) > 0) {
-                                char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-                                while (read(ifd, buf, sizeof(buf)) > 0)
-                                        ;
-                        }
-                } else {
+                int64_t slice = deadline - now < 100 ? deadline - now : 100;
+                if (watch)
+                        (void) gv_dirwatch_next(watch, slice, cfg->stop, NULL); /* any outcome: look again */
+                else
                         (void) gv_sleep_ms(slice, cfg->stop);
-                }
         }
 }
 

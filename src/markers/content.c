@@ -294,14 +294,10 @@ static int growbuf_put(growbuf_t *b, const char *s, size_t n)
         return 0;
 }
 
-/*
- * Parse one KEY=value entry starting at text[*pos] (not blank, not a
- * comment).  On success *key is a heap string, the value is in @val, and
- * *pos / *line are past the entry.  Returns 0, -EINVAL with *why set, or -ENOMEM.
- */
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): the marker parser's quoting states in one loop; fuzzed (fuzz-marker-parse); to be split in the architecture refactor */
-static int parse_entry(const char *text, size_t len, size_t *pos, unsigned *line, growbuf_t *val, char **key,
-                       const char **why)
+#define BAD_KEY "bad key (expected [A-Z_][A-Z0-9_]*)"
+
+/* The key of the entry at text[*pos], up to its '='; *pos past the '='.  0, -EINVAL with *why, or -ENOMEM. */
+static int parse_key(const char *text, size_t len, size_t *pos, char **key, const char **why)
 {
         size_t i = *pos, ks = i;
         while (i < len && text[i] != '=' && text[i] != '\n')
@@ -312,61 +308,101 @@ static int parse_entry(const char *text, size_t len, size_t *pos, unsigned *line
         }
         size_t klen = i - ks;
         if (klen == 0 || memchr(text + ks, '\0', klen)) {
-                *why = "bad key (expected [A-Z_][A-Z0-9_]*)";
+                *why = BAD_KEY;
                 return -EINVAL;
         }
         _cleanup_free_ char *k = strndup(text + ks, klen);
         if (!k)
                 return -ENOMEM;
         if (!key_valid(k)) {
-                *why = "bad key (expected [A-Z_][A-Z0-9_]*)";
+                *why = BAD_KEY;
                 return -EINVAL;
         }
-        i++; /* '=' */
+        *pos = i + 1;
+        *key = TAKE_PTR(k);
+        return 0;
+}
 
-        /* Value: bare runs, '...' runs and \' , up to an unquoted newline. */
+/* A '...' run at text[*pos] (the opening quote) appended to @val; *pos past the closing quote. */
+static int parse_quoted(const char *text, size_t len, size_t *pos, unsigned *line, growbuf_t *val, const char **why)
+{
+        size_t i = *pos + 1, s = i;
+        while (i < len && text[i] != '\'')
+                i++;
+        if (i >= len) {
+                *why = "unterminated single quote";
+                return -EINVAL;
+        }
+        if (memchr(text + s, '\0', i - s)) {
+                *why = "NUL byte in value";
+                return -EINVAL;
+        }
+        for (size_t q = s; q < i; q++)
+                if (text[q] == '\n')
+                        (*line)++;
+        if (growbuf_put(val, text + s, i - s) < 0)
+                return -ENOMEM;
+        *pos = i + 1; /* closing quote */
+        return 0;
+}
+
+/* Why @c cannot stand outside single quotes. */
+static const char *unquoted_why(unsigned char c)
+{
+        return c == '$' || c == '`'    ? "shell expansion is not allowed"
+               : c == '"'              ? "double quotes are not allowed"
+               : c == ' ' || c == '\t' ? "unquoted blank in value"
+               : c == '\0'             ? "NUL byte in value"
+                                       : "character not allowed outside single quotes";
+}
+
+/* The value at text[*pos]: bare runs, '...' runs and \' , up to an unquoted newline; into @val. */
+static int parse_value(const char *text, size_t len, size_t *pos, unsigned *line, growbuf_t *val, const char **why)
+{
+        size_t i = *pos;
         val->n = 0;
         if (growbuf_put(val, "", 0) < 0)
                 return -ENOMEM;
         while (i < len && text[i] != '\n') {
                 unsigned char c = (unsigned char) text[i];
+                int r = 0;
                 if (bare_char(c)) {
                         size_t s = i;
                         while (i < len && bare_char((unsigned char) text[i]))
                                 i++;
-                        if (growbuf_put(val, text + s, i - s) < 0)
-                                return -ENOMEM;
+                        r = growbuf_put(val, text + s, i - s);
                 } else if (c == '\'') {
-                        size_t s = ++i;
-                        while (i < len && text[i] != '\'')
-                                i++;
-                        if (i >= len) {
-                                *why = "unterminated single quote";
-                                return -EINVAL;
-                        }
-                        if (memchr(text + s, '\0', i - s)) {
-                                *why = "NUL byte in value";
-                                return -EINVAL;
-                        }
-                        for (size_t q = s; q < i; q++)
-                                if (text[q] == '\n')
-                                        (*line)++;
-                        if (growbuf_put(val, text + s, i - s) < 0)
-                                return -ENOMEM;
-                        i++; /* closing quote */
+                        r = parse_quoted(text, len, &i, line, val, why);
                 } else if (c == '\\' && i + 1 < len && text[i + 1] == '\'') {
-                        if (growbuf_put(val, "'", 1) < 0)
-                                return -ENOMEM;
+                        r = growbuf_put(val, "'", 1);
                         i += 2;
                 } else {
-                        *why = c == '$' || c == '`'     ? "shell expansion is not allowed"
-                               : c == '"'               ? "double quotes are not allowed"
-                               : c == ' ' || c == '\t'  ? "unquoted blank in value"
-                               : c == '\0'              ? "NUL byte in value"
-                                                        : "character not allowed outside single quotes";
+                        *why = unquoted_why(c);
                         return -EINVAL;
                 }
+                if (r < 0)
+                        return r;
         }
+        *pos = i;
+        return 0;
+}
+
+/*
+ * Parse one KEY=value entry starting at text[*pos] (not blank, not a
+ * comment).  On success *key is a heap string, the value is in @val, and
+ * *pos / *line are past the entry.  Returns 0, -EINVAL with *why set, or -ENOMEM.
+ */
+static int parse_entry(const char *text, size_t len, size_t *pos, unsigned *line, growbuf_t *val, char **key,
+                       const char **why)
+{
+        size_t i = *pos;
+        _cleanup_free_ char *k = NULL;
+        int r = parse_key(text, len, &i, &k, why);
+        if (r < 0)
+                return r;
+        r = parse_value(text, len, &i, line, val, why);
+        if (r < 0)
+                return r;
         *pos = i < len ? i + 1 : i; /* past the newline */
         (*line)++;
         *key = TAKE_PTR(k);

@@ -16,14 +16,11 @@ struct gv_store {
         int dirfd;      /* O_DIRECTORY|O_NOFOLLOW fd, or -1 while the folder does not exist (allow_missing) */
         bool create;
         /*
-         * gv_store_wait()'s inotify instance, kept between waits: closing an
+         * gv_store_wait()'s folder watch, kept between waits: closing an
          * inotify fd waits for an RCU grace period (milliseconds), which would
-         * otherwise be added to every wait's latency.
+         * otherwise be added to every wait's latency.  NULL until the first wait.
          */
-        int ifd;        /* -1 until the first wait */
-        int wd;         /* current watch, -1 for none */
-        bool on_folder; /* wd watches the folder itself (else its nearest existing ancestor) */
-        int pwd;        /* with on_folder: watch on the folder's parent for its name, -1 for none */
+        gv_dirwatch_t *watch;
 };
 
 /* Whether @id names a marker (0 <= id < GV_MARKER__MAX). */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -285,6 +286,97 @@ int gv_store_cleanup(gv_store_t *store, gv_error_t **err);
  * ("vfio-pci").  Errors: negative errno, GV_REASON_IO.
  */
 int gv_store_write_workload_type(gv_store_t *store, const char *config, gv_error_t **err);
+
+/* ---- watching a folder ---- */
+
+/*
+ * gv_dirwatch: the one folder watcher of the project (docs/markers.md,
+ * "Watching the folder"), for the status folder and any other folder (the
+ * driver's <driver root>/dev).  inotify on the folder and on its parent for
+ * the folder's name; while the folder does not exist, on its nearest
+ * existing ancestor until it appears.  When the folder is removed, moved or
+ * replaced (IN_DELETE_SELF, IN_MOVE_SELF, IN_IGNORED, or its name removed,
+ * created or moved in the parent), the watch re-arms itself and the caller
+ * is told (GV_DIRWATCH_REARMED): it must then read everything again, and
+ * re-open any descriptor it holds on the folder.  Without inotify (the
+ * per-user instance limit reached, a kernel without it) it falls back to
+ * polling: gv_dirwatch_next() returns GV_DIRWATCH_POLLED every
+ * poll interval (GV_DIRWATCH_POLL_MS unless set).  One thread at a time.
+ */
+typedef struct gv_dirwatch gv_dirwatch_t;
+
+#define GV_DIRWATCH_POLL_MS 1000 /* default poll interval without inotify, in ms */
+
+typedef struct gv_dirwatch_options {
+        /* Only events naming a marker file (gv_marker_by_file()) or the folder itself count as a change. */
+        bool markers_only;
+        /* Poll interval in ms when the folder cannot be watched; 0 means GV_DIRWATCH_POLL_MS. */
+        int poll_interval_ms;
+        /* Never use inotify (poll only): for tests, and file systems where inotify says nothing (NFS). */
+        bool no_inotify;
+} gv_dirwatch_options_t;
+
+typedef enum gv_dirwatch_state {
+        GV_DIRWATCH_WATCHING = 0, /* the folder (and its parent) are watched */
+        GV_DIRWATCH_MISSING,      /* no folder: its nearest existing ancestor is watched for it to appear */
+        GV_DIRWATCH_UNWATCHED,    /* arming failed (gv_dirwatch_error()); each gv_dirwatch_next() tries again */
+        GV_DIRWATCH_POLLING,      /* no inotify instance (gv_dirwatch_error()); polling for good */
+} gv_dirwatch_state_t;
+
+/* What gv_dirwatch_next() saw; a larger value is the stronger news. */
+typedef enum gv_dirwatch_result {
+        GV_DIRWATCH_TIMEOUT = 0, /* nothing that counts within the time */
+        GV_DIRWATCH_CHANGED,     /* an entry of the folder changed (created, removed, renamed, written, attributes) */
+        GV_DIRWATCH_POLLED,      /* no watch: the poll interval passed; read everything again */
+        GV_DIRWATCH_REARMED,     /* the folder appeared, went or was replaced (or events were lost): the
+                                    watch was re-armed (see gv_dirwatch_state()); read everything again */
+} gv_dirwatch_result_t;
+
+/*
+ * gv_dirwatch_open - start watching @dir (trailing slashes dropped; a
+ * symlink at the last component is not followed, and cannot be watched).
+ * A folder that does not exist, or cannot be watched, or no inotify at all
+ * is not an error: see gv_dirwatch_state().  @opts may be NULL (defaults).
+ * @out: heap object owned by the caller (gv_dirwatch_close()).
+ * Errors: -EINVAL (NULL or empty @dir), -ENOMEM; GV_REASON_INTERNAL.
+ */
+int gv_dirwatch_open(const char *dir, const gv_dirwatch_options_t *opts, gv_dirwatch_t **out, gv_error_t **err);
+
+/*
+ * gv_dirwatch_next - wait up to @timeout_ms (< 0: forever; 0: only what is
+ * pending) for the next event that counts, reading the whole batch of
+ * pending events.  Returns a gv_dirwatch_result_t (>= 0).  Without a watch
+ * (UNWATCHED, POLLING) it sleeps min(@timeout_ms, poll interval) and returns
+ * GV_DIRWATCH_POLLED, or GV_DIRWATCH_REARMED when arming now succeeds.  An
+ * ancestor's event that brings no folder is not reported.  With @stop (may
+ * be NULL), *@stop is looked at least every 100 ms and a signal that
+ * interrupts the wait is ignored unless *@stop is set; without @stop a
+ * signal whose handler runs ends the wait.
+ * Errors: -EINTR (GV_REASON_INTERRUPTED, "interrupted by a signal") when
+ * stopped or interrupted; other negative errno (GV_REASON_IO) when ppoll()
+ * or read() fails.
+ */
+int gv_dirwatch_next(gv_dirwatch_t *w, int64_t timeout_ms, const volatile sig_atomic_t *stop, gv_error_t **err);
+
+/* The watch's state now (see gv_dirwatch_state_t). */
+gv_dirwatch_state_t gv_dirwatch_state(const gv_dirwatch_t *w);
+
+/*
+ * Why the folder is not watched: "inotify: <strerror>" (POLLING) or
+ * "<path>: inotify: <strerror>" (UNWATCHED), with its errnum; NULL while
+ * WATCHING or MISSING.  Owned by the watch; valid until its next call.
+ */
+const gv_error_t *gv_dirwatch_error(const gv_dirwatch_t *w);
+
+/*
+ * The inotify descriptor, readable when gv_dirwatch_next(w, 0, ...) has
+ * something to read: for a caller's own poll() loop.  -1 while POLLING.
+ * Owned by the watch.
+ */
+int gv_dirwatch_fd(const gv_dirwatch_t *w);
+
+/* Stop watching and free *w, setting it to NULL; accepts NULL and an empty slot. */
+void gv_dirwatch_close(gv_dirwatch_t **w);
 
 /* Fresh 128-bit generation as 32 lowercase hex digits into @out (33 bytes). 0 or -errno. */
 int gv_generation_new(char out[GV_GENERATION_HEX_LEN + 1]);

@@ -94,7 +94,7 @@ static int remove_stray_temps(int dirfd)
         int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        DIR *d = fdopendir(fd);
+        _cleanup_closedir_ DIR *d = fdopendir(fd);
         if (!d) {
                 int e = errno;
                 close(fd);
@@ -110,7 +110,6 @@ static int remove_stray_temps(int dirfd)
                 else if (errno != ENOENT && first == 0)
                         first = -errno;
         }
-        closedir(d);
         return first < 0 ? first : removed;
 }
 
@@ -218,6 +217,20 @@ static int remove_downstream(gv_store_t *s, gv_marker_id_t id, gv_error_t **err)
         return first;
 }
 
+/*
+ * For a writer: attach to the folder, which must exist, and take the writer
+ * lock.  Returns the lock's fd, or negative errno (-ENOENT with no folder).
+ */
+static int writer_lock(gv_store_t *s, gv_error_t **err)
+{
+        int r = gv_store_attach(s, err);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return gv_error_set(err, ENOENT, GV_REASON_IO, "%s: %s", s->dir, strerror(ENOENT));
+        return store_lock(s, false, err);
+}
+
 /* ---- open / close ---- */
 
 int gv_store_attach(gv_store_t *s, gv_error_t **err)
@@ -323,9 +336,6 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         if (!s)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         s->dirfd = -1;
-        s->ifd = -1;
-        s->wd = -1;
-        s->pwd = -1;
         s->create = opts->create;
         s->dir = strdup(opts->dir ? opts->dir : GV_DEFAULT_OUTPUT_DIR);
         s->version = strdup(opts->validator_version ? opts->validator_version : GV_VERSION);
@@ -367,8 +377,7 @@ void gv_store_close(gv_store_t **store)
         gv_store_t *s = *store;
         if (s->dirfd >= 0)
                 close(s->dirfd);
-        if (s->ifd >= 0)
-                close(s->ifd);
+        gv_dirwatch_close(&s->watch);
         free(s->dir);
         free(s->boot_id);
         free(s->version);
@@ -473,18 +482,13 @@ int gv_store_publish(gv_store_t *store, gv_marker_id_t id, const gv_kvlist_t *fa
                                     file, gv_marker_file(gv_marker_companion_of(id)));
         gv_marker_id_t parent = gv_marker_parent(id);
 
-        int r = gv_store_attach(store, err);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return gv_error_set(err, ENOENT, GV_REASON_IO, "%s: %s", store->dir, strerror(ENOENT));
-        _cleanup_close_ int lock = store_lock(store, false, err);
+        _cleanup_close_ int lock = writer_lock(store, err);
         if (lock < 0)
                 return lock;
 
         /* Build the content first: nothing is touched when it is refused. */
         char gen[GV_GENERATION_HEX_LEN + 1];
-        r = gv_generation_new(gen);
+        int r = gv_generation_new(gen);
         if (r < 0)
                 return gv_error_set(err, r, GV_REASON_INTERNAL, "getrandom: %s", strerror(-r));
         _cleanup_free_ char *now = rfc3339_now();
@@ -727,18 +731,13 @@ int gv_store_write_workload_type(gv_store_t *store, const char *config, gv_error
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "workload-type: '%s' is not one of container, vm-passthrough, vm-vgpu",
                                     config ? config : "(null)");
-        int r = gv_store_attach(store, err);
-        if (r < 0)
-                return r;
-        if (r == 0)
-                return gv_error_set(err, ENOENT, GV_REASON_IO, "%s: %s", store->dir, strerror(ENOENT));
-        _cleanup_close_ int lock = store_lock(store, false, err);
+        _cleanup_close_ int lock = writer_lock(store, err);
         if (lock < 0)
                 return lock;
         _cleanup_free_ char *text = NULL;
         if (asprintf(&text, "%s\n", config) < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        r = gv_atomic_write_at(store->dirfd, "workload-type", text, strlen(text), 0644, err);
+        int r = gv_atomic_write_at(store->dirfd, "workload-type", text, strlen(text), 0644, err);
         if (r < 0)
                 return gv_error_prefix(err, "%s", store->dir);
         return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The HTTP side of the exporter: one thread, libmicrohttpd in external-epoll
- * mode, an inotify watch on the status folder that marks the rendered page
- * dirty.  The page is re-rendered on the next scrape after a change (or
+ * mode, a watch on the status folder (gv_dirwatch) that marks the rendered
+ * page dirty.  The page is re-rendered on the next scrape after a change (or
  * after cache_ttl_s without one, for the PCI count), never in between, and
  * rendering only reads.
  */
@@ -16,24 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
 #include "base/cleanup.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "gv-version.h"
 #include "metrics.h"
 
 #define LOG_COMPONENT "metrics"
-
-/* Folder events that may change a marker's state; reads (IN_ACCESS, IN_OPEN, IN_CLOSE_NOWRITE) are not among them. */
-#define WATCH_MASK                                                                                           \
-        (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB |      \
-         IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
 struct gv_exporter {
         /* settings (heap copies) */
@@ -54,24 +48,19 @@ struct gv_exporter {
         struct MHD_Response *r_health, *r_not_found, *r_not_allowed, *r_error;
 
         /* status folder */
-        gv_store_t *store;     /* NULL until opened (or after the folder went away) */
-        int inotify_fd;        /* -1 when inotify is unavailable: every scrape re-renders */
-        int wd;                /* watch on output_dir, -1 when none */
+        gv_store_t *store;     /* NULL until opened (or after the folder went away or was replaced) */
+        gv_dirwatch_t *watch;  /* not WATCHING (no inotify, no folder): every scrape re-renders */
         char *problem;         /* last logged problem with the folder, to log each one once */
 
         /* cache */
         bool dirty;
         struct MHD_Response *page; /* the rendered page; our reference */
-        struct timespec rendered_at;
+        int64_t rendered_at;       /* gv_now_ms() */
         bool have_states;
         gv_marker_state_t states[GV_MARKER__MAX];
 
         uint64_t scrapes, renders;
 };
-
-/* Log through the caller's gv_log_fn (may be NULL) as LOG_COMPONENT; @reason NULL is "". */
-#define logf_(exp, level, reason, ...) \
-        gv_logf((exp)->log, (exp)->log_userdata, (level), LOG_COMPONENT, (reason), __VA_ARGS__)
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
@@ -92,8 +81,8 @@ static void set_problem(gv_exporter_t *exp, gv_log_level_t level, const char *ms
 {
         if (!msg) {
                 if (exp->problem)
-                        logf_(exp, GV_LOG_INFO, NULL, "status folder %s: problem solved (%s)", exp->output_dir,
-                              exp->problem);
+                        gv_logf(exp->log, exp->log_userdata, GV_LOG_INFO, LOG_COMPONENT, NULL,
+                                "status folder %s: problem solved (%s)", exp->output_dir, exp->problem);
                 free(exp->problem);
                 exp->problem = NULL;
                 return;
@@ -102,7 +91,7 @@ static void set_problem(gv_exporter_t *exp, gv_log_level_t level, const char *ms
                 return;
         free(exp->problem);
         exp->problem = strdup(msg);
-        logf_(exp, level, NULL, "%s", msg);
+        gv_logf(exp->log, exp->log_userdata, level, LOG_COMPONENT, NULL, "%s", msg);
 }
 
 /* ---- status folder ---- */
@@ -113,67 +102,39 @@ static void drop_store(gv_exporter_t *exp)
         exp->dirty = true;
 }
 
-static void drop_watch(gv_exporter_t *exp)
+/*
+ * Read what the folder watch has pending: a change makes the page dirty; a
+ * re-armed watch (the folder appeared, went or was replaced) also drops the
+ * store, opened again by its path at the next render.
+ */
+static void drain_watch(gv_exporter_t *exp)
 {
-        if (exp->wd >= 0 && exp->inotify_fd >= 0)
-                inotify_rm_watch(exp->inotify_fd, exp->wd);
-        exp->wd = -1;
-        exp->dirty = true;
-}
-
-/* Read every pending inotify event; one about a marker or the folder itself makes the page dirty. */
-static void drain_inotify(gv_exporter_t *exp)
-{
-        if (exp->inotify_fd < 0)
-                return;
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        for (;;) {
-                ssize_t n = read(exp->inotify_fd, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return;
-                for (char *p = buf; p < buf + n;) {
-                        const struct inotify_event *ev = (const struct inotify_event *) p;
-                        p += sizeof(*ev) + ev->len;
-                        /*
-                         * Only a marker's own name can change a state: a writer's temporary file
-                         * becomes one by rename (IN_MOVED_TO <marker>), and the writer lock or
-                         * files of others never do.  Events about the folder itself, and a queue
-                         * overflow, count.
-                         */
-                        if (ev->len == 0 || (ev->mask & IN_Q_OVERFLOW) || gv_marker_by_file(ev->name) != GV_MARKER_INVALID)
-                                exp->dirty = true;
-                        if (ev->wd < 0 || ev->wd != exp->wd)
-                                continue;
-                        if (ev->mask & IN_IGNORED)
-                                exp->wd = -1; /* the kernel dropped the watch itself */
-                        else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT))
-                                drop_watch(exp); /* watch the path again on the next scrape */
-                }
-        }
+        int r = gv_dirwatch_next(exp->watch, 0, NULL, NULL);
+        if (r == GV_DIRWATCH_REARMED)
+                drop_store(exp);
+        else if (r > 0)
+                exp->dirty = true;
 }
 
 /*
- * Watch the folder (before reading it, so no change in between is missed)
- * and open the store if not done yet.  Returns a heap message describing a
- * problem, or NULL.  *level is the log level it deserves.
+ * Open the store if not done yet (the watch is in place since
+ * gv_exporter_new(), so no change after this reading is missed).  Returns a
+ * heap message describing a problem, or NULL.  *level is the log level it
+ * deserves.
  */
 static char *ensure_store(gv_exporter_t *exp, gv_log_level_t *level)
 {
         char *msg = NULL;
         *level = GV_LOG_WARN;
-        if (exp->inotify_fd >= 0 && exp->wd < 0) {
-                exp->wd = inotify_add_watch(exp->inotify_fd, exp->output_dir, WATCH_MASK);
-                if (exp->wd < 0) {
-                        int e = errno;
-                        if (e == ENOENT)
-                                *level = GV_LOG_INFO;
-                        if (asprintf(&msg, e == ENOENT ? "status folder %s does not exist yet: every marker is missing"
-                                                       : "status folder %s: cannot watch: %s (re-reading on every scrape)",
-                                     exp->output_dir, strerror(e)) < 0)
-                                msg = NULL;
-                }
+        gv_dirwatch_state_t ws = gv_dirwatch_state(exp->watch);
+        if (ws == GV_DIRWATCH_MISSING) {
+                *level = GV_LOG_INFO;
+                if (asprintf(&msg, "status folder %s does not exist yet: every marker is missing", exp->output_dir) < 0)
+                        msg = NULL;
+        } else if (ws == GV_DIRWATCH_UNWATCHED) {
+                if (asprintf(&msg, "status folder %s: cannot watch: %s (re-reading on every scrape)", exp->output_dir,
+                             strerror(gv_dirwatch_error(exp->watch)->errnum)) < 0)
+                        msg = NULL;
         }
         if (exp->store)
                 return msg;
@@ -197,20 +158,14 @@ static char *ensure_store(gv_exporter_t *exp, gv_log_level_t *level)
         return msg;
 }
 
-static int64_t ms_since(const struct timespec *t)
-{
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        return (int64_t) (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
-}
-
 static void log_transitions(gv_exporter_t *exp, const gv_metrics_snapshot_t *s)
 {
         for (int i = 0; i < GV_MARKER__MAX; i++) {
                 gv_marker_state_t now = s->markers[i].state;
                 if (exp->have_states && exp->states[i] != now)
-                        logf_(exp, GV_LOG_INFO, NULL, "%s: %s -> %s", gv_marker_file(i),
-                              gv_marker_state_name(exp->states[i]), gv_marker_state_name(now));
+                        gv_logf(exp->log, exp->log_userdata, GV_LOG_INFO, LOG_COMPONENT, NULL,
+                                "%s: %s -> %s", gv_marker_file(i), gv_marker_state_name(exp->states[i]),
+                                gv_marker_state_name(now));
                 exp->states[i] = now;
         }
         exp->have_states = true;
@@ -219,9 +174,9 @@ static void log_transitions(gv_exporter_t *exp, const gv_metrics_snapshot_t *s)
 /* Make exp->page current.  Returns the page to serve, or NULL when there is none at all. */
 static struct MHD_Response *current_page(gv_exporter_t *exp)
 {
-        drain_inotify(exp);
-        bool cached = exp->store && exp->wd >= 0;
-        if (exp->page && cached && !exp->dirty && ms_since(&exp->rendered_at) < (int64_t) exp->cache_ttl_s * 1000)
+        drain_watch(exp);
+        bool cached = exp->store && gv_dirwatch_state(exp->watch) == GV_DIRWATCH_WATCHING;
+        if (exp->page && cached && !exp->dirty && gv_now_ms() - exp->rendered_at < (int64_t) exp->cache_ttl_s * 1000)
                 return exp->page;
 
         gv_log_level_t level;
@@ -246,13 +201,15 @@ static struct MHD_Response *current_page(gv_exporter_t *exp)
         size_t len = 0;
         gv_error_free(&e);
         if (gv_metrics_render(&snap, &body, &len, &e) < 0) {
-                logf_(exp, GV_LOG_ERROR, gv_reason_name(e->reason), "%s", e->msg);
+                gv_logf(exp->log, exp->log_userdata, GV_LOG_ERROR, LOG_COMPONENT, gv_reason_name(e->reason),
+                        "%s", e->msg);
                 return exp->page; /* the previous page, if any */
         }
         struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
         if (!r) {
                 free(body);
-                logf_(exp, GV_LOG_ERROR, "internal", "cannot create an HTTP response");
+                gv_logf(exp->log, exp->log_userdata, GV_LOG_ERROR, LOG_COMPONENT, "internal",
+                        "cannot create an HTTP response");
                 return exp->page;
         }
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, GV_METRICS_CONTENT_TYPE);
@@ -260,7 +217,7 @@ static struct MHD_Response *current_page(gv_exporter_t *exp)
         if (exp->page)
                 MHD_destroy_response(exp->page); /* connections still sending it hold their own reference */
         exp->page = r;
-        clock_gettime(CLOCK_MONOTONIC, &exp->rendered_at);
+        exp->rendered_at = gv_now_ms();
         exp->renders++;
         return r;
 }
@@ -406,8 +363,7 @@ void gv_exporter_free(gv_exporter_t **expp)
                 if (rs[i])
                         MHD_destroy_response(rs[i]);
         gv_store_close(&exp->store);
-        if (exp->inotify_fd >= 0)
-                close(exp->inotify_fd);
+        gv_dirwatch_close(&exp->watch);
         free(exp->output_dir);
         free(exp->boot_id_path);
         free(exp->sysfs_root);
@@ -438,8 +394,6 @@ int gv_exporter_new(const gv_exporter_options_t *opts, gv_exporter_t **out, gv_e
         __attribute__((cleanup(exporter_freep))) gv_exporter_t *exp = calloc(1, sizeof(*exp));
         if (!exp)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        exp->inotify_fd = -1;
-        exp->wd = -1;
         exp->epoll_fd = -1;
         exp->dirty = true;
         exp->log = opts->log;
@@ -459,14 +413,18 @@ int gv_exporter_new(const gv_exporter_options_t *opts, gv_exporter_t **out, gv_e
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         MHD_add_response_header(exp->r_not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 
-        exp->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (exp->inotify_fd < 0)
-                logf_(exp, GV_LOG_WARN, "io", "inotify unavailable (%s): every scrape re-reads the markers",
-                      strerror(errno));
+        gv_dirwatch_options_t wo = { .markers_only = true };
+        int r = gv_dirwatch_open(exp->output_dir, &wo, &exp->watch, err);
+        if (r < 0)
+                return r;
+        if (gv_dirwatch_state(exp->watch) == GV_DIRWATCH_POLLING)
+                gv_logf(exp->log, exp->log_userdata, GV_LOG_WARN, LOG_COMPONENT, "io",
+                        "inotify unavailable (%s): every scrape re-reads the markers",
+                        strerror(gv_dirwatch_error(exp->watch)->errnum));
 
         gv_listen_addr_t any = { .host = NULL, .port = GV_METRICS_DEFAULT_PORT };
         int fd = -1;
-        int r = open_listen_socket(opts->listen ? opts->listen : &any, &fd, err);
+        r = open_listen_socket(opts->listen ? opts->listen : &any, &fd, err);
         if (r < 0)
                 return r;
         r = describe_socket(fd, &exp->address, &exp->port);
@@ -523,7 +481,7 @@ int gv_exporter_run(gv_exporter_t *exp, const volatile sig_atomic_t *stop, gv_er
                         timeout_ms = (int) to;
                 struct pollfd pfd[2] = {
                         { .fd = exp->epoll_fd, .events = POLLIN },
-                        { .fd = exp->inotify_fd, .events = POLLIN },
+                        { .fd = gv_dirwatch_fd(exp->watch), .events = POLLIN },
                 };
                 int n = poll(pfd, 2, timeout_ms);
                 if (n < 0) {
@@ -532,7 +490,7 @@ int gv_exporter_run(gv_exporter_t *exp, const volatile sig_atomic_t *stop, gv_er
                         return gv_error_set(err, errno, GV_REASON_INTERNAL, "poll: %s", strerror(errno));
                 }
                 if (pfd[1].revents)
-                        drain_inotify(exp);
+                        drain_watch(exp);
                 if (MHD_run(exp->mhd) != MHD_YES)
                         return gv_error_set(err, EIO, GV_REASON_INTERNAL, "libmicrohttpd failed to run");
         }

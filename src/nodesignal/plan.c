@@ -212,6 +212,15 @@ static int append(json_object *arr, json_object *val)
         return 0;
 }
 
+/* Append a deep copy of @src to @arr; -ENOMEM. */
+static int append_copy(json_object *arr, json_object *src)
+{
+        json_object *copy = NULL;
+        if (json_object_deep_copy(src, &copy, NULL) < 0)
+                return -ENOMEM;
+        return append(arr, copy);
+}
+
 /* {"metadata":{"resourceVersion":rv}} */
 static json_object *patch_with_rv(const char *rv)
 {
@@ -246,16 +255,13 @@ static bool taint_matches(json_object *t, const gv_nodesignal_taint_t *want)
 
 const char *gv_nodesignal_phase_name(gv_nodesignal_phase_t p)
 {
-        switch (p) {
-        case GV_NODESIGNAL_PENDING:
-                return "pending";
-        case GV_NODESIGNAL_VALIDATED:
-                return "validated";
-        case GV_NODESIGNAL_FAILED:
-                return "failed";
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [GV_NODESIGNAL_UNKNOWN] = "unknown",
+                [GV_NODESIGNAL_PENDING] = "pending",
+                [GV_NODESIGNAL_VALIDATED] = "validated",
+                [GV_NODESIGNAL_FAILED] = "failed",
+        };
+        return (unsigned) p < GV_ARRAY_SIZE(names) ? names[p] : "unknown";
 }
 
 /* Whether a False condition's @reason says "never validated yet". */
@@ -341,10 +347,7 @@ static int plan_condition(const gv_nodesignal_spec_t *spec, json_object *node, c
                                 return r;
                         continue;
                 }
-                json_object *copy = NULL;
-                if (json_object_deep_copy(json_object_array_get_idx(conds, i), &copy, NULL) < 0)
-                        return -ENOMEM;
-                if ((r = append(list, copy)) < 0)
+                if ((r = append_copy(list, json_object_array_get_idx(conds, i))) < 0)
                         return r;
         }
         if (c && (r = append(list, TAKE_PTR(c))) < 0)
@@ -358,70 +361,84 @@ static int plan_condition(const gv_nodesignal_spec_t *spec, json_object *node, c
         return 0;
 }
 
+/* The labels patch ({key: value}, or {key: null} to remove it), or *out NULL when the label is as wanted. */
+static int plan_label(const gv_nodesignal_spec_t *spec, json_object *node, bool validated, json_object **out)
+{
+        *out = NULL;
+        const char *want = spec->label_value ? spec->label_value : "";
+        json_object *lv = get(get(get(node, "metadata"), "labels"), spec->label_key);
+        const char *have = lv && json_object_is_type(lv, json_type_string) ? json_object_get_string(lv) : NULL;
+        if (validated ? str_eq(have, want) : lv == NULL)
+                return 0;
+        _cleanup_json_ json_object *labels = json_object_new_object();
+        if (!labels)
+                return -ENOMEM;
+        int r = validated ? put_str(labels, spec->label_key, want)
+                          : json_object_object_add(labels, spec->label_key, NULL) < 0 ? -ENOMEM : 0;
+        if (r < 0)
+                return r;
+        *out = TAKE_PTR(labels);
+        return 0;
+}
+
+/* Append our taint ({key, value, effect}) to @taints. */
+static int append_taint(json_object *taints, const gv_nodesignal_taint_t *taint)
+{
+        json_object *t = json_object_new_object();
+        if (!t)
+                return -ENOMEM;
+        int r;
+        if ((r = append(taints, t)) < 0 || (r = put_str(t, "key", taint->key)) < 0 ||
+            (taint->value && (r = put_str(t, "value", taint->value)) < 0) || (r = put_str(t, "effect", taint->effect)) < 0)
+                return r;
+        return 0;
+}
+
+/*
+ * The new spec.taints: 1 with *out the whole list (NULL, which removes
+ * spec.taints, when it is empty), or 0 when the taint is as wanted.
+ */
+static int plan_taints(const gv_nodesignal_spec_t *spec, json_object *node, bool validated, json_object **out)
+{
+        *out = NULL;
+        json_object *cur = get(get(node, "spec"), "taints");
+        size_t n = cur && json_object_is_type(cur, json_type_array) ? json_object_array_length(cur) : 0;
+        bool has = false;
+        for (size_t i = 0; i < n; i++)
+                has = has || taint_matches(json_object_array_get_idx(cur, i), spec->taint);
+        if (validated != has) /* validated and not tainted, or not validated and tainted */
+                return 0;
+        _cleanup_json_ json_object *taints = json_object_new_array();
+        if (!taints)
+                return -ENOMEM;
+        int r;
+        for (size_t i = 0; i < n; i++) {
+                json_object *t = json_object_array_get_idx(cur, i);
+                if (validated && taint_matches(t, spec->taint))
+                        continue;
+                if ((r = append_copy(taints, t)) < 0)
+                        return r;
+        }
+        if (!validated && (r = append_taint(taints, spec->taint)) < 0)
+                return r;
+        if (json_object_array_length(taints) > 0)
+                *out = TAKE_PTR(taints);
+        return 1;
+}
+
 /* The node patch (labels, taints), or *out NULL when both are as wanted. */
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): condition, label and taint decisions of one node; to be split in the architecture refactor */
 static int plan_node(const gv_nodesignal_spec_t *spec, json_object *node, const char *rv, bool validated,
                      json_object **out)
 {
         *out = NULL;
         _cleanup_json_ json_object *labels = NULL, *taints = NULL;
-        bool set_taints = false;
-        int r;
-
-        if (spec->label_key) {
-                const char *want = spec->label_value ? spec->label_value : "";
-                json_object *lv = get(get(get(node, "metadata"), "labels"), spec->label_key);
-                const char *have = lv && json_object_is_type(lv, json_type_string) ? json_object_get_string(lv) : NULL;
-                if (validated ? !str_eq(have, want) : lv != NULL) {
-                        labels = json_object_new_object();
-                        if (!labels)
-                                return -ENOMEM;
-                        if (validated)
-                                r = put_str(labels, spec->label_key, want);
-                        else
-                                r = json_object_object_add(labels, spec->label_key, NULL) < 0 ? -ENOMEM : 0;
-                        if (r < 0)
-                                return r;
-                }
-        }
-
-        if (spec->taint) {
-                json_object *cur = get(get(node, "spec"), "taints");
-                size_t n = cur && json_object_is_type(cur, json_type_array) ? json_object_array_length(cur) : 0;
-                bool has = false;
-                for (size_t i = 0; i < n; i++)
-                        has = has || taint_matches(json_object_array_get_idx(cur, i), spec->taint);
-                if (validated == has) { /* validated and tainted, or not validated and not tainted */
-                        set_taints = true;
-                        taints = json_object_new_array();
-                        if (!taints)
-                                return -ENOMEM;
-                        for (size_t i = 0; i < n; i++) {
-                                json_object *t = json_object_array_get_idx(cur, i);
-                                if (validated && taint_matches(t, spec->taint))
-                                        continue;
-                                json_object *copy = NULL;
-                                if (json_object_deep_copy(t, &copy, NULL) < 0)
-                                        return -ENOMEM;
-                                if ((r = append(taints, copy)) < 0)
-                                        return r;
-                        }
-                        if (!validated) {
-                                json_object *t = json_object_new_object();
-                                if (!t)
-                                        return -ENOMEM;
-                                if ((r = append(taints, t)) < 0 || (r = put_str(t, "key", spec->taint->key)) < 0 ||
-                                    (spec->taint->value && (r = put_str(t, "value", spec->taint->value)) < 0) ||
-                                    (r = put_str(t, "effect", spec->taint->effect)) < 0)
-                                        return r;
-                        }
-                        if (json_object_array_length(taints) == 0) {
-                                json_object_put(taints);
-                                taints = NULL; /* null removes spec.taints */
-                        }
-                }
-        }
-
+        int r = spec->label_key ? plan_label(spec, node, validated, &labels) : 0;
+        if (r < 0)
+                return r;
+        r = spec->taint ? plan_taints(spec, node, validated, &taints) : 0;
+        if (r < 0)
+                return r;
+        bool set_taints = r == 1;
         if (!labels && !set_taints)
                 return 0;
         _cleanup_json_ json_object *p = patch_with_rv(rv);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The running node-level signal: an inotify watch on the status folder, the
+ * The running node-level signal: a watch on the status folder (gv_dirwatch), the
  * verdict of the markers, and the Node brought in line with it through the
  * Kubernetes client (GET, then only the merge patches that are needed, each
  * with the Node's resourceVersion; an Event per transition), retried with
@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 #include "base/cleanup.h"
+#include "base/cleanup-json.h"
 #include "base/log.h"
 #include "nodesignal.h"
 
@@ -24,10 +24,6 @@
 #define MAX_CONFLICTS 5   /* 409 answers in one sync before giving up until the next try */
 #define MAX_ROUNDS 16     /* plan/patch rounds in one sync (two patches and the conflicts fit easily) */
 #define SETTLE_CAP_MS 2000 /* a folder that keeps changing is synced at least this often */
-
-#define WATCH_MASK                                                                                      \
-        (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | \
-         IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
 struct gv_nodesignal {
         /* settings (heap copies) */
@@ -48,9 +44,8 @@ struct gv_nodesignal {
 
         /* resources */
         gv_k8s_client_t *client;
-        gv_store_t *store; /* NULL until opened, or after the folder was lost */
-        int inotify_fd;    /* -1 when inotify is unavailable: the folder is re-read every second */
-        int wd;
+        gv_store_t *store;     /* NULL until opened, or after the folder was lost or replaced */
+        gv_dirwatch_t *watch;  /* not WATCHING (no inotify, no folder): the folder is re-read every wake */
 
         /* state */
         gv_nodesignal_phase_t memory;     /* the phase last applied */
@@ -60,10 +55,6 @@ struct gv_nodesignal {
         uint64_t rnd;                     /* xorshift state for the backoff jitter */
         uint64_t writes, failures;
 };
-
-/* Log through the caller's gv_log_fn (may be NULL) as LOG_COMPONENT; @reason NULL is "". */
-#define logf_(ns, level, reason, ...) \
-        gv_logf((ns)->log, (ns)->log_userdata, (level), LOG_COMPONENT, (reason), __VA_ARGS__)
 
 static void k8s_log(void *userdata, gv_k8s_log_level_t level, const char *msg)
 {
@@ -96,8 +87,7 @@ void gv_nodesignal_free(gv_nodesignal_t **nsp)
                 return;
         gv_k8s_client_free(ns->client);
         gv_store_close(&ns->store);
-        if (ns->inotify_fd >= 0)
-                close(ns->inotify_fd);
+        gv_dirwatch_close(&ns->watch);
         free(ns->condition_type);
         free(ns->label_key);
         free(ns->label_value);
@@ -158,8 +148,6 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
         __attribute__((cleanup(nodesignal_freep))) gv_nodesignal_t *ns = calloc(1, sizeof(*ns));
         if (!ns)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        ns->inotify_fd = -1;
-        ns->wd = -1;
         gv_nodesignal_verdict_clear(&ns->synced);
         bool ok = true;
         ns->condition_type = dup_or(sp->condition_type, NULL, &ok);
@@ -230,10 +218,14 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
         if (r < 0)
                 return gv_error_prefix(err, "node signal");
 
-        ns->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (ns->inotify_fd < 0)
-                logf_(ns, GV_LOG_WARN, "io", "inotify unavailable (%s): the status folder is re-read every second",
-                      strerror(errno));
+        gv_dirwatch_options_t wo = { .markers_only = true };
+        r = gv_dirwatch_open(ns->output_dir, &wo, &ns->watch, err);
+        if (r < 0)
+                return gv_error_prefix(err, "node signal");
+        if (gv_dirwatch_state(ns->watch) == GV_DIRWATCH_POLLING)
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_WARN, LOG_COMPONENT, "io",
+                        "inotify unavailable (%s): the status folder is re-read every second",
+                        strerror(gv_dirwatch_error(ns->watch)->errnum));
         *out = TAKE_PTR(ns);
         return 0;
 }
@@ -266,47 +258,6 @@ static int judge(gv_nodesignal_t *ns, gv_nodesignal_verdict_t *v, gv_error_t **e
         return gv_nodesignal_judge(ns->store, ns->last, v, err);
 }
 
-/* Watch the folder when it exists and is not watched yet; true when a watch was just added. */
-static bool ensure_watch(gv_nodesignal_t *ns)
-{
-        if (ns->inotify_fd < 0 || ns->wd >= 0)
-                return false;
-        int wd = inotify_add_watch(ns->inotify_fd, ns->output_dir, WATCH_MASK);
-        if (wd < 0)
-                return false;
-        ns->wd = wd;
-        gv_store_close(&ns->store); /* re-open on the folder now there */
-        return true;
-}
-
-/* Read pending events; true when one may change a marker's state. */
-static bool drain(gv_nodesignal_t *ns)
-{
-        bool dirty = false;
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        for (int rounds = 0; rounds < 1024; rounds++) {
-                ssize_t n = read(ns->inotify_fd, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                for (char *p = buf; p < buf + n;) {
-                        const struct inotify_event *ev = (const struct inotify_event *) p;
-                        p += sizeof(*ev) + ev->len;
-                        if (ev->len == 0 || (ev->mask & IN_Q_OVERFLOW) || gv_marker_by_file(ev->name) != GV_MARKER_INVALID)
-                                dirty = true;
-                        if (ev->wd == ns->wd && (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))) {
-                                if (!(ev->mask & IN_IGNORED))
-                                        inotify_rm_watch(ns->inotify_fd, ns->wd);
-                                ns->wd = -1;
-                                gv_store_close(&ns->store);
-                                dirty = true;
-                        }
-                }
-        }
-        return dirty;
-}
-
 /* ---- sync ---- */
 
 static void now_rfc3339(char out[32])
@@ -318,104 +269,129 @@ static void now_rfc3339(char out[32])
         strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void json_putp(json_object **o)
+/* What a sync changes, as judged on the Node before its first write. */
+typedef struct transition {
+        gv_nodesignal_phase_t before, after;
+        const char *ev_type, *ev_reason; /* static strings, or NULL */
+        char *ev_msg;                    /* heap, or NULL */
+        bool wrote;
+} transition_t;
+
+static void transition_clear(transition_t *t)
 {
-        if (*o)
-                json_object_put(*o);
+        free(t->ev_msg);
 }
 
-/* Bring the Node in line with @v.  1: nothing written; 0: written. */
+/* Read the Node again into *node, releasing the copy held there.  0, or negative errno. */
+static int read_node(gv_nodesignal_t *ns, json_object **node, gv_error_t **err)
+{
+        json_object_put(*node);
+        *node = NULL;
+        int r = gv_k8s_node_get(ns->client, ns->node, node, err);
+        return r < 0 ? gv_error_prefix(err, "read Node %s", ns->node) : 0;
+}
+
+/*
+ * One plan and patch round on *node (replaced by the Node after the patch).
+ * 1 when the Node is in line (nothing to patch), 0 after a patch or a
+ * conflict, negative errno.
+ */
+static int patch_round(gv_nodesignal_t *ns, const gv_nodesignal_verdict_t *v, json_object **node, transition_t *t,
+                       unsigned *conflicts, gv_error_t **err)
+{
+        char now[32];
+        now_rfc3339(now);
+        gv_nodesignal_plan_t p;
+        int r = gv_nodesignal_plan(&ns->spec, v, *node, ns->memory, now, &p, err);
+        if (r < 0)
+                return gv_error_prefix(err, "Node %s", ns->node);
+        if (!t->wrote) { /* the transition is judged on the Node before our first write */
+                t->before = p.before;
+                t->after = p.after;
+                t->ev_type = p.event_type;
+                t->ev_reason = p.event_reason;
+                free(t->ev_msg);
+                t->ev_msg = TAKE_PTR(p.event_message);
+        }
+        if (!p.status_patch && !p.node_patch) {
+                gv_nodesignal_plan_clear(&p);
+                return 1;
+        }
+        /*
+         * Gate first: on success the condition and label go before the
+         * taint is lifted; on failure the taint goes on before the rest.
+         */
+        bool status = p.after == GV_NODESIGNAL_VALIDATED ? p.status_patch != NULL : p.node_patch == NULL;
+        json_object *answer = NULL;
+        r = gv_k8s_node_patch(ns->client, ns->node, status, status ? p.status_patch : p.node_patch, &answer, err);
+        gv_nodesignal_plan_clear(&p);
+        if (r == -EBUSY && ++*conflicts <= MAX_CONFLICTS) {
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_DEBUG, LOG_COMPONENT, NULL,
+                        "Node %s changed meanwhile (409 Conflict); reading it again", ns->node);
+                gv_error_free(err);
+                return read_node(ns, node, err);
+        }
+        if (r < 0)
+                return gv_error_prefix(err, "patch Node %s%s", ns->node, status ? " status" : "");
+        t->wrote = true;
+        if (!answer)
+                return read_node(ns, node, err);
+        json_object_put(*node);
+        *node = answer;
+        return 0;
+}
+
+/* Log a written transition and record its Event on @node (best effort: a failure is logged). */
+static void announce(gv_nodesignal_t *ns, json_object *node, const transition_t *t)
+{
+        const char *cond = ns->spec.condition_type;
+        gv_logf(ns->log, ns->log_userdata, t->after == GV_NODESIGNAL_VALIDATED ? GV_LOG_INFO : GV_LOG_WARN,
+                LOG_COMPONENT, NULL, "Node %s: %s (was %s)%s%s%s", ns->node, gv_nodesignal_phase_name(t->after),
+                gv_nodesignal_phase_name(t->before), cond ? "; condition " : "", cond ? cond : "",
+                cond ? (t->after == GV_NODESIGNAL_VALIDATED ? "=True" : "=False") : "");
+        if (!t->ev_reason || !t->ev_msg)
+                return;
+        if (!json_object_object_get_ex(node, "kind", NULL))
+                json_object_object_add(node, "kind", json_object_new_string("Node"));
+        if (!json_object_object_get_ex(node, "apiVersion", NULL))
+                json_object_object_add(node, "apiVersion", json_object_new_string("v1"));
+        _cleanup_error_ gv_error_t *e = NULL;
+        gv_k8s_event_t event = { .type = t->ev_type, .reason = t->ev_reason, .message = t->ev_msg,
+                                 .action = GV_NODESIGNAL_EVENT_ACTION, .component = GV_NODESIGNAL_EVENT_SOURCE,
+                                 .instance = ns->event_instance };
+        if (gv_k8s_event_create(ns->client, ns->event_ns, node, &event, &e) < 0)
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_WARN, LOG_COMPONENT, gv_reason_name(e->reason),
+                        "event %s on Node %s not recorded: %s", t->ev_reason, ns->node, e->msg);
+        else
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_INFO, LOG_COMPONENT, NULL, "event %s on Node %s: %s",
+                        t->ev_reason, ns->node, t->ev_msg);
+}
+
+/* Bring the Node in line with @v.  1: nothing written; 0: written; negative errno. */
 static int apply(gv_nodesignal_t *ns, const gv_nodesignal_verdict_t *v, gv_error_t **err)
 {
-        __attribute__((cleanup(json_putp))) json_object *node = NULL;
-        int r = gv_k8s_node_get(ns->client, ns->node, &node, err);
+        _cleanup_json_ json_object *node = NULL;
+        int r = read_node(ns, &node, err);
         if (r < 0)
-                return gv_error_prefix(err, "read Node %s", ns->node);
-
-        bool wrote = false;
+                return r;
+        _cleanup_(transition_clear) transition_t t = { .before = GV_NODESIGNAL_UNKNOWN,
+                                                       .after = GV_NODESIGNAL_UNKNOWN };
         unsigned conflicts = 0;
-        const char *ev_type = NULL, *ev_reason = NULL;
-        _cleanup_free_ char *ev_msg = NULL;
-        gv_nodesignal_phase_t before = GV_NODESIGNAL_UNKNOWN, after = GV_NODESIGNAL_UNKNOWN;
         for (unsigned round = 0;; round++) {
                 if (round >= MAX_ROUNDS)
                         return gv_error_set(err, EAGAIN, GV_REASON_KUBERNETES,
                                             "Node %s: still differs after %u rounds of patches", ns->node, round);
-                char now[32];
-                now_rfc3339(now);
-                gv_nodesignal_plan_t p;
-                r = gv_nodesignal_plan(&ns->spec, v, node, ns->memory, now, &p, err);
+                r = patch_round(ns, v, &node, &t, &conflicts, err);
                 if (r < 0)
-                        return gv_error_prefix(err, "Node %s", ns->node);
-                if (!wrote) { /* the transition is judged on the Node before our first write */
-                        before = p.before;
-                        after = p.after;
-                        ev_type = p.event_type;
-                        ev_reason = p.event_reason;
-                        free(ev_msg);
-                        ev_msg = TAKE_PTR(p.event_message);
-                }
-                if (!p.status_patch && !p.node_patch) {
-                        gv_nodesignal_plan_clear(&p);
+                        return r;
+                if (r == 1)
                         break;
-                }
-                /*
-                 * Gate first: on success the condition and label go before the
-                 * taint is lifted; on failure the taint goes on before the rest.
-                 */
-                bool status = p.after == GV_NODESIGNAL_VALIDATED ? p.status_patch != NULL : p.node_patch == NULL;
-                json_object *patch = status ? p.status_patch : p.node_patch;
-                json_object *answer = NULL;
-                r = gv_k8s_node_patch(ns->client, ns->node, status, patch, &answer, err);
-                gv_nodesignal_plan_clear(&p);
-                if (r == -EBUSY && ++conflicts <= MAX_CONFLICTS) {
-                        logf_(ns, GV_LOG_DEBUG, NULL, "Node %s changed meanwhile (409 Conflict); reading it again",
-                              ns->node);
-                        gv_error_free(err);
-                        json_object_put(node);
-                        node = NULL;
-                        r = gv_k8s_node_get(ns->client, ns->node, &node, err);
-                        if (r < 0)
-                                return gv_error_prefix(err, "read Node %s", ns->node);
-                        continue;
-                }
-                if (r < 0)
-                        return gv_error_prefix(err, "patch Node %s%s", ns->node, status ? " status" : "");
-                wrote = true;
-                if (answer) {
-                        json_object_put(node);
-                        node = answer;
-                } else {
-                        json_object_put(node);
-                        node = NULL;
-                        r = gv_k8s_node_get(ns->client, ns->node, &node, err);
-                        if (r < 0)
-                                return gv_error_prefix(err, "read Node %s", ns->node);
-                }
         }
-        ns->memory = after;
-        if (!wrote)
+        ns->memory = t.after;
+        if (!t.wrote)
                 return 1;
         ns->writes++;
-        logf_(ns, after == GV_NODESIGNAL_VALIDATED ? GV_LOG_INFO : GV_LOG_WARN, NULL, "Node %s: %s (was %s)%s%s%s",
-              ns->node, gv_nodesignal_phase_name(after), gv_nodesignal_phase_name(before),
-              ns->spec.condition_type ? "; condition " : "", ns->spec.condition_type ? ns->spec.condition_type : "",
-              ns->spec.condition_type ? (after == GV_NODESIGNAL_VALIDATED ? "=True" : "=False") : "");
-        if (ev_reason && ev_msg) {
-                if (!json_object_object_get_ex(node, "kind", NULL))
-                        json_object_object_add(node, "kind", json_object_new_string("Node"));
-                if (!json_object_object_get_ex(node, "apiVersion", NULL))
-                        json_object_object_add(node, "apiVersion", json_object_new_string("v1"));
-                _cleanup_error_ gv_error_t *e = NULL;
-                gv_k8s_event_t event = { .type = ev_type, .reason = ev_reason, .message = ev_msg,
-                                         .action = GV_NODESIGNAL_EVENT_ACTION, .component = GV_NODESIGNAL_EVENT_SOURCE,
-                                         .instance = ns->event_instance };
-                if (gv_k8s_event_create(ns->client, ns->event_ns, node, &event, &e) < 0)
-                        logf_(ns, GV_LOG_WARN, gv_reason_name(e->reason), "event %s on Node %s not recorded: %s",
-                              ev_reason, ns->node, e->msg);
-                else
-                        logf_(ns, GV_LOG_INFO, NULL, "event %s on Node %s: %s", ev_reason, ns->node, ev_msg);
-        }
+        announce(ns, node, &t);
         return 0;
 }
 
@@ -424,17 +400,16 @@ static void read_progress(gv_nodesignal_t *ns, gv_nodesignal_verdict_t *v)
 {
         if (!ns->pod || v->validated)
                 return;
-        json_object *pod = NULL;
+        _cleanup_json_ json_object *pod = NULL;
         _cleanup_error_ gv_error_t *e = NULL;
         if (gv_k8s_pod_get(ns->client, ns->pod_ns, ns->pod, &pod, &e) < 0) {
-                logf_(ns, GV_LOG_DEBUG, gv_reason_name(e->reason), "pod %s/%s not read (progress unknown): %s",
-                      ns->pod_ns, ns->pod, e->msg);
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_DEBUG, LOG_COMPONENT, gv_reason_name(e->reason),
+                        "pod %s/%s not read (progress unknown): %s", ns->pod_ns, ns->pod, e->msg);
                 return;
         }
         if (gv_nodesignal_pod_progress(pod, v) < 0)
-                logf_(ns, GV_LOG_DEBUG, "internal", "pod %s/%s: out of memory reading its progress", ns->pod_ns,
-                      ns->pod);
-        json_object_put(pod);
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_DEBUG, LOG_COMPONENT, "internal",
+                        "pod %s/%s: out of memory reading its progress", ns->pod_ns, ns->pod);
 }
 
 int gv_nodesignal_sync(gv_nodesignal_t *ns, gv_error_t **err)
@@ -461,7 +436,8 @@ static void set_problem(gv_nodesignal_t *ns, const gv_error_t *e)
 {
         if (!e) {
                 if (ns->problem)
-                        logf_(ns, GV_LOG_INFO, NULL, "status folder readable again");
+                        gv_logf(ns->log, ns->log_userdata, GV_LOG_INFO, LOG_COMPONENT, NULL,
+                                "status folder readable again");
                 free(ns->problem);
                 ns->problem = NULL;
                 return;
@@ -470,94 +446,126 @@ static void set_problem(gv_nodesignal_t *ns, const gv_error_t *e)
                 return;
         free(ns->problem);
         ns->problem = strdup(e->msg);
-        logf_(ns, GV_LOG_WARN, gv_reason_name(e->reason), "%s", e->msg);
+        gv_logf(ns->log, ns->log_userdata, GV_LOG_WARN, LOG_COMPONENT, gv_reason_name(e->reason), "%s", e->msg);
 }
 
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): the watch loop of the node signal; to be split in the architecture refactor */
+/* The run loop's schedule: times are gv_now_ms() values. */
+typedef struct loop {
+        uint64_t now;
+        bool need;              /* the Node must be synced (at or after due) */
+        bool dirty;             /* the markers must be judged again */
+        uint64_t due, retry_at, pending_since, next_resync;
+        unsigned failed_in_row;
+} loop_t;
+
+/* Judge the markers again when dirty; a verdict the Node does not agree with schedules a sync after settle_ms. */
+static void look(gv_nodesignal_t *ns, loop_t *l)
+{
+        if (!l->dirty)
+                return;
+        l->dirty = false;
+        gv_nodesignal_verdict_t v;
+        _cleanup_error_ gv_error_t *e = NULL;
+        if (judge(ns, &v, &e) < 0) {
+                set_problem(ns, e);
+                gv_store_close(&ns->store);
+                return;
+        }
+        set_problem(ns, NULL);
+        if (!ns->have_synced || !gv_nodesignal_verdict_equal(&v, &ns->synced)) {
+                if (!l->need)
+                        l->pending_since = l->now;
+                l->need = true;
+                uint64_t settle = l->now + ns->settle_ms;
+                if (settle > l->pending_since + SETTLE_CAP_MS)
+                        settle = l->pending_since + SETTLE_CAP_MS;
+                l->due = settle > l->retry_at ? settle : l->retry_at;
+        }
+        gv_nodesignal_verdict_clear(&v);
+}
+
+/* Sync the Node when due; on failure schedule the next try with backoff.  False when stopped meanwhile. */
+static bool sync_when_due(gv_nodesignal_t *ns, loop_t *l)
+{
+        if (!l->need || l->now < l->due)
+                return true;
+        _cleanup_error_ gv_error_t *e = NULL;
+        int r = gv_nodesignal_sync(ns, &e);
+        if (r >= 0) {
+                if (l->failed_in_row)
+                        gv_logf(ns->log, ns->log_userdata, GV_LOG_INFO, LOG_COMPONENT, NULL,
+                                "Node %s in line with the markers again after %u failed tries", ns->node,
+                                l->failed_in_row);
+                l->need = false;
+                l->failed_in_row = 0;
+                l->retry_at = (uint64_t) gv_now_ms();
+                /* Validating: the pod's progress (init containers) changes no marker. */
+                uint64_t soon = l->retry_at + (uint64_t) ns->progress_s * 1000u;
+                if (ns->pod && !ns->synced.validated && soon < l->next_resync)
+                        l->next_resync = soon;
+        } else if (r == -EINTR && stopped(ns)) {
+                return false;
+        } else {
+                ns->failures++;
+                l->failed_in_row++;
+                unsigned delay = gv_k8s_backoff_ms(l->failed_in_row, ns->backoff_initial_ms, ns->backoff_max_ms,
+                                                   next_rand(ns));
+                l->retry_at = l->due = (uint64_t) gv_now_ms() + delay;
+                gv_logf(ns->log, ns->log_userdata, GV_LOG_WARN, LOG_COMPONENT, e ? gv_reason_name(e->reason) : "",
+                        "%s; trying again in %u ms (failure %u in a row)", e ? e->msg : "sync failed", delay,
+                        l->failed_in_row);
+        }
+        l->now = (uint64_t) gv_now_ms();
+        return true;
+}
+
+/*
+ * Wait for the folder watch until the next sync is due (at most a second,
+ * which bounds the delay of a stop request).  0, or negative errno.
+ */
+static int wait_for_change(gv_nodesignal_t *ns, loop_t *l, gv_error_t **err)
+{
+        int timeout = 1000;
+        if (l->need && l->due > l->now && l->due - l->now < (uint64_t) timeout)
+                timeout = (int) (l->due - l->now);
+        else if (l->need && l->due <= l->now)
+                timeout = 0;
+        int r = gv_dirwatch_next(ns->watch, timeout, ns->stop, err);
+        if (r == -EINTR) {
+                gv_error_free(err);
+                return 0; /* the loop looks at the stop flag */
+        }
+        if (r < 0)
+                return gv_error_prefix(err, "node signal");
+        if (r == GV_DIRWATCH_REARMED)
+                gv_store_close(&ns->store); /* open the folder now at the path */
+        if (r != GV_DIRWATCH_TIMEOUT)
+                l->dirty = true;
+        return 0;
+}
+
 int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
 {
         uint64_t now = (uint64_t) gv_now_ms();
-        bool need = true, dirty = true; /* converge at start */
-        uint64_t due = now, retry_at = now, pending_since = now;
-        uint64_t next_resync = now + (uint64_t) ns->resync_s * 1000u;
-        unsigned failed_in_row = 0;
-
+        loop_t l = { .now = now, .need = true, .dirty = true, /* converge at start */
+                     .due = now, .retry_at = now, .pending_since = now,
+                     .next_resync = now + (uint64_t) ns->resync_s * 1000u };
         while (!stopped(ns)) {
-                now = (uint64_t) gv_now_ms();
-                if (ensure_watch(ns))
-                        dirty = true;
-                if (ns->inotify_fd < 0 || ns->wd < 0)
-                        dirty = true; /* no watch: look every wake */
-                if (dirty) {
-                        dirty = false;
-                        gv_nodesignal_verdict_t v;
-                        _cleanup_error_ gv_error_t *e = NULL;
-                        if (judge(ns, &v, &e) < 0) {
-                                set_problem(ns, e);
-                                gv_store_close(&ns->store);
-                        } else {
-                                set_problem(ns, NULL);
-                                if (!ns->have_synced || !gv_nodesignal_verdict_equal(&v, &ns->synced)) {
-                                        if (!need)
-                                                pending_since = now;
-                                        need = true;
-                                        uint64_t settle = now + ns->settle_ms;
-                                        if (settle > pending_since + SETTLE_CAP_MS)
-                                                settle = pending_since + SETTLE_CAP_MS;
-                                        due = settle > retry_at ? settle : retry_at;
-                                }
-                                gv_nodesignal_verdict_clear(&v);
-                        }
+                l.now = (uint64_t) gv_now_ms();
+                if (gv_dirwatch_state(ns->watch) != GV_DIRWATCH_WATCHING)
+                        l.dirty = true; /* no watch: look every wake */
+                look(ns, &l);
+                if (l.now >= l.next_resync) {
+                        l.next_resync = l.now + (uint64_t) ns->resync_s * 1000u;
+                        if (!l.need)
+                                l.due = l.now > l.retry_at ? l.now : l.retry_at;
+                        l.need = true;
                 }
-                if (now >= next_resync) {
-                        next_resync = now + (uint64_t) ns->resync_s * 1000u;
-                        if (!need)
-                                due = now > retry_at ? now : retry_at;
-                        need = true;
-                }
-                if (need && now >= due) {
-                        _cleanup_error_ gv_error_t *e = NULL;
-                        int r = gv_nodesignal_sync(ns, &e);
-                        if (r >= 0) {
-                                if (failed_in_row)
-                                        logf_(ns, GV_LOG_INFO, NULL, "Node %s in line with the markers again after %u failed tries",
-                                              ns->node, failed_in_row);
-                                need = false;
-                                failed_in_row = 0;
-                                retry_at = (uint64_t) gv_now_ms();
-                                /* Validating: the pod's progress (init containers) changes no marker. */
-                                uint64_t soon = retry_at + (uint64_t) ns->progress_s * 1000u;
-                                if (ns->pod && !ns->synced.validated && soon < next_resync)
-                                        next_resync = soon;
-                        } else if (r == -EINTR && stopped(ns)) {
-                                break;
-                        } else {
-                                ns->failures++;
-                                failed_in_row++;
-                                unsigned delay = gv_k8s_backoff_ms(failed_in_row, ns->backoff_initial_ms,
-                                                                   ns->backoff_max_ms, next_rand(ns));
-                                retry_at = due = (uint64_t) gv_now_ms() + delay;
-                                logf_(ns, GV_LOG_WARN, e ? gv_reason_name(e->reason) : "",
-                                      "%s; trying again in %u ms (failure %u in a row)",
-                                      e ? e->msg : "sync failed", delay, failed_in_row);
-                        }
-                        now = (uint64_t) gv_now_ms();
-                }
-
-                int timeout = 1000; /* bounds the delay of a stop request */
-                if (need && due > now && due - now < (uint64_t) timeout)
-                        timeout = (int) (due - now);
-                else if (need && due <= now)
-                        timeout = 0;
-                struct pollfd pfd = { .fd = ns->inotify_fd, .events = POLLIN };
-                int n = poll(&pfd, ns->inotify_fd >= 0 ? 1 : 0, timeout);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return gv_error_set(err, errno, GV_REASON_INTERNAL, "node signal: poll: %s", strerror(errno));
-                }
-                if (n > 0 && drain(ns))
-                        dirty = true;
+                if (!sync_when_due(ns, &l))
+                        break;
+                int r = wait_for_change(ns, &l, err);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
