@@ -182,6 +182,15 @@ class Exporter:
             self.stop()
             raise AssertionError("exporter did not start:\n" + "".join(self.log))
 
+    def wait_log(self, text, timeout=10.0):
+        """Whether a stderr line holding @text arrives within @timeout s (the reader is a thread)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(text in line for line in self.log):
+                return True
+            time.sleep(0.02)
+        return False
+
     def request(self, method="GET", path="/metrics"):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         try:
@@ -300,7 +309,7 @@ class TestStates(MetricsTestCase):
         self.folder.chain(GPU_COUNT="2")
         self.assertSeries(exp.samples(), expected({m: "ready" for m in CHAIN}, validated=CHAIN,
                                                   durations={"cuda-ready": 12.5}, nvml=2, plugin_devices=2))
-        self.assertTrue(any("does not exist yet" in line for line in exp.log), "".join(exp.log))
+        self.assertTrue(exp.wait_log("does not exist yet"), "".join(exp.log))
 
     def test_ready(self):
         self.folder.chain(GPU_COUNT="2")
