@@ -532,6 +532,14 @@ static CUresult leave(CUresult r)
                         return leave(CUDA_ERROR_INVALID_DEVICE);          \
         } while (0)
 
+/* ENTER_DEV_ARGS(bad, dev) - INVALID_VALUE (unlocked) when @bad (a NULL output, a bad length), then ENTER_DEV(dev). */
+#define ENTER_DEV_ARGS(bad, dev)                                          \
+        do {                                                              \
+                if (bad)                                                  \
+                        return CUDA_ERROR_INVALID_VALUE;                  \
+                ENTER_DEV(dev);                                           \
+        } while (0)
+
 CUresult cuInit(unsigned int flags)
 {
         pthread_mutex_lock(&S.lock);
@@ -576,18 +584,14 @@ CUresult cuDeviceGetCount(int *count)
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
-        if (!device)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(ordinal);
+        ENTER_DEV_ARGS(!device, ordinal);
         *device = ordinal;
         return leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-        if (!name || len <= 0)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!name || len <= 0, dev);
         snprintf(name, (size_t) len, "%s", S.devs[dev].name);
         return leave(CUDA_SUCCESS);
 }
@@ -613,9 +617,7 @@ static void uuid_bytes(const char *s, CUuuid *u)
 
 CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
-        if (!uuid)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!uuid, dev);
         uuid_bytes(S.devs[dev].uuid, uuid);
         return leave(CUDA_SUCCESS);
 }
@@ -627,18 +629,14 @@ CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 
 CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
-        if (!bytes)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!bytes, dev);
         *bytes = (size_t) S.devs[dev].total;
         return leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev)
 {
-        if (!pi)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!pi, dev);
         const mock_dev_t *d = &S.devs[dev];
         unsigned clk = 0;
         /* One attribute a line, as the CUDA documentation's table: equal values stay separate cases. */
@@ -678,9 +676,7 @@ CUresult cuDeviceGetAttribute(int *pi, int attrib, CUdevice dev)
 
 CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
-        if (!major || !minor)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!major || !minor, dev);
         *major = S.devs[dev].cc_major;
         *minor = S.devs[dev].cc_minor;
         return leave(CUDA_SUCCESS);
@@ -688,9 +684,7 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 
 CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
-        if (!pciBusId || len <= 0)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!pciBusId || len <= 0, dev);
         const nvmlPciInfo_t *p = &S.devs[dev].pci;
         snprintf(pciBusId, (size_t) len, "%04X:%02X:%02X.0", p->domain, p->bus, p->device);
         return leave(CUDA_SUCCESS);
@@ -710,9 +704,7 @@ static CUresult check_alive(int dev, struct CUctx_st *ctx)
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-        if (!pctx)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!pctx, dev);
         CUresult r = check_alive(dev, NULL);
         if (r != CUDA_SUCCESS)
                 return leave(r);
@@ -746,9 +738,7 @@ static bool ctx_ok(const struct CUctx_st *ctx)
 CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
         (void) flags; /* scheduling and mapping flags change nothing for kernels run on the CPU */
-        if (!pctx)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_DEV(dev);
+        ENTER_DEV_ARGS(!pctx, dev);
         CUresult r = check_alive(dev, NULL);
         if (r != CUDA_SUCCESS)
                 return leave(r);
