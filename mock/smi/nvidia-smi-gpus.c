@@ -96,7 +96,6 @@ static void collect_migs(const gv_nvml_t *n, gpu_info_t *g)
         }
 }
 
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): one NVML query per field with its N/A fallbacks; to be split in the architecture refactor */
 /* Fields whose GPU_IS_LOST marks the GPU lost (the calls the real tool makes first). */
 static const smi_field_id_t lost_probes[] = {
         SMI_F_NAME, SMI_F_UUID, SMI_F_PCI_BUS_ID, SMI_F_SERIAL, SMI_F_MEMORY_TOTAL,
