@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The NVML-independent half of our nvidia-smi: the `--query-gpu` field
- * table and its parser, the CSV value formatting, the default table's row
- * layout, and an emitter that writes `-q` text and `-q -x` XML from the same
- * calls.  Everything here is pure (no NVML, no environment), so it is unit
- * tested and fuzzed on its own; mock/smi/nvidia-smi.c gathers the values
- * through NVML and hands them in.
+ * The library half of our nvidia-smi (smi_lib), around ONE table of fields
+ * (smi-fields.c): a row per field holds its `--query-gpu` name(s), CSV
+ * unit and value style, its `-q -x` XML path, its `-q` label and its getter
+ * (the NVML call, made through the gv_nvml_t handed in).  The CSV rows
+ * (smi.c), the `-q` text and the `-q -x` XML (smi-emit.c) are views of that
+ * table, so a new field is one row (and its id in smi_field_id_t).  The
+ * default table's row layout is in smi-table.c.
+ *
+ * Nothing here loads NVML or reads the environment: the getters call the
+ * library they are given, so the parser, the formatting and the emitter are
+ * unit tested and fuzzed on their own.  The nvidia-smi program
+ * (nvidia-smi*.c) opens NVML, selects and gathers the GPUs and picks the view.
  *
  * Outside facts: field names, units, value formats, table widths, XML
  * element names and `-q` labels are taken from the real captures in
@@ -20,6 +26,10 @@
 #include <stdio.h>
 
 #include "nvml/nvml-abi.h"
+#include "nvml/nvml.h"
+
+/* Call an optional NVML entry point; a symbol the library lacks reads as FUNCTION_NOT_FOUND. */
+#define NV(n, fn, ...) ((n)->fn ? (n)->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
 
 /* How a field's value is written (CSV). */
 typedef enum smi_style {
@@ -36,9 +46,14 @@ typedef enum smi_style {
         SMI_STYLE_PSTATE,       /* "P%llu", 32 = "Unknown" */
         SMI_STYLE_CC,           /* "%d.%d" from num (major) and num2 (minor) */
         SMI_STYLE_COMPUTE_MODE, /* "Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process" */
+        SMI_STYLE_CELSIUS,      /* "%llu": the CSV has no unit; `-q` writes "%llu C" */
 } smi_style_t;
 
-/* Every field we answer in --query-gpu (canonical names in the real CSV header). */
+/*
+ * Every field of the table.  The order of the ids is the order in which `-h`
+ * lists the --query-gpu names (the real --help-query-gpu order); the order
+ * of the table rows is the `-q` document order.
+ */
 typedef enum smi_field_id {
         SMI_F_TIMESTAMP,
         SMI_F_DRIVER_VERSION,
@@ -88,16 +103,83 @@ typedef enum smi_field_id {
         SMI_F_CLOCKS_MAX_MEM,
         SMI_F_MIG_MODE_CURRENT,
         SMI_F_MIG_MODE_PENDING,
+        /* `-q` only (no --query-gpu name yet) */
+        SMI_F_PRODUCT_BRAND,
+        SMI_F_PRODUCT_ARCHITECTURE,
+        SMI_F_MINOR_NUMBER,
+        SMI_F_BOARD_PART_NUMBER,
+        SMI_F_CLOCKS_MAX_VIDEO,
+        SMI_F_FABRIC_STATE,
+        SMI_F_FABRIC_STATUS,
+        SMI_F_FABRIC_CLIQUE_ID,
+        SMI_F_FABRIC_CLUSTER_UUID,
+        SMI_F_MIG_DEVICES,         /* a block: the MIG devices of the GPU */
+        SMI_F_PROCESSES,           /* a block: the GPU's compute processes */
         SMI_F__MAX
 } smi_field_id_t;
 
-/* One queryable field: canonical name, accepted aliases, header unit, value style. */
+/* A value read through NVML.  ret != NVML_SUCCESS means unavailable. */
+typedef struct smi_value {
+        nvmlReturn_t ret;
+        unsigned long long num;  /* numbers (units as smi_style_t says) */
+        long long num2;          /* second number (CC minor) */
+        const char *str;         /* SMI_STYLE_STR: borrowed (static, or text below), must outlive the formatting call */
+        char text[NVML_DEVICE_NAME_V2_BUFFER_SIZE]; /* storage a getter writes a string into (str then points here) */
+} smi_value_t;
+
+/* One MIG device of a GPU, as gathered for -L, the tables and -q. */
+typedef struct smi_mig {
+        nvmlDevice_t h;
+        unsigned dev;             /* position among the GPU's MIG devices */
+        unsigned gi, ci;
+        nvmlReturn_t gi_ret, ci_ret;
+        char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+        char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+        nvmlReturn_t uuid_ret;
+        nvmlReturn_t attr_ret;
+        nvmlDeviceAttributes_t attr;
+        nvmlReturn_t mem_ret;
+        nvmlMemory_t mem;
+        char *profile;            /* "1g.5gb" (heap) */
+} smi_mig_t;
+
+/* What a getter reads: the GPU shown, its gathered lists, and what every GPU shares. */
+typedef struct smi_src {
+        const gv_nvml_t *nvml;          /* the loaded library (getters call through it) */
+        nvmlDevice_t dev;               /* the GPU */
+        unsigned index;                 /* its nvidia-smi index */
+        unsigned count;                 /* GPUs NVML reports */
+        const char *driver_version;
+        const char *timestamp;          /* the CSV timestamp */
+        const smi_mig_t *migs;          /* its MIG devices (n_migs) */
+        size_t n_migs;
+        const nvmlProcessInfo_t *procs; /* its compute processes (n_procs) */
+        unsigned n_procs;
+} smi_src_t;
+
+typedef struct smi_emit smi_emit_t;
+
+/* A getter: fills *v (zeroed by the caller) for @src; @arg is the row's (which value of a shared call). */
+typedef void smi_getter_fn(const smi_src_t *src, int arg, smi_value_t *v);
+/* A block: writes a whole `-q` element that is not one value (the MIG devices, the processes). */
+typedef void smi_block_fn(smi_emit_t *e, const smi_src_t *src);
+
+/*
+ * One row of the table of fields.  xml and label are paths of the same
+ * shape: "leaf" at the GPU level or "section/leaf" one level down; rows in
+ * a run with the same section share one section element.
+ */
 typedef struct smi_field_def {
         smi_field_id_t id;
-        const char *name;           /* canonical, as in the real CSV header ("clocks.current.graphics") */
+        const char *name;           /* canonical --query-gpu name, as in the real CSV header; NULL: `-q` only */
         const char *aliases[3];     /* other accepted spellings ("clocks.gr"); NULL-padded */
-        const char *unit;           /* header unit without brackets ("MiB"), or NULL */
-        smi_style_t style;
+        const char *unit;           /* CSV header unit without brackets ("MiB"), or NULL */
+        smi_style_t style;          /* how the value is written (CSV and -q) */
+        const char *xml;            /* `-q -x` path ("fb_memory_usage/total"); NULL: CSV only */
+        const char *label;          /* `-q` label path ("FB Memory Usage/Total") */
+        smi_getter_fn *get;         /* the value; NULL for a block */
+        int arg;                    /* passed to get */
+        smi_block_fn *block;        /* a block row's writer, else NULL */
 } smi_field_def_t;
 
 /* A parsed --query-gpu / --format pair.  fields is heap-allocated (smi_query_free()). */
@@ -118,19 +200,24 @@ typedef enum smi_parse_error {
         SMI_PARSE_NOMEM,
 } smi_parse_error_t;
 
-/* A value read through NVML.  ret != NVML_SUCCESS means unavailable. */
-typedef struct smi_value {
-        nvmlReturn_t ret;
-        unsigned long long num;  /* numbers (units as smi_style_t says) */
-        long long num2;          /* second number (CC minor) */
-        const char *str;         /* SMI_STYLE_STR: borrowed, must outlive the formatting call */
-} smi_value_t;
-
-/* smi_fields - the whole static field table; *n receives its length. */
+/* smi_fields - the whole static table of fields, in `-q` document order; *n receives its length. */
 const smi_field_def_t *smi_fields(size_t *n);
 
-/* smi_field_lookup - the definition for a canonical name or alias (exact, case-sensitive), or NULL. */
+/* smi_field_lookup - the row of a --query-gpu name or alias (exact, case-sensitive), or NULL. */
 const smi_field_def_t *smi_field_lookup(const char *name);
+
+/* smi_field_by_id - the row of @id (every id has one), or NULL for an id out of range. */
+const smi_field_def_t *smi_field_by_id(smi_field_id_t id);
+
+/*
+ * smi_field_get - the value of field @id for @src into *v (zeroed first;
+ * v->str may point into v, so keep v where it is while using it).  A block
+ * row, or an id without a row, reads as NVML_ERROR_UNKNOWN.
+ */
+void smi_field_get(smi_field_id_t id, const smi_src_t *src, smi_value_t *v);
+
+/* smi_field_read - the same for a row. */
+void smi_field_read(const smi_field_def_t *def, const smi_src_t *src, smi_value_t *v);
 
 /*
  * smi_query_parse - parse a --query-gpu list (@fields, comma separated,
@@ -232,11 +319,11 @@ void smi_table_processes(FILE *f, const smi_table_process_t *p, size_t n);
 
 /* ---- -q text and -q -x XML from one set of calls ---- */
 
-typedef struct smi_emit {
+struct smi_emit {
         FILE *f;
         bool xml;
         int depth;
-} smi_emit_t;
+};
 
 /* Start a document: XML declaration + DOCTYPE + <nvidia_smi_log>, or the "NVSMI LOG" banner. */
 void smi_emit_begin(smi_emit_t *e);
@@ -253,6 +340,30 @@ void smi_emit_leaf(smi_emit_t *e, const char *xml, const char *label, const char
 void smi_emit_text(smi_emit_t *e, const char *text, bool in_text);
 /* An empty line (after each GPU block, in both modes, as the real output has). */
 void smi_emit_blank(smi_emit_t *e);
+
+/*
+ * smi_emit_gpu - one GPU's whole `-q` / `-q -x` element from the table of
+ * fields: <gpu id="BUS ID"> / "GPU BUS ID", every row with an XML path in
+ * table order (sections opened and closed as the paths say, "N/A" for an
+ * unavailable value, XML hex without "0x"), then an empty line.
+ */
+void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src);
+
+/*
+ * smi_format_q - the `-q` / `-q -x` text of @v for @def: "N/A" when
+ * unavailable, else as smi_format_value() with units, except that XML
+ * writes hex without "0x" and SMI_STYLE_CELSIUS gets " C".  Heap string or NULL.
+ */
+char *smi_format_q(const smi_field_def_t *def, const smi_value_t *v, bool xml);
+
+/* smi_emit_mig_devices - the MIG devices block of smi_emit_gpu() (src->migs); a block row's writer. */
+void smi_emit_mig_devices(smi_emit_t *e, const smi_src_t *src);
+
+/* smi_emit_processes - the processes block of smi_emit_gpu() (src->procs); a block row's writer. */
+void smi_emit_processes(smi_emit_t *e, const smi_src_t *src);
+
+/* smi_process_name - argv[0] of process @pid (/proc/PID/cmdline) as nvidia-smi shows it, else "N/A"; heap string or NULL. */
+char *smi_process_name(unsigned pid);
 
 /* smi_xml_escape - @s with &, <, >, " and ' escaped; heap string or NULL when out of memory. */
 char *smi_xml_escape(const char *s);

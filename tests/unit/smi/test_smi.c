@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests of mock/smi/smi.c: the --query-gpu parser, CSV formatting
- * (FR16: bracketed unavailable values) and the default table layout, which
- * is compared character by character with the real captures in
- * shared/cases/nvidia-smi/.
+ * Unit tests of mock/smi's library (smi.h): the table of fields and the
+ * -q / -q -x GPU element written from it (over a fake NVML), the
+ * --query-gpu parser, CSV formatting (FR16: bracketed unavailable values)
+ * and the default table layout, which is compared character by character
+ * with the real captures in shared/cases/nvidia-smi/.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -278,6 +279,194 @@ static void test_mig_profile_name(void **state)
         assert_string_equal(c, "2g.10gb");
 }
 
+/* Segments of a path ("a/b" -> 2). */
+static int path_depth(const char *p)
+{
+        int n = 1;
+        for (; *p; p++)
+                n += *p == '/';
+        return n;
+}
+
+/*
+ * The table of fields is the one source of CSV, -q and -q -x: every id has
+ * one row, every name one row, each -q row a label of the XML path's shape,
+ * each section one run of rows (else the document would hold the section
+ * twice), and each row either a getter or a block.
+ */
+static void test_table_of_fields_is_consistent(void **state)
+{
+        (void) state;
+        size_t n;
+        const smi_field_def_t *rows = smi_fields(&n);
+        assert_int_equal(n, SMI_F__MAX);
+        for (int id = 0; id < SMI_F__MAX; id++) {
+                const smi_field_def_t *d = smi_field_by_id((smi_field_id_t) id);
+                assert_non_null(d);
+                assert_int_equal(d->id, id);
+        }
+        for (size_t i = 0; i < n; i++) {
+                const smi_field_def_t *d = &rows[i];
+                assert_true((d->get != NULL) != (d->block != NULL));
+                assert_true(d->name || d->xml); /* a row shows somewhere */
+                if (d->name) {
+                        assert_ptr_equal(smi_field_lookup(d->name), d);
+                        for (size_t a = 0; a < GV_ARRAY_SIZE(d->aliases) && d->aliases[a]; a++)
+                                assert_ptr_equal(smi_field_lookup(d->aliases[a]), d);
+                }
+                if (!d->xml) {
+                        assert_null(d->label);
+                        continue;
+                }
+                assert_non_null(d->label);
+                assert_true(path_depth(d->xml) <= 2);
+                assert_int_equal(path_depth(d->xml), path_depth(d->label));
+                const char *slash = strchr(d->xml, '/');
+                if (!slash || i == 0)
+                        continue;
+                /* The section of row i: no earlier row outside the run just before it has it. */
+                size_t len = (size_t) (slash - d->xml) + 1;
+                bool in_run = true;
+                for (size_t j = i; j-- > 0;) {
+                        if (!rows[j].xml)
+                                continue;
+                        bool same = strncmp(rows[j].xml, d->xml, len) == 0;
+                        if (!same)
+                                in_run = false;
+                        else if (!in_run)
+                                fail_msg("section of %s appears in two runs", d->xml);
+                }
+        }
+        assert_null(smi_field_lookup("product_brand")); /* -q only rows have no --query-gpu name */
+}
+
+/* -q value text: N/A when unavailable, XML hex without 0x, the temperature in C (q__*, xml__*). */
+static void test_q_values(void **state)
+{
+        (void) state;
+        const smi_field_def_t *bus = smi_field_by_id(SMI_F_PCI_BUS);
+        const smi_field_def_t *temp = smi_field_by_id(SMI_F_TEMPERATURE_GPU);
+        const smi_field_def_t *mem = smi_field_by_id(SMI_F_MEMORY_TOTAL);
+        smi_value_t v = { .num = 0x8D };
+        _cleanup_free_ char *x = smi_format_q(bus, &v, true);
+        _cleanup_free_ char *t = smi_format_q(bus, &v, false);
+        assert_string_equal(x, "8D");
+        assert_string_equal(t, "0x8D");
+        smi_value_t c = { .num = 39 };
+        _cleanup_free_ char *ct = smi_format_q(temp, &c, false);
+        _cleanup_free_ char *cv = smi_format_value(temp, &c, true);
+        assert_string_equal(ct, "39 C");
+        assert_string_equal(cv, "39"); /* the CSV has no unit for temperature.gpu */
+        smi_value_t m = { .num = 40960 };
+        _cleanup_free_ char *mt = smi_format_q(mem, &m, true);
+        assert_string_equal(mt, "40960 MiB");
+        smi_value_t na = { .ret = NVML_ERROR_NOT_SUPPORTED };
+        _cleanup_free_ char *nt = smi_format_q(mem, &na, false);
+        assert_string_equal(nt, "N/A");
+}
+
+/* ---- a fake NVML: a few entry points answer, the others are missing (FUNCTION_NOT_FOUND) ---- */
+
+static nvmlReturn_t fake_name(nvmlDevice_t d, char *name, unsigned int length)
+{
+        (void) d;
+        snprintf(name, length, "%s", "Fake <GPU>");
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t fake_pci(nvmlDevice_t d, nvmlPciInfo_t *p)
+{
+        (void) d;
+        memset(p, 0, sizeof(*p));
+        p->bus = 0x07;
+        p->pciDeviceId = 0x20B010DE;
+        snprintf(p->busId, sizeof(p->busId), "%s", "00000000:07:00.0");
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t fake_temp(nvmlDevice_t d, nvmlTemperatureSensors_t s, unsigned int *t)
+{
+        (void) d;
+        (void) s;
+        *t = 39;
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t fake_memory(nvmlDevice_t d, nvmlMemory_v2_t *m)
+{
+        (void) d;
+        m->total = 40960ULL << 20;
+        m->reserved = 512ULL << 20;
+        m->used = 1ULL << 20;
+        m->free = m->total - m->reserved - m->used;
+        return NVML_SUCCESS;
+}
+
+static nvmlReturn_t fake_fan(nvmlDevice_t d, unsigned int *speed)
+{
+        (void) d;
+        (void) speed;
+        return NVML_ERROR_NOT_SUPPORTED;
+}
+
+/* The GPU element of one set of fake answers, as -q -x (@xml) or -q; heap string. */
+static char *emit_fake_gpu(bool xml)
+{
+        gv_nvml_t n = { 0 };
+        n.nvmlDeviceGetName = fake_name;
+        n.nvmlDeviceGetPciInfo_v3 = fake_pci;
+        n.nvmlDeviceGetTemperature = fake_temp;
+        n.nvmlDeviceGetMemoryInfo_v2 = fake_memory;
+        n.nvmlDeviceGetFanSpeed = fake_fan;
+        static int gpu;
+        smi_src_t src = { .nvml = &n, .dev = (nvmlDevice_t) &gpu, .driver_version = "580.1", .timestamp = "" };
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        smi_emit_t e = { .f = f, .xml = xml, .depth = 1 };
+        smi_emit_gpu(&e, &src);
+        assert_int_equal(fclose(f), 0);
+        return buf;
+}
+
+/* -q -x from the table: each row's path, value and N/A; sections opened and closed once. */
+static void test_gpu_element_from_table_xml(void **state)
+{
+        (void) state;
+        _cleanup_free_ char *x = emit_fake_gpu(true);
+        assert_non_null(strstr(x, "\t<gpu id=\"00000000:07:00.0\">\n\t\t<product_name>Fake &lt;GPU&gt;</product_name>\n"
+                                  "\t\t<product_brand>N/A</product_brand>\n"));
+        assert_non_null(strstr(x, "\n\t\t<pci>\n\t\t\t<pci_bus>07</pci_bus>\n\t\t\t<pci_device>00</pci_device>\n"
+                                  "\t\t\t<pci_domain>0000</pci_domain>\n\t\t\t<pci_device_id>20B010DE</pci_device_id>\n"
+                                  "\t\t\t<pci_bus_id>00000000:07:00.0</pci_bus_id>\n"));
+        assert_non_null(strstr(x, "\n\t\t<fan_speed>N/A</fan_speed>\n"));
+        assert_non_null(strstr(x, "\n\t\t<fb_memory_usage>\n\t\t\t<total>40960 MiB</total>\n"
+                                  "\t\t\t<reserved>512 MiB</reserved>\n\t\t\t<used>1 MiB</used>\n"
+                                  "\t\t\t<free>40447 MiB</free>\n\t\t</fb_memory_usage>\n"));
+        assert_non_null(strstr(x, "\n\t\t<temperature>\n\t\t\t<gpu_temp>39 C</gpu_temp>\n\t\t</temperature>\n"));
+        assert_non_null(strstr(x, "\n\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"));
+        assert_non_null(strstr(x, "\t\t\t<state>N/A</state>\n"));
+        assert_non_null(strstr(x, "\n\t\t<processes>\n\t\t</processes>\n\t</gpu>\n\n"));
+        assert_null(strstr(x, "<power_draw>")); /* CSV-only rows stay out */
+        const char *first = strstr(x, "<pci>");
+        assert_null(strstr(first + 1, "<pci>"));
+}
+
+/* -q text from the same rows: labels padded to column 55, sections as label lines. */
+static void test_gpu_element_from_table_text(void **state)
+{
+        (void) state;
+        _cleanup_free_ char *t = emit_fake_gpu(false);
+        assert_non_null(strstr(t, "    GPU 00000000:07:00.0\n"
+                                  "        Product Name                                   : Fake <GPU>\n"));
+        assert_non_null(strstr(t, "        PCI\n            Bus                                        : 0x07\n"));
+        assert_non_null(strstr(t, "        Temperature\n"
+                                  "            GPU Current Temp                           : 39 C\n"));
+        assert_non_null(strstr(t, "        Processes                                      : None\n\n"));
+        assert_null(strstr(t, "MIG Devices")); /* text mode writes the MIG devices at the GPU level */
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -292,6 +481,10 @@ int main(void)
                 cmocka_unit_test(test_long_name_is_truncated),
                 cmocka_unit_test(test_xml_escape_and_emit),
                 cmocka_unit_test(test_mig_profile_name),
+                cmocka_unit_test(test_table_of_fields_is_consistent),
+                cmocka_unit_test(test_q_values),
+                cmocka_unit_test(test_gpu_element_from_table_xml),
+                cmocka_unit_test(test_gpu_element_from_table_text),
         };
         return cmocka_run_group_tests_name("smi", tests, NULL, NULL);
 }

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The mock libnvidia-ml.so.1: queries answered from the model facts (model-facts.c) and the clock lists.
+ * State, handles and helpers: libnvml-internal.h.
+ */
+#include <string.h>
+
+#include "libnvml-internal.h"
+
+/* ------------------------------------------------------------------ */
+/* model facts (model-facts.c): BAR1, PCIe, thresholds, clocks, NVLink */
+
+/* The model facts of @d, or NULL (then the queries below answer NOT_SUPPORTED). */
+const gv_mock_model_facts_t *facts_of(const gv_mock_device_t *d)
+{
+        return gv_mock_model_facts(d->pci_device_id);
+}
+
+nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, bar1Memory, 0);
+        unsigned long long total = gv_mock_bar1_mib(d->pci_device_id, d->memory_total_mib);
+        if (m >= 0 && d->memory_total_mib) {
+                /* A MIG device gets the share of the aperture its memory has of the GPU's (as "Shared BAR1 Memory"). */
+                total = total * d->mig_devices[m].memory_mib / d->memory_total_mib;
+        }
+        /* The driver maps a few MiB of BAR1 for itself; an idle GPU shows ~1-5 MiB used in the captures. */
+        unsigned long long used = total > 64 ? 1 : 0;
+        bar1Memory->bar1Total = total * MIB;
+        bar1Memory->bar1Used = used * MIB;
+        bar1Memory->bar1Free = (total - used) * MIB;
+        return leave(NVML_SUCCESS);
+}
+
+/* PCIe link facts: @what 0 max gen, 1 max width, 2 current gen, 3 current width. */
+static nvmlReturn_t pcie_query(nvmlDevice_t device, unsigned int *out, int what)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, out, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        const unsigned v[4] = { f->pcie_gen_max, f->pcie_width_max, f->pcie_gen_cur, f->pcie_width_cur };
+        *out = v[what];
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
+{
+        return pcie_query(device, maxLinkGen, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGenDevice)
+{
+        return pcie_query(device, maxLinkGenDevice, 0);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *maxLinkWidth)
+{
+        return pcie_query(device, maxLinkWidth, 1);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen)
+{
+        return pcie_query(device, currLinkGen, 2);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)
+{
+        return pcie_query(device, currLinkWidth, 3);
+}
+
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, value, 0);
+        if (counter != NVML_PCIE_UTIL_TX_BYTES && counter != NVML_PCIE_UTIL_RX_BYTES)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        /* KB/s over the last 20 ms: an idle mock GPU moves nothing. */
+        *value = 0;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
+                                               unsigned int *temp)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, temp, GV_MOCK_FIELD_TEMPERATURE);
+        if (thresholdType >= NVML_TEMPERATURE_THRESHOLD_COUNT)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned v = 0;
+        if (f) {
+                switch (thresholdType) {
+                case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: v = f->temp_shutdown_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: v = f->temp_slowdown_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: v = f->temp_mem_max_c; break;
+                case NVML_TEMPERATURE_THRESHOLD_GPU_MAX: v = f->temp_gpu_max_c; break;
+                default: v = 0; break;
+                }
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *temp = v;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clocksEventReasons, GV_MOCK_FIELD_CLOCKS);
+        /* An idle GPU reports GpuIdle (0x1), a busy one none (csv captures: H100 idle 0x1, L40S under load 0x0). */
+        *clocksEventReasons = d->utilization_gpu == 0 ? nvmlClocksEventReasonGpuIdle : nvmlClocksEventReasonNone;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
+                                                         unsigned long long *supportedClocksThrottleReasons)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, supportedClocksThrottleReasons, GV_MOCK_FIELD_CLOCKS);
+        *supportedClocksThrottleReasons = GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED;
+        return leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, GV_MOCK_FIELD_CLOCKS);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned v = 0;
+        switch (clockType) {
+        case NVML_CLOCK_GRAPHICS:
+        case NVML_CLOCK_SM: v = f ? f->app_clock_graphics_mhz : 0; break;
+        case NVML_CLOCK_MEM: v = f ? f->app_clock_mem_mhz : 0; break;
+        case NVML_CLOCK_VIDEO: v = 0; break;
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        if (!v)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *clockMHz = v;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        return app_clock_query(device, clockType, clockMHz);
+}
+
+nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
+                                                   unsigned int *clockMHz)
+{
+        return app_clock_query(device, clockType, clockMHz);
+}
+
+static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
+        if (!samplingPeriodUs)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (mig_on(d) && m < 0)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG csv capture: utilization.encoder [N/A] */
+        *utilization = 0;
+        *samplingPeriodUs = 167000; /* the driver's encoder/decoder sampling period */
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs);
+}
+
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs);
+}
+
+/* nvmlDeviceGetPowerState is the deprecated name of the performance state query. */
+SCALAR_GETTER(nvmlDeviceGetPowerState, nvmlPstates_t, pState, GV_MOCK_FIELD_PSTATE, d->pstate)
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, energy, GV_MOCK_FIELD_POWER_USAGE);
+        if (d->architecture < NVML_DEVICE_ARCH_VOLTA)
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* Volta or newer (nvml.h) */
+        /* mJ since the driver loaded: the profile's draw integrated since nvmlInit. */
+        *energy = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, numCores, 0);
+        /* FP32 cores per SM (NVIDIA architecture whitepapers): 64 on Volta, Turing and GA100, 128 on Ada and later. */
+        unsigned per_sm = d->architecture >= NVML_DEVICE_ARCH_ADA && d->architecture != NVML_DEVICE_ARCH_UNKNOWN ? 128 : 64;
+        unsigned sms = m >= 0 ? d->mig_devices[m].multiprocessor_count : d->multiprocessor_count;
+        *numCores = sms * per_sm;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, version, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && (!f || !f->nvlink_version))
+                r = NVML_ERROR_NOT_SUPPORTED;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        *version = f->nvlink_version;
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability,
+                                           unsigned int *capResult)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, capResult, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && capability >= NVML_NVLINK_CAP_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        /* GPU-to-GPU links through NVSwitches on an x86 host: peer access and atomics, no system memory over NVLink. */
+        switch (capability) {
+        case NVML_NVLINK_CAP_P2P_SUPPORTED:
+        case NVML_NVLINK_CAP_P2P_ATOMICS:
+        case NVML_NVLINK_CAP_VALID: *capResult = 1; break;
+        default: *capResult = 0; break;
+        }
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
+                                             unsigned long long *counterValue)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, counterValue, 0);
+        nvmlReturn_t r = nvlink_check(d, link);
+        if (r == NVML_SUCCESS && counter >= NVML_NVLINK_ERROR_COUNT)
+                r = NVML_ERROR_INVALID_ARGUMENT;
+        if (r != NVML_SUCCESS)
+                return leave(r);
+        *counterValue = 0; /* healthy links */
+        return leave(NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* clocks lists, ECC and memory health, inforom, codecs, topology      */
+
+nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, GV_MOCK_FIELD_CLOCKS);
+        /* The captures print the graphics boost clock only: the max graphics (SM) clock. */
+        switch (clockType) {
+        case NVML_CLOCK_GRAPHICS: *clockMHz = d->max_clock_graphics_mhz; break;
+        case NVML_CLOCK_SM: *clockMHz = d->max_clock_sm_mhz; break;
+        case NVML_CLOCK_MEM:
+        case NVML_CLOCK_VIDEO: return leave(NVML_ERROR_NOT_SUPPORTED);
+        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        return leave(NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId,
+                                unsigned int *clockMHz)
+{
+        switch (clockId) {
+        case NVML_CLOCK_ID_CURRENT: return clock_query(device, clockType, clockMHz, false);
+        case NVML_CLOCK_ID_APP_CLOCK_TARGET:
+        case NVML_CLOCK_ID_APP_CLOCK_DEFAULT: return app_clock_query(device, clockType, clockMHz);
+        case NVML_CLOCK_ID_CUSTOMER_BOOST_MAX: return nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
+        default: break;
+        }
+        DEVICE_QUERY(GPU_HANDLE, device, clockMHz, 0);
+        return leave(NVML_ERROR_INVALID_ARGUMENT);
+}
+
+/* Fills a count/array pair: INSUFFICIENT_SIZE with the count when @out holds fewer than @n. */
+static nvmlReturn_t fill_list(unsigned *count, unsigned *out, const unsigned *values, unsigned n)
+{
+        if (*count < n) {
+                *count = n;
+                return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
+        if (n && !out)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        memcpy(out, values, n * sizeof(*out));
+        *count = n;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, GV_MOCK_FIELD_CLOCKS);
+        /* HBM parts list one memory clock, the max (every datacenter capture). */
+        const unsigned v[1] = { d->max_clock_mem_mhz };
+        return leave(fill_list(count, clocksMHz, v, 1));
+}
+
+nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz,
+                                                  unsigned int *count, unsigned int *clocksMHz)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, count, GV_MOCK_FIELD_CLOCKS);
+        if (memoryClockMHz != d->max_clock_mem_mhz)
+                return leave(NVML_ERROR_NOT_FOUND);
+        /* From the max graphics clock down to the idle one in the model's steps (A100: 1410..210, 81 values). */
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned step2 = f && f->clock_step_x2 ? f->clock_step_x2 : 30;
+        unsigned top = d->max_clock_graphics_mhz, low = d->clock_graphics_mhz ? d->clock_graphics_mhz : 1;
+        unsigned v[512], n = 0;
+        for (unsigned k = 0; n < 512 && top * 2 >= low * 2 + k * step2; k++)
+                v[n++] = top - (k * step2) / 2;
+        return leave(fill_list(count, clocksMHz, v, n));
+}
+
+/* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */
+GV_MOCK_ALIAS(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)

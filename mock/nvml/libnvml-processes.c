@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The mock libnvidia-ml.so.1: compute, graphics and MPS process lists.
+ * State, handles and helpers: libnvml-internal.h.
+ */
+#include <string.h>
+
+#include "libnvml-internal.h"
+
+/* Which process list a query reads. */
+enum process_list {
+        COMPUTE_PROCESSES,  /* the profile's processes: CUDA jobs */
+        GRAPHICS_PROCESSES, /* none: profiles describe compute nodes */
+        MPS_PROCESSES,      /* none: profiles run no MPS server */
+};
+
+/* Whether process @p shows through MIG slot @m of @d (-1: the whole GPU, every process shows). */
+static bool process_visible(const gv_mock_device_t *d, int m, const gv_mock_process_t *p)
+{
+        return m < 0 || (p->gi_id == d->mig_devices[m].gi_id && p->ci_id == d->mig_devices[m].ci_id);
+}
+
+/*
+ * process_query - the body of the compute/graphics/MPS process queries.
+ * @infos holds *infoCount entries of @entry bytes: sizeof(nvmlProcessInfo_v1_t)
+ * for the plain names, sizeof(nvmlProcessInfo_t) for _v2/_v3.  A MIG handle
+ * sees the processes of its GPU and compute instance only.
+ */
+static nvmlReturn_t process_query(nvmlDevice_t device, unsigned int *infoCount, void *infos, size_t entry,
+                                  enum process_list list)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, infoCount, GV_MOCK_FIELD_PROCESSES);
+        unsigned n = 0;
+        for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
+                const gv_mock_process_t *p = &d->processes[i];
+                if (!process_visible(d, m, p))
+                        continue;
+                n++;
+        }
+        if (*infoCount < n) {
+                *infoCount = n;
+                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+        }
+        if (n && !infos)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        unsigned char *out = infos;
+        for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
+                const gv_mock_process_t *p = &d->processes[i];
+                if (!process_visible(d, m, p))
+                        continue;
+                nvmlProcessInfo_t e = { .pid = p->pid,
+                                        .usedGpuMemory = p->used_memory_mib * MIB,
+                                        .gpuInstanceId = p->gi_id,
+                                        .computeInstanceId = p->ci_id };
+                memcpy(out, &e, entry); /* v1 is the first 16 bytes of v2/v3 */
+                out += entry;
+        }
+        *infoCount = n;
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * PROCESS_GETTER(fn, entry_type, list) - entry point @fn: process list @list
+ * in entries of @entry_type (nvmlProcessInfo_v1_t for the plain names,
+ * nvmlProcessInfo_t for _v2/_v3).
+ */
+#define PROCESS_GETTER(fn, entry_type, list)                                                        \
+        /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'entry_type' is a type name, not an expression */ \
+        nvmlReturn_t fn(nvmlDevice_t device, unsigned int *infoCount, entry_type *infos)            \
+        {                                                                                           \
+                return process_query(device, infoCount, infos, sizeof(*infos), (list));             \
+        }
+
+PROCESS_GETTER(nvmlDeviceGetComputeRunningProcesses_v3, nvmlProcessInfo_t, COMPUTE_PROCESSES)
+PROCESS_GETTER(nvmlDeviceGetComputeRunningProcesses, nvmlProcessInfo_v1_t, COMPUTE_PROCESSES)
+PROCESS_GETTER(nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlProcessInfo_t, GRAPHICS_PROCESSES)
+PROCESS_GETTER(nvmlDeviceGetGraphicsRunningProcesses, nvmlProcessInfo_v1_t, GRAPHICS_PROCESSES)
+PROCESS_GETTER(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlProcessInfo_t, MPS_PROCESSES)
+PROCESS_GETTER(nvmlDeviceGetMPSComputeRunningProcesses, nvmlProcessInfo_v1_t, MPS_PROCESSES)
+
+/* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */
+GV_MOCK_ALIAS(nvmlDeviceGetComputeRunningProcesses_v2, nvmlDeviceGetComputeRunningProcesses_v3)
+GV_MOCK_ALIAS(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlDeviceGetGraphicsRunningProcesses_v3)
+GV_MOCK_ALIAS(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlDeviceGetMPSComputeRunningProcesses_v3)

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `-q` text and `-q -x` XML of our nvidia-smi from one set of calls
+ * (smi.h): the emitter, and each GPU's element written from the table of
+ * fields (smi-fields.c) with the two blocks that are not one value (MIG
+ * devices, processes).  Layouts from q__* and xml__* in
+ * shared/cases/nvidia-smi/.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "smi.h"
+
+char *smi_xml_escape(const char *s)
+{
+        static const struct {
+                char c;
+                const char *entity;
+        } entities[] = { { '&', "&amp;" }, { '<', "&lt;" }, { '>', "&gt;" }, { '"', "&quot;" }, { '\'', "&apos;" } };
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        for (const char *c = s ? s : ""; *c; c++) {
+                const char *entity = NULL;
+                for (size_t k = 0; k < GV_ARRAY_SIZE(entities) && !entity; k++)
+                        if (entities[k].c == *c)
+                                entity = entities[k].entity;
+                if (entity)
+                        fputs(entity, f);
+                else
+                        fputc(*c, f);
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static void indent(smi_emit_t *e)
+{
+        for (int i = 0; i < e->depth; i++) {
+                if (e->xml)
+                        fputc('\t', e->f);
+                else
+                        fputs("    ", e->f);
+        }
+}
+
+/* The label column of `-q` is 55 wide, then ": " (q__nvidia-smi-q_*.txt). */
+#define SMI_Q_LABEL_WIDTH 55
+
+void smi_emit_begin(smi_emit_t *e)
+{
+        e->depth = 0;
+        if (e->xml) {
+                /* Declaration and DOCTYPE exactly as xml__2x-rtx-a5000_590.44.01.xml. */
+                fputs("<?xml version=\"1.0\" ?>\n"
+                      "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v13.dtd\">\n"
+                      "<nvidia_smi_log>\n",
+                      e->f);
+                e->depth = 1;
+        } else {
+                fputs("\n==============NVSMI LOG==============\n\n", e->f);
+        }
+}
+
+void smi_emit_end(smi_emit_t *e)
+{
+        /* Each GPU block already ends with an empty line (smi_emit_blank()), as in the captures. */
+        if (e->xml) {
+                fputs("</nvidia_smi_log>\n", e->f);
+                e->depth = 0;
+        }
+}
+
+void smi_emit_open(smi_emit_t *e, const char *xml, const char *label, const char *attr_name, const char *attr_value)
+{
+        indent(e);
+        if (e->xml) {
+                if (attr_name && attr_value) {
+                        _cleanup_free_ char *v = smi_xml_escape(attr_value);
+                        fprintf(e->f, "<%s %s=\"%s\">\n", xml, attr_name, v ? v : "");
+                } else {
+                        fprintf(e->f, "<%s>\n", xml);
+                }
+        } else {
+                if (attr_value)
+                        fprintf(e->f, "%s %s\n", label, attr_value);
+                else
+                        fprintf(e->f, "%s\n", label);
+        }
+        e->depth++;
+}
+
+void smi_emit_close(smi_emit_t *e, const char *xml)
+{
+        e->depth--;
+        if (e->xml) {
+                indent(e);
+                fprintf(e->f, "</%s>\n", xml);
+        }
+}
+
+void smi_emit_leaf(smi_emit_t *e, const char *xml, const char *label, const char *fmt, ...)
+{
+        _cleanup_free_ char *value = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&value, fmt, ap) < 0)
+                value = NULL;
+        va_end(ap);
+        indent(e);
+        if (e->xml) {
+                _cleanup_free_ char *v = smi_xml_escape(value ? value : "");
+                fprintf(e->f, "<%s>%s</%s>\n", xml, v ? v : "", xml);
+        } else {
+                int used = e->depth * 4 + (int) strlen(label);
+                fprintf(e->f, "%s%*s: %s\n", label, used < SMI_Q_LABEL_WIDTH ? SMI_Q_LABEL_WIDTH - used : 1, "",
+                        value ? value : "");
+        }
+}
+
+void smi_emit_text(smi_emit_t *e, const char *text, bool in_text)
+{
+        if (!e->xml && !in_text)
+                return;
+        indent(e);
+        fprintf(e->f, "%s\n", text);
+}
+
+void smi_emit_blank(smi_emit_t *e)
+{
+        fputc('\n', e->f);
+}
+
+/* ---- a GPU's element from the table of fields ---- */
+
+/* The section of a path ("fb_memory_usage" of "fb_memory_usage/total") as a heap string, or NULL at the top level. */
+static char *path_section(const char *path)
+{
+        const char *slash = strchr(path, '/');
+        return slash ? strndup(path, (size_t) (slash - path)) : NULL;
+}
+
+/* The last part of a path ("total" of "fb_memory_usage/total"). */
+static const char *path_leaf(const char *path)
+{
+        const char *slash = strchr(path, '/');
+        return slash ? slash + 1 : path;
+}
+
+/* One leaf from its row: the getter's value as -q / -q -x write it. */
+static void emit_value(smi_emit_t *e, const smi_field_def_t *d, const smi_src_t *src)
+{
+        smi_value_t v;
+        smi_field_read(d, src, &v);
+        _cleanup_free_ char *text = smi_format_q(d, &v, e->xml);
+        smi_emit_leaf(e, path_leaf(d->xml), path_leaf(d->label), "%s", text ? text : "N/A");
+}
+
+void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
+{
+        smi_value_t bus;
+        smi_field_get(SMI_F_PCI_BUS_ID, src, &bus);
+        smi_emit_open(e, "gpu", "GPU", "id", bus.text);
+        size_t n;
+        const smi_field_def_t *rows = smi_fields(&n);
+        _cleanup_free_ char *open_section = NULL; /* XML name of the section open now */
+        for (size_t i = 0; i < n; i++) {
+                const smi_field_def_t *d = &rows[i];
+                if (!d->xml)
+                        continue;
+                _cleanup_free_ char *section = path_section(d->xml);
+                bool same = open_section && section && strcmp(open_section, section) == 0;
+                if (open_section && !same) {
+                        smi_emit_close(e, open_section);
+                        free(TAKE_PTR(open_section));
+                }
+                if (section && !same) {
+                        _cleanup_free_ char *label = path_section(d->label);
+                        smi_emit_open(e, section, label ? label : section, NULL, NULL);
+                        open_section = TAKE_PTR(section);
+                }
+                if (d->block)
+                        d->block(e, src);
+                else
+                        emit_value(e, d, src);
+        }
+        if (open_section)
+                smi_emit_close(e, open_section);
+        smi_emit_close(e, "gpu");
+        smi_emit_blank(e);
+}
+
+/* ---- the blocks ---- */
+
+static unsigned long long mib(unsigned long long bytes)
+{
+        return bytes / (1024ULL * 1024ULL);
+}
+
+/* A number leaf, "N/A" when @r failed. */
+static void leaf_uint(smi_emit_t *e, const char *xml, const char *label, nvmlReturn_t r, unsigned long long v)
+{
+        if (r != NVML_SUCCESS)
+                smi_emit_leaf(e, xml, label, "N/A");
+        else
+                smi_emit_leaf(e, xml, label, "%llu", v);
+}
+
+/* One MIG device: ids, its shared engines and its memory. */
+static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
+{
+        smi_emit_open(e, "mig_device", "MIG Device", NULL, NULL);
+        smi_emit_leaf(e, "index", "Index", "%u", m->dev);
+        leaf_uint(e, "gpu_instance_id", "GPU Instance ID", m->gi_ret, m->gi);
+        leaf_uint(e, "compute_instance_id", "Compute Instance ID", m->ci_ret, m->ci);
+        smi_emit_open(e, "device_attributes", "Device Attributes", NULL, NULL);
+        smi_emit_open(e, "shared", "Shared", NULL, NULL);
+        const nvmlDeviceAttributes_t *a = &m->attr;
+        nvmlReturn_t r = m->attr_ret;
+        leaf_uint(e, "multiprocessor_count", "Multiprocessor count", r, a->multiprocessorCount);
+        leaf_uint(e, "copy_engine_count", "Copy Engine count", r, a->sharedCopyEngineCount);
+        leaf_uint(e, "encoder_count", "Encoder count", r, a->sharedEncoderCount);
+        leaf_uint(e, "decoder_count", "Decoder count", r, a->sharedDecoderCount);
+        leaf_uint(e, "ofa_count", "OFA count", r, a->sharedOfaCount);
+        leaf_uint(e, "jpg_count", "JPG count", r, a->sharedJpegCount);
+        smi_emit_close(e, "shared");
+        smi_emit_close(e, "device_attributes");
+        smi_emit_open(e, "fb_memory_usage", "Shared FB Memory Usage", NULL, NULL);
+        static const char *const names[][2] = {
+                { "total", "Total" }, { "reserved", "Reserved" }, { "used", "Used" }, { "free", "Free" }
+        };
+        const unsigned long long bytes[] = { m->mem.total, 0, m->mem.used, m->mem.free };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(bytes); i++) {
+                if (m->mem_ret != NVML_SUCCESS)
+                        smi_emit_leaf(e, names[i][0], names[i][1], "N/A");
+                else
+                        smi_emit_leaf(e, names[i][0], names[i][1], "%llu MiB", mib(bytes[i]));
+        }
+        smi_emit_close(e, "fb_memory_usage");
+        smi_emit_close(e, "mig_device");
+}
+
+/* <mig_devices> (XML: "None" without any); in text the MIG Device sections sit at the GPU level. */
+void smi_emit_mig_devices(smi_emit_t *e, const smi_src_t *src)
+{
+        if (e->xml)
+                smi_emit_open(e, "mig_devices", "MIG Devices", NULL, NULL);
+        if (src->n_migs == 0)
+                smi_emit_text(e, "None", false);
+        for (size_t i = 0; i < src->n_migs; i++)
+                emit_mig_device(e, &src->migs[i]);
+        if (e->xml)
+                smi_emit_close(e, "mig_devices");
+}
+
+/* The processes; in text "Processes : None" when there are none (q__*). */
+void smi_emit_processes(smi_emit_t *e, const smi_src_t *src)
+{
+        if (!e->xml && src->n_procs == 0) {
+                smi_emit_leaf(e, "processes", "Processes", "None");
+                return;
+        }
+        smi_emit_open(e, "processes", "Processes", NULL, NULL);
+        for (unsigned i = 0; i < src->n_procs; i++) {
+                const nvmlProcessInfo_t *pi = &src->procs[i];
+                _cleanup_free_ char *pname = smi_process_name(pi->pid);
+                smi_emit_open(e, "process_info", "Process ID", NULL, NULL);
+                leaf_uint(e, "gpu_instance_id", "GPU instance ID",
+                          pi->gpuInstanceId == 0xFFFFFFFFu ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS,
+                          pi->gpuInstanceId);
+                leaf_uint(e, "compute_instance_id", "Compute instance ID",
+                          pi->computeInstanceId == 0xFFFFFFFFu ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS,
+                          pi->computeInstanceId);
+                smi_emit_leaf(e, "pid", "Process ID", "%u", pi->pid);
+                smi_emit_leaf(e, "type", "Type", "C");
+                smi_emit_leaf(e, "process_name", "Name", "%s", pname ? pname : "N/A");
+                smi_emit_leaf(e, "used_memory", "Used GPU Memory", "%llu MiB", mib(pi->usedGpuMemory));
+                smi_emit_close(e, "process_info");
+        }
+        smi_emit_close(e, "processes");
+}
+
+char *smi_process_name(unsigned pid)
+{
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "/proc/%u/cmdline", pid) < 0)
+                return NULL;
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return strdup("N/A");
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n = getdelim(&line, &cap, '\0', f);
+        if (n <= 0 || !line[0]) {
+                free(line);
+                return strdup("N/A");
+        }
+        return line;
+}

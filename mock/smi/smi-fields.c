@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The table of fields of our nvidia-smi (smi.h): one row per field, in `-q`
+ * document order, with its --query-gpu name(s), CSV unit and style, `-q -x`
+ * path, `-q` label and getter.  CSV, `-q` and `-q -x` are written from it.
+ *
+ * Adding a field: an id in smi_field_id_t (its place there is its place in
+ * `-h`), then one row below at its place in the `-q` document, with a getter
+ * (most fields use a shared one with an argument: get_uint + U_FAN_SPEED).
+ *
+ * Outside facts: canonical names, units and value shapes as in the header
+ * and rows of csv__query-gpu_l40s_under-load_595.80.csv and
+ * csv__query-gpu_h100-80gb-hbm3_mig-enabled_590.48.01.csv; aliases are the
+ * short spellings nvidia-smi --help-query-gpu documents (clocks.gr,
+ * gpu_name); XML paths and labels from xml__* and q__* in
+ * shared/cases/nvidia-smi/.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "smi.h"
+
+/* ---- getters: each calls NVML through src->nvml and fills *v ---- */
+
+enum { CTX_TIMESTAMP, CTX_DRIVER_VERSION, CTX_COUNT, CTX_INDEX };
+
+static void get_ctx(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        switch (arg) {
+        case CTX_TIMESTAMP:
+                v->str = s->timestamp;
+                break;
+        case CTX_DRIVER_VERSION:
+                v->str = s->driver_version;
+                break;
+        case CTX_COUNT:
+                v->num = s->count;
+                break;
+        default:
+                v->num = s->index;
+        }
+}
+
+enum { TXT_NAME, TXT_SERIAL, TXT_UUID, TXT_VBIOS, TXT_PART_NUMBER };
+
+/* A string query, with the buffer size nvml.h gives for it. */
+static void get_text(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        const gv_nvml_t *n = s->nvml;
+        switch (arg) {
+        case TXT_NAME:
+                v->ret = NV(n, nvmlDeviceGetName, s->dev, v->text, NVML_DEVICE_NAME_V2_BUFFER_SIZE);
+                break;
+        case TXT_SERIAL:
+                v->ret = NV(n, nvmlDeviceGetSerial, s->dev, v->text, NVML_DEVICE_SERIAL_BUFFER_SIZE);
+                break;
+        case TXT_UUID:
+                v->ret = NV(n, nvmlDeviceGetUUID, s->dev, v->text, NVML_DEVICE_UUID_V2_BUFFER_SIZE);
+                break;
+        case TXT_VBIOS:
+                v->ret = NV(n, nvmlDeviceGetVbiosVersion, s->dev, v->text, NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
+                break;
+        default:
+                v->ret = NV(n, nvmlDeviceGetBoardPartNumber, s->dev, v->text, NVML_DEVICE_PART_NUMBER_BUFFER_SIZE);
+        }
+        v->str = v->text;
+}
+
+enum { PCI_BUS_ID, PCI_DOMAIN, PCI_BUS, PCI_DEVICE, PCI_DEVICE_ID, PCI_SUBSYSTEM_ID };
+
+static void get_pci(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlPciInfo_t p = { 0 };
+        v->ret = NV(s->nvml, nvmlDeviceGetPciInfo_v3, s->dev, &p);
+        const unsigned long long nums[] = { 0, p.domain, p.bus, p.device, p.pciDeviceId, p.pciSubSystemId };
+        if (arg == PCI_BUS_ID) {
+                snprintf(v->text, sizeof(v->text), "%s", p.busId);
+                v->str = v->text;
+        } else if (arg > 0 && (size_t) arg < GV_ARRAY_SIZE(nums)) {
+                v->num = nums[arg];
+        }
+}
+
+enum { U_FAN_SPEED, U_MINOR_NUMBER, U_TEMPERATURE, U_POWER_USAGE, U_POWER_LIMIT, U_ENFORCED_LIMIT, U_DEFAULT_LIMIT };
+
+/* A query answering one unsigned int. */
+static void get_uint(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        const gv_nvml_t *n = s->nvml;
+        unsigned u = 0;
+        switch (arg) {
+        case U_FAN_SPEED:
+                v->ret = NV(n, nvmlDeviceGetFanSpeed, s->dev, &u);
+                break;
+        case U_MINOR_NUMBER:
+                v->ret = NV(n, nvmlDeviceGetMinorNumber, s->dev, &u);
+                break;
+        case U_TEMPERATURE:
+                v->ret = NV(n, nvmlDeviceGetTemperature, s->dev, NVML_TEMPERATURE_GPU, &u);
+                break;
+        case U_POWER_USAGE:
+                v->ret = NV(n, nvmlDeviceGetPowerUsage, s->dev, &u);
+                break;
+        case U_POWER_LIMIT:
+                v->ret = NV(n, nvmlDeviceGetPowerManagementLimit, s->dev, &u);
+                break;
+        case U_ENFORCED_LIMIT:
+                v->ret = NV(n, nvmlDeviceGetEnforcedPowerLimit, s->dev, &u);
+                break;
+        default:
+                v->ret = NV(n, nvmlDeviceGetPowerManagementDefaultLimit, s->dev, &u);
+        }
+        v->num = u;
+}
+
+enum { E_PERSISTENCE, E_DISPLAY_MODE, E_DISPLAY_ACTIVE };
+
+/* A query answering an nvmlEnableState_t. */
+static void get_enabled(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        const gv_nvml_t *n = s->nvml;
+        nvmlEnableState_t es = NVML_FEATURE_DISABLED;
+        if (arg == E_PERSISTENCE)
+                v->ret = NV(n, nvmlDeviceGetPersistenceMode, s->dev, &es);
+        else if (arg == E_DISPLAY_MODE)
+                v->ret = NV(n, nvmlDeviceGetDisplayMode, s->dev, &es);
+        else
+                v->ret = NV(n, nvmlDeviceGetDisplayActive, s->dev, &es);
+        v->num = es;
+}
+
+static void get_pstate(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+        v->ret = NV(s->nvml, nvmlDeviceGetPerformanceState, s->dev, &ps);
+        v->num = ps;
+}
+
+static void get_compute_mode(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        nvmlComputeMode_t cm = NVML_COMPUTEMODE_DEFAULT;
+        v->ret = NV(s->nvml, nvmlDeviceGetComputeMode, s->dev, &cm);
+        v->num = cm;
+}
+
+/* Brand names in nvmlBrandType_t order (nvml.h). */
+static void get_brand(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        static const char *const names[] = {
+                "Unknown", "Quadro", "Tesla", "NVS", "GRID", "GeForce", "Titan", "NVIDIA Virtual Applications",
+                "NVIDIA Virtual PC", "NVIDIA Virtual Compute Server", "NVIDIA RTX Virtual Workstation",
+                "NVIDIA Cloud Gaming", "Quadro RTX", "NVIDIA RTX", "NVIDIA", "GeForce RTX", "Titan RTX",
+        };
+        nvmlBrandType_t b = NVML_BRAND_UNKNOWN;
+        v->ret = NV(s->nvml, nvmlDeviceGetBrand, s->dev, &b);
+        v->str = (size_t) b < GV_ARRAY_SIZE(names) ? names[b] : "Unknown";
+}
+
+static void get_architecture(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        static const struct {
+                nvmlDeviceArchitecture_t arch;
+                const char *name;
+        } names[] = {
+                { NVML_DEVICE_ARCH_KEPLER, "Kepler" },   { NVML_DEVICE_ARCH_MAXWELL, "Maxwell" },
+                { NVML_DEVICE_ARCH_PASCAL, "Pascal" },   { NVML_DEVICE_ARCH_VOLTA, "Volta" },
+                { NVML_DEVICE_ARCH_TURING, "Turing" },   { NVML_DEVICE_ARCH_AMPERE, "Ampere" },
+                { NVML_DEVICE_ARCH_ADA, "Ada Lovelace" }, { NVML_DEVICE_ARCH_HOPPER, "Hopper" },
+                { NVML_DEVICE_ARCH_BLACKWELL, "Blackwell" }, { NVML_DEVICE_ARCH_RUBIN, "Rubin" },
+        };
+        nvmlDeviceArchitecture_t a = NVML_DEVICE_ARCH_UNKNOWN;
+        v->ret = NV(s->nvml, nvmlDeviceGetArchitecture, s->dev, &a);
+        v->str = "Unknown";
+        for (size_t i = 0; i < GV_ARRAY_SIZE(names); i++)
+                if (names[i].arch == a)
+                        v->str = names[i].name;
+}
+
+enum { MEM_TOTAL, MEM_RESERVED, MEM_USED, MEM_FREE };
+
+/* Memory in MiB: nvmlDeviceGetMemoryInfo_v2 (used excludes the reservation), else the v1 query (reserved 0). */
+static void get_memory(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlMemory_v2_t m2 = { .version = nvmlMemory_v2 };
+        v->ret = NV(s->nvml, nvmlDeviceGetMemoryInfo_v2, s->dev, &m2);
+        if (v->ret != NVML_SUCCESS) {
+                nvmlMemory_t m1 = { 0 };
+                v->ret = NV(s->nvml, nvmlDeviceGetMemoryInfo, s->dev, &m1);
+                m2 = (nvmlMemory_v2_t){ .total = m1.total, .used = m1.used, .free = m1.free };
+        }
+        const unsigned long long bytes[] = { m2.total, m2.reserved, m2.used, m2.free };
+        v->num = bytes[arg >= 0 && arg < 4 ? arg : 0] / (1024ULL * 1024ULL);
+}
+
+static void get_compute_cap(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        int major = 0, minor = 0;
+        v->ret = NV(s->nvml, nvmlDeviceGetCudaComputeCapability, s->dev, &major, &minor);
+        v->num = (unsigned long long) major;
+        v->num2 = minor;
+}
+
+/* Pairs of one query: arg 0 the first value, 1 the second. */
+enum { PAIR_UTILIZATION, PAIR_ECC_MODE, PAIR_MIG_MODE, PAIR_POWER_CONSTRAINTS };
+#define PAIR(what, second) ((what) * 2 + (second))
+
+static void get_pair(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        const gv_nvml_t *n = s->nvml;
+        unsigned a = 0, b = 0;
+        nvmlUtilization_t u = { 0 };
+        nvmlEnableState_t cur = NVML_FEATURE_DISABLED, pend = NVML_FEATURE_DISABLED;
+        switch (arg / 2) {
+        case PAIR_UTILIZATION:
+                v->ret = NV(n, nvmlDeviceGetUtilizationRates, s->dev, &u);
+                a = u.gpu;
+                b = u.memory;
+                break;
+        case PAIR_ECC_MODE:
+                v->ret = NV(n, nvmlDeviceGetEccMode, s->dev, &cur, &pend);
+                a = cur;
+                b = pend;
+                break;
+        case PAIR_MIG_MODE:
+                v->ret = NV(n, nvmlDeviceGetMigMode, s->dev, &a, &b);
+                break;
+        default:
+                v->ret = NV(n, nvmlDeviceGetPowerManagementLimitConstraints, s->dev, &a, &b);
+        }
+        v->num = arg % 2 ? b : a;
+}
+
+#define CLOCK_MAX 0x100 /* or'ed with an nvmlClockType_t: the max clock */
+
+static void get_clock(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned u = 0;
+        nvmlClockType_t type = (nvmlClockType_t) (arg & 0xff);
+        if (arg & CLOCK_MAX)
+                v->ret = NV(s->nvml, nvmlDeviceGetMaxClockInfo, s->dev, type, &u);
+        else
+                v->ret = NV(s->nvml, nvmlDeviceGetClockInfo, s->dev, type, &u);
+        v->num = u;
+}
+
+/* Memory temperature needs NVML field values, which our NVML subset does not read. */
+static void get_not_supported(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) s;
+        (void) arg;
+        v->ret = NVML_ERROR_NOT_SUPPORTED;
+}
+
+static const char *fabric_state_name(unsigned state)
+{
+        switch (state) {
+        case NVML_GPU_FABRIC_STATE_NOT_STARTED:
+                return "Not Started";
+        case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
+                return "In Progress";
+        case NVML_GPU_FABRIC_STATE_COMPLETED:
+                return "Completed";
+        default:
+                return "N/A";
+        }
+}
+
+enum { FAB_STATE, FAB_STATUS, FAB_CLIQUE_ID, FAB_CLUSTER_UUID };
+
+/* Fabric (NVSwitch / NVLink domain) registration; NOT_SUPPORTED (N/A) on a GPU that has none. */
+static void get_fabric(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlGpuFabricInfo_t fi = { 0 };
+        nvmlReturn_t r = NV(s->nvml, nvmlDeviceGetGpuFabricInfo, s->dev, &fi);
+        bool fab = r == NVML_SUCCESS && fi.state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+        v->ret = fab ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+        v->str = v->text;
+        const unsigned char *u = fi.clusterUuid;
+        switch (arg) {
+        case FAB_STATE:
+                v->str = fabric_state_name(fi.state);
+                break;
+        case FAB_STATUS:
+                if (fi.state != NVML_GPU_FABRIC_STATE_COMPLETED)
+                        v->ret = NVML_ERROR_NOT_SUPPORTED;
+                v->str = fi.status == NVML_SUCCESS ? "Success" : gv_nvml_strerror(s->nvml, fi.status);
+                break;
+        case FAB_CLIQUE_ID:
+                snprintf(v->text, sizeof(v->text), "%u", fi.cliqueId);
+                break;
+        default:
+                snprintf(v->text, sizeof(v->text),
+                         "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+                         u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        }
+}
+
+/* ---- the table ---- */
+
+/* Row shorthands: no alias, a CSV-only row (no -q path), a `-q`-only row (no --query-gpu name). */
+#define NO_ALIAS { NULL }
+#define ALIAS(a) { (a), NULL }
+#define CSV_ONLY NULL, NULL
+#define Q_ONLY NULL, NO_ALIAS, NULL
+
+static const smi_field_def_t field_table[] = {
+        /* id, --query-gpu name, aliases, CSV unit, style, -q -x path, -q label, getter, argument */
+        { SMI_F_TIMESTAMP, "timestamp", NO_ALIAS, NULL, SMI_STYLE_STR, CSV_ONLY, get_ctx, CTX_TIMESTAMP, NULL },
+        { SMI_F_DRIVER_VERSION, "driver_version", NO_ALIAS, NULL, SMI_STYLE_STR, CSV_ONLY, get_ctx,
+          CTX_DRIVER_VERSION, NULL },
+        { SMI_F_COUNT, "count", NO_ALIAS, NULL, SMI_STYLE_UINT, CSV_ONLY, get_ctx, CTX_COUNT, NULL },
+        { SMI_F_INDEX, "index", NO_ALIAS, NULL, SMI_STYLE_UINT, CSV_ONLY, get_ctx, CTX_INDEX, NULL },
+        { SMI_F_NAME, "name", ALIAS("gpu_name"), NULL, SMI_STYLE_STR, "product_name", "Product Name", get_text,
+          TXT_NAME, NULL },
+        { SMI_F_PRODUCT_BRAND, Q_ONLY, SMI_STYLE_STR, "product_brand", "Product Brand", get_brand, 0, NULL },
+        { SMI_F_PRODUCT_ARCHITECTURE, Q_ONLY, SMI_STYLE_STR, "product_architecture", "Product Architecture",
+          get_architecture, 0, NULL },
+        { SMI_F_DISPLAY_MODE, "display_mode", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "display_mode", "Display Mode",
+          get_enabled, E_DISPLAY_MODE, NULL },
+        { SMI_F_DISPLAY_ACTIVE, "display_active", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "display_active",
+          "Display Active", get_enabled, E_DISPLAY_ACTIVE, NULL },
+        { SMI_F_PERSISTENCE_MODE, "persistence_mode", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "persistence_mode",
+          "Persistence Mode", get_enabled, E_PERSISTENCE, NULL },
+        { SMI_F_MIG_MODE_CURRENT, "mig.mode.current", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "mig_mode/current_mig",
+          "MIG Mode/Current", get_pair, PAIR(PAIR_MIG_MODE, 0), NULL },
+        { SMI_F_MIG_MODE_PENDING, "mig.mode.pending", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "mig_mode/pending_mig",
+          "MIG Mode/Pending", get_pair, PAIR(PAIR_MIG_MODE, 1), NULL },
+        { SMI_F_MIG_DEVICES, Q_ONLY, SMI_STYLE_STR, "mig_devices", "MIG Devices", NULL, 0, smi_emit_mig_devices },
+        { SMI_F_SERIAL, "serial", ALIAS("gpu_serial"), NULL, SMI_STYLE_STR, "serial", "Serial Number", get_text,
+          TXT_SERIAL, NULL },
+        { SMI_F_UUID, "uuid", ALIAS("gpu_uuid"), NULL, SMI_STYLE_STR, "uuid", "GPU UUID", get_text, TXT_UUID, NULL },
+        { SMI_F_MINOR_NUMBER, Q_ONLY, SMI_STYLE_UINT, "minor_number", "Minor Number", get_uint, U_MINOR_NUMBER,
+          NULL },
+        { SMI_F_VBIOS_VERSION, "vbios_version", NO_ALIAS, NULL, SMI_STYLE_STR, "vbios_version", "VBIOS Version",
+          get_text, TXT_VBIOS, NULL },
+        { SMI_F_BOARD_PART_NUMBER, Q_ONLY, SMI_STYLE_STR, "board_part_number", "Board Part Number", get_text,
+          TXT_PART_NUMBER, NULL },
+        { SMI_F_PCI_BUS, "pci.bus", NO_ALIAS, NULL, SMI_STYLE_HEX2, "pci/pci_bus", "PCI/Bus", get_pci, PCI_BUS,
+          NULL },
+        { SMI_F_PCI_DEVICE, "pci.device", NO_ALIAS, NULL, SMI_STYLE_HEX2, "pci/pci_device", "PCI/Device", get_pci,
+          PCI_DEVICE, NULL },
+        { SMI_F_PCI_DOMAIN, "pci.domain", NO_ALIAS, NULL, SMI_STYLE_HEX4, "pci/pci_domain", "PCI/Domain", get_pci,
+          PCI_DOMAIN, NULL },
+        { SMI_F_PCI_DEVICE_ID, "pci.device_id", NO_ALIAS, NULL, SMI_STYLE_HEX8, "pci/pci_device_id",
+          "PCI/Device Id", get_pci, PCI_DEVICE_ID, NULL },
+        { SMI_F_PCI_BUS_ID, "pci.bus_id", ALIAS("gpu_bus_id"), NULL, SMI_STYLE_STR, "pci/pci_bus_id", "PCI/Bus Id",
+          get_pci, PCI_BUS_ID, NULL },
+        { SMI_F_PCI_SUB_DEVICE_ID, "pci.sub_device_id", NO_ALIAS, NULL, SMI_STYLE_HEX8, "pci/pci_sub_system_id",
+          "PCI/Sub System Id", get_pci, PCI_SUBSYSTEM_ID, NULL },
+        { SMI_F_FAN_SPEED, "fan.speed", NO_ALIAS, "%", SMI_STYLE_PERCENT, "fan_speed", "Fan Speed", get_uint,
+          U_FAN_SPEED, NULL },
+        { SMI_F_PSTATE, "pstate", NO_ALIAS, NULL, SMI_STYLE_PSTATE, "performance_state", "Performance State",
+          get_pstate, 0, NULL },
+        { SMI_F_MEMORY_TOTAL, "memory.total", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/total",
+          "FB Memory Usage/Total", get_memory, MEM_TOTAL, NULL },
+        { SMI_F_MEMORY_RESERVED, "memory.reserved", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/reserved",
+          "FB Memory Usage/Reserved", get_memory, MEM_RESERVED, NULL },
+        { SMI_F_MEMORY_USED, "memory.used", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/used",
+          "FB Memory Usage/Used", get_memory, MEM_USED, NULL },
+        { SMI_F_MEMORY_FREE, "memory.free", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/free",
+          "FB Memory Usage/Free", get_memory, MEM_FREE, NULL },
+        { SMI_F_COMPUTE_MODE, "compute_mode", NO_ALIAS, NULL, SMI_STYLE_COMPUTE_MODE, "compute_mode", "Compute Mode",
+          get_compute_mode, 0, NULL },
+        { SMI_F_COMPUTE_CAP, "compute_cap", NO_ALIAS, NULL, SMI_STYLE_CC, CSV_ONLY, get_compute_cap, 0, NULL },
+        { SMI_F_UTILIZATION_GPU, "utilization.gpu", NO_ALIAS, "%", SMI_STYLE_PERCENT, "utilization/gpu_util",
+          "Utilization/GPU", get_pair, PAIR(PAIR_UTILIZATION, 0), NULL },
+        { SMI_F_UTILIZATION_MEMORY, "utilization.memory", NO_ALIAS, "%", SMI_STYLE_PERCENT,
+          "utilization/memory_util", "Utilization/Memory", get_pair, PAIR(PAIR_UTILIZATION, 1), NULL },
+        { SMI_F_ECC_MODE_CURRENT, "ecc.mode.current", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "ecc_mode/current_ecc",
+          "ECC Mode/Current", get_pair, PAIR(PAIR_ECC_MODE, 0), NULL },
+        { SMI_F_ECC_MODE_PENDING, "ecc.mode.pending", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "ecc_mode/pending_ecc",
+          "ECC Mode/Pending", get_pair, PAIR(PAIR_ECC_MODE, 1), NULL },
+        /* The real CSV header has no unit for temperature.gpu and the value is a bare number. */
+        { SMI_F_TEMPERATURE_GPU, "temperature.gpu", NO_ALIAS, NULL, SMI_STYLE_CELSIUS, "temperature/gpu_temp",
+          "Temperature/GPU Current Temp", get_uint, U_TEMPERATURE, NULL },
+        { SMI_F_TEMPERATURE_MEMORY, "temperature.memory", NO_ALIAS, NULL, SMI_STYLE_UINT, CSV_ONLY,
+          get_not_supported, 0, NULL },
+        { SMI_F_POWER_DRAW, "power.draw", NO_ALIAS, "W", SMI_STYLE_WATT, CSV_ONLY, get_uint, U_POWER_USAGE, NULL },
+        { SMI_F_POWER_DRAW_AVERAGE, "power.draw.average", NO_ALIAS, "W", SMI_STYLE_WATT,
+          "gpu_power_readings/average_power_draw", "GPU Power Readings/Average Power Draw", get_uint, U_POWER_USAGE,
+          NULL },
+        { SMI_F_POWER_DRAW_INSTANT, "power.draw.instant", NO_ALIAS, "W", SMI_STYLE_WATT,
+          "gpu_power_readings/instant_power_draw", "GPU Power Readings/Instantaneous Power Draw", get_uint,
+          U_POWER_USAGE, NULL },
+        { SMI_F_POWER_LIMIT, "power.limit", NO_ALIAS, "W", SMI_STYLE_WATT, "gpu_power_readings/current_power_limit",
+          "GPU Power Readings/Current Power Limit", get_uint, U_POWER_LIMIT, NULL },
+        { SMI_F_ENFORCED_POWER_LIMIT, "enforced.power.limit", NO_ALIAS, "W", SMI_STYLE_WATT, CSV_ONLY, get_uint,
+          U_ENFORCED_LIMIT, NULL },
+        { SMI_F_POWER_DEFAULT_LIMIT, "power.default_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
+          "gpu_power_readings/default_power_limit", "GPU Power Readings/Default Power Limit", get_uint,
+          U_DEFAULT_LIMIT, NULL },
+        { SMI_F_POWER_MIN_LIMIT, "power.min_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
+          "gpu_power_readings/min_power_limit", "GPU Power Readings/Min Power Limit", get_pair,
+          PAIR(PAIR_POWER_CONSTRAINTS, 0), NULL },
+        { SMI_F_POWER_MAX_LIMIT, "power.max_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
+          "gpu_power_readings/max_power_limit", "GPU Power Readings/Max Power Limit", get_pair,
+          PAIR(PAIR_POWER_CONSTRAINTS, 1), NULL },
+        { SMI_F_CLOCKS_GR, "clocks.current.graphics", ALIAS("clocks.gr"), "MHz", SMI_STYLE_MHZ,
+          "clocks/graphics_clock", "Clocks/Graphics", get_clock, NVML_CLOCK_GRAPHICS, NULL },
+        { SMI_F_CLOCKS_SM, "clocks.current.sm", ALIAS("clocks.sm"), "MHz", SMI_STYLE_MHZ, "clocks/sm_clock",
+          "Clocks/SM", get_clock, NVML_CLOCK_SM, NULL },
+        { SMI_F_CLOCKS_MEM, "clocks.current.memory", ALIAS("clocks.mem"), "MHz", SMI_STYLE_MHZ, "clocks/mem_clock",
+          "Clocks/Memory", get_clock, NVML_CLOCK_MEM, NULL },
+        { SMI_F_CLOCKS_VIDEO, "clocks.current.video", ALIAS("clocks.video"), "MHz", SMI_STYLE_MHZ,
+          "clocks/video_clock", "Clocks/Video", get_clock, NVML_CLOCK_VIDEO, NULL },
+        { SMI_F_CLOCKS_MAX_GR, "clocks.max.graphics", ALIAS("clocks.max.gr"), "MHz", SMI_STYLE_MHZ,
+          "max_clocks/graphics_clock", "Max Clocks/Graphics", get_clock, CLOCK_MAX | NVML_CLOCK_GRAPHICS, NULL },
+        { SMI_F_CLOCKS_MAX_SM, "clocks.max.sm", NO_ALIAS, "MHz", SMI_STYLE_MHZ, "max_clocks/sm_clock",
+          "Max Clocks/SM", get_clock, CLOCK_MAX | NVML_CLOCK_SM, NULL },
+        { SMI_F_CLOCKS_MAX_MEM, "clocks.max.memory", ALIAS("clocks.max.mem"), "MHz", SMI_STYLE_MHZ,
+          "max_clocks/mem_clock", "Max Clocks/Memory", get_clock, CLOCK_MAX | NVML_CLOCK_MEM, NULL },
+        { SMI_F_CLOCKS_MAX_VIDEO, Q_ONLY, SMI_STYLE_MHZ, "max_clocks/video_clock", "Max Clocks/Video", get_clock,
+          CLOCK_MAX | NVML_CLOCK_VIDEO, NULL },
+        { SMI_F_FABRIC_STATE, Q_ONLY, SMI_STYLE_STR, "fabric/state", "Fabric/State", get_fabric, FAB_STATE, NULL },
+        { SMI_F_FABRIC_STATUS, Q_ONLY, SMI_STYLE_STR, "fabric/status", "Fabric/Status", get_fabric, FAB_STATUS,
+          NULL },
+        { SMI_F_FABRIC_CLIQUE_ID, Q_ONLY, SMI_STYLE_STR, "fabric/cliqueId", "Fabric/CliqueId", get_fabric,
+          FAB_CLIQUE_ID, NULL },
+        { SMI_F_FABRIC_CLUSTER_UUID, Q_ONLY, SMI_STYLE_STR, "fabric/clusterUuid", "Fabric/ClusterUUID", get_fabric,
+          FAB_CLUSTER_UUID, NULL },
+        { SMI_F_PROCESSES, Q_ONLY, SMI_STYLE_STR, "processes", "Processes", NULL, 0, smi_emit_processes },
+};
+
+const smi_field_def_t *smi_fields(size_t *n)
+{
+        if (n)
+                *n = GV_ARRAY_SIZE(field_table);
+        return field_table;
+}
+
+const smi_field_def_t *smi_field_lookup(const char *name)
+{
+        if (!name)
+                return NULL;
+        for (size_t i = 0; i < GV_ARRAY_SIZE(field_table); i++) {
+                const smi_field_def_t *d = &field_table[i];
+                if (!d->name)
+                        continue;
+                if (strcmp(d->name, name) == 0)
+                        return d;
+                for (size_t a = 0; a < GV_ARRAY_SIZE(d->aliases) && d->aliases[a]; a++)
+                        if (strcmp(d->aliases[a], name) == 0)
+                                return d;
+        }
+        return NULL;
+}
+
+const smi_field_def_t *smi_field_by_id(smi_field_id_t id)
+{
+        for (size_t i = 0; i < GV_ARRAY_SIZE(field_table); i++)
+                if (field_table[i].id == id)
+                        return &field_table[i];
+        return NULL;
+}
+
+void smi_field_read(const smi_field_def_t *def, const smi_src_t *src, smi_value_t *v)
+{
+        memset(v, 0, sizeof(*v));
+        if (!def || !def->get) {
+                v->ret = NVML_ERROR_UNKNOWN;
+                return;
+        }
+        def->get(src, def->arg, v);
+}
+
+void smi_field_get(smi_field_id_t id, const smi_src_t *src, smi_value_t *v)
+{
+        smi_field_read(smi_field_by_id(id), src, v);
+}
