@@ -62,23 +62,9 @@ static bool stopped(const gv_k8s_client_t *c)
         return c->opts.stop && *c->opts.stop;
 }
 
-static void logf_(const gv_k8s_client_t *c, gv_k8s_log_level_t lvl, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
-static void logf_(const gv_k8s_client_t *c, gv_k8s_log_level_t lvl, const char *fmt, ...)
-{
-        if (!c->opts.log)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        char *msg = NULL;
-        int n = vasprintf(&msg, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        c->opts.log(c->opts.log_userdata, lvl, msg);
-        free(msg);
-}
+/* Log through the caller's gv_log_fn (may be NULL) under opts.log_component, reason "". */
+#define logf_(c, lvl, ...) \
+        gv_logf((c)->opts.log, (c)->opts.log_userdata, (lvl), (c)->opts.log_component, "", __VA_ARGS__)
 
 static uint32_t rnd32(gv_k8s_client_t *c)
 {
@@ -241,7 +227,7 @@ static int refresh_token(gv_k8s_client_t *c, bool force, gv_error_t **err)
         c->token_size = st.st_size;
         c->token_mtime = st.st_mtim;
         if (changed)
-                logf_(c, GV_K8S_LOG_DEBUG, "re-read the token from %s", c->cfg->token_file);
+                logf_(c, GV_LOG_DEBUG, "re-read the token from %s", c->cfg->token_file);
         return 0;
 }
 
@@ -678,7 +664,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                                 ret = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s %s: interrupted", method, url);
                                 goto done;
                         }
-                        logf_(c, GV_K8S_LOG_DEBUG, "%s %s: %s (%llu ms)", method, url, curl_text(cc, &x),
+                        logf_(c, GV_LOG_DEBUG, "%s %s: %s (%llu ms)", method, url, curl_text(cc, &x),
                               (unsigned long long) ((uint64_t) gv_now_ms() - t0));
                         if (tls_trust_failure(cc)) {
                                 const char *file, *src = ca_source(c->cfg, &file);
@@ -690,7 +676,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                         }
                         retry = curl_retryable(cc, post);
                 } else {
-                        logf_(c, GV_K8S_LOG_DEBUG, "%s %s: %ld (%llu ms)", method, url, x.status,
+                        logf_(c, GV_LOG_DEBUG, "%s %s: %ld (%llu ms)", method, url, x.status,
                               (unsigned long long) ((uint64_t) gv_now_ms() - t0));
                         if (x.status >= 200 && x.status < 300) {
                                 ret = parse_response(&x, method, url, out, err);
@@ -725,7 +711,7 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
                         gv_error_prefix(&e, "gave up after %u attempts in %.1f s", attempt, (double) elapsed / 1000.0);
                         goto fail;
                 }
-                logf_(c, GV_K8S_LOG_WARN, "%s; retry %u/%u in %lu ms", e->msg, attempt + 1, c->opts.max_attempts, delay);
+                logf_(c, GV_LOG_WARN, "%s; retry %u/%u in %lu ms", e->msg, attempt + 1, c->opts.max_attempts, delay);
                 if (gv_sleep_ms((int64_t) delay, c->opts.stop) < 0) {
                         ret = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s %s: interrupted", method, url);
                         goto done;
@@ -819,7 +805,7 @@ static int watch_line(void *ud, char *line, size_t len)
         json_object *obj = NULL;
         _cleanup_error_ gv_error_t *e = NULL;
         if (gv_k8s_watch_event_parse(line, len, &type, &obj, &e) < 0) {
-                logf_(w->c, GV_K8S_LOG_WARN, "%s", e->msg);
+                logf_(w->c, GV_LOG_WARN, "%s", e->msg);
                 w->line_error = -EBADMSG;
                 return -EBADMSG;
         }
@@ -940,7 +926,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                                                        rnd32(c));
                         if (now + d > deadline)
                                 d = (unsigned) (deadline - now);
-                        logf_(c, GV_K8S_LOG_INFO, "watch %s: %s; resuming in %u ms", spec->path,
+                        logf_(c, GV_LOG_INFO, "watch %s: %s; resuming in %u ms", spec->path,
                               last ? last->msg : "stream ended", d);
                         if (gv_sleep_ms((int64_t) d, c->opts.stop) < 0)
                                 continue;
@@ -993,7 +979,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 w.lb.max_line = GV_K8S_MAX_WATCH_EVENT_BYTES;
                 uint64_t t0 = (uint64_t) gv_now_ms();
                 CURLcode cc = xfer_perform(&x, "GET", url, NULL, NULL, 0, 0);
-                logf_(c, GV_K8S_LOG_DEBUG, "GET %s: %s %ld, %u events (%llu ms)", url,
+                logf_(c, GV_LOG_DEBUG, "GET %s: %s %ld, %u events (%llu ms)", url,
                       cc == CURLE_OK ? "ended" : curl_text(cc, &x), x.status, w.events,
                       (unsigned long long) ((uint64_t) gv_now_ms() - t0));
                 if (w.cb_stop) {
@@ -1005,7 +991,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 if (x.aborted_by_deadline)
                         continue;
                 if (w.gone || x.status == 410) {
-                        logf_(c, GV_K8S_LOG_INFO, "watch %s: resourceVersion %s is too old (410 Gone); listing again",
+                        logf_(c, GV_LOG_INFO, "watch %s: resourceVersion %s is too old (410 Gone); listing again",
                               spec->path, w.rv ? w.rv : "");
                         need_list = true;
                         failures = 0;

@@ -57,22 +57,8 @@ static bool in_list(const char *const *list, const char *s)
         return false;
 }
 
-static void logf_(const gv_pod_run_options_t *o, gv_k8s_log_level_t level, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-
-static void logf_(const gv_pod_run_options_t *o, gv_k8s_log_level_t level, const char *fmt, ...)
-{
-        if (!o || !o->log)
-                return;
-        _cleanup_free_ char *msg = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vasprintf(&msg, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return;
-        o->log(o->log_userdata, level, msg);
-}
+/* Log through the caller's gv_log_fn (may be NULL) under o->log_component, reason "". */
+#define logf_(o, level, ...) gv_logf((o)->log, (o)->log_userdata, (level), (o)->log_component, "", __VA_ARGS__)
 
 static int oom(gv_error_t **err)
 {
@@ -488,7 +474,7 @@ int gv_workload_delete_old(gv_k8s_client_t *c, const gv_pod_run_options_t *opts,
         json_object_put(list);
         g.left = g.n;
         for (size_t i = 0; i < g.n; i++) {
-                logf_(opts, GV_K8S_LOG_INFO, "deleting earlier validation pod %s/%s", opts->namespace, g.names[i]);
+                logf_(opts, GV_LOG_INFO, "deleting earlier validation pod %s/%s", opts->namespace, g.names[i]);
                 r = gv_k8s_pod_delete(c, opts->namespace, g.names[i], -1, err);
                 if (r == -ENOENT) {
                         gv_error_free(err);
@@ -640,10 +626,10 @@ static void delete_pod(gv_k8s_client_t *c, const gv_pod_run_options_t *o, const 
         _cleanup_error_ gv_error_t *derr = NULL;
         int r = gv_k8s_pod_delete(c, o->namespace, name, -1, &derr);
         if (r < 0 && r != -ENOENT)
-                logf_(o, GV_K8S_LOG_WARN, "could not delete validation pod %s/%s: %s", o->namespace, name,
+                logf_(o, GV_LOG_WARN, "could not delete validation pod %s/%s: %s", o->namespace, name,
                       derr ? derr->msg : "unknown error");
         else if (r == 0)
-                logf_(o, GV_K8S_LOG_INFO, "deleted validation pod %s/%s", o->namespace, name);
+                logf_(o, GV_LOG_INFO, "deleted validation pod %s/%s", o->namespace, name);
 }
 
 void gv_pod_run_result_clear(gv_pod_run_result_t *r)
@@ -745,7 +731,7 @@ int gv_pod_run(gv_k8s_client_t *c, json_object *pod, const gv_pod_run_options_t 
                                                         kind);
                         goto out;
                 }
-                logf_(&o, GV_K8S_LOG_INFO, "created %s validation pod %s/%s on node %s%s", kind, o.namespace,
+                logf_(&o, GV_LOG_INFO, "created %s validation pod %s/%s on node %s%s", kind, o.namespace,
                       res.pod_name, o.node_name, creation ? " (re-created)" : "");
                 watch_judge(&w, created);
                 json_object_put(created);
@@ -794,13 +780,13 @@ int gv_pod_run(gv_k8s_client_t *c, json_object *pod, const gv_pod_run_options_t 
                                                  o.max_recreate == 1 ? "" : "s");
                                 goto out;
                         }
-                        logf_(&o, GV_K8S_LOG_WARN,
+                        logf_(&o, GV_LOG_WARN,
                               "%s validation pod %s/%s was deleted by someone else; re-creating it (%u of %u)", kind,
                               o.namespace, res.pod_name, creation + 1, o.max_recreate);
                         continue;
                 }
                 if (w.decided && w.st.verdict == GV_POD_SUCCEEDED) {
-                        logf_(&o, GV_K8S_LOG_INFO, "%s validation pod %s/%s succeeded: %s", kind, o.namespace,
+                        logf_(&o, GV_LOG_INFO, "%s validation pod %s/%s succeeded: %s", kind, o.namespace,
                               res.pod_name, w.st.message ? w.st.message : "");
                         watch_ctx_clear(&w);
                         r = 0;
@@ -870,7 +856,7 @@ int gv_workload_validate(gv_k8s_client_t *c, const gv_workload_job_t *job, gv_po
                                 gv_workload_overrides_free(ov);
                                 return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s", gerr->msg);
                         }
-                        logf_(o, GV_K8S_LOG_WARN,
+                        logf_(o, GV_LOG_WARN,
                               "could not read the validator's own pod %s/%s (%s); the validation pod gets no copied "
                               "tolerations and no owner reference",
                               o->namespace, job->validator_pod_name, gerr ? gerr->msg : "unknown error");

@@ -127,9 +127,6 @@ json_object *gv_node_gpu_resources(json_object *node);
  * Lifecycle
  * ====================================================================== */
 
-/* Log sink of the lifecycle (same levels as the k8s client). */
-typedef void (*gv_lifecycle_log_fn)(void *userdata, gv_k8s_log_level_t level, const char *msg);
-
 /* Bounds and collaborators; zero fields take the defaults in brackets. */
 typedef struct gv_pod_run_options {
         gv_workload_kind_t kind;        /* which component's pods (label selector) */
@@ -143,8 +140,9 @@ typedef struct gv_pod_run_options {
         unsigned recreate_backoff_ms;   /* first backoff before a re-creation, doubled each time [1000] */
         unsigned log_tail_lines;        /* log lines of a failed container kept in the message [20] */
         const volatile sig_atomic_t *stop; /* SIGTERM/SIGINT: give up promptly (-EINTR), still delete the pod */
-        gv_lifecycle_log_fn log;        /* may be NULL */
+        gv_log_fn log;                  /* may be NULL; reason "" */
         void *log_userdata;
+        const char *log_component;      /* component name of the log lines (borrowed) */
 } gv_pod_run_options_t;
 
 /* What a finished run learned (heap strings; gv_pod_run_result_clear()). */
