@@ -33,6 +33,17 @@ static char *ns_path(const char *ns, const char *resource, const char *name, con
         return p;
 }
 
+/* *out = the path of pod @ns/@name[/@sub] (heap); -EINVAL when either is empty, -ENOMEM. */
+static int pod_path(const char *ns, const char *name, const char *sub, char **out, gv_error_t **err)
+{
+        int r;
+        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+                return r;
+        if (!(*out = ns_path(ns, "pods", name, sub)))
+                return OOM(err);
+        return 0;
+}
+
 static char *node_path(const char *name, const char *sub)
 {
         _cleanup_free_ char *en = gv_k8s_escape(name);
@@ -44,12 +55,10 @@ static char *node_path(const char *name, const char *sub)
 
 int gv_k8s_pod_get(gv_k8s_client_t *c, const char *ns, const char *name, json_object **out, gv_error_t **err)
 {
-        int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+        _cleanup_free_ char *p = NULL;
+        int r = pod_path(ns, name, NULL, &p, err);
+        if (r < 0)
                 return r;
-        _cleanup_free_ char *p = ns_path(ns, "pods", name, NULL);
-        if (!p)
-                return OOM(err);
         return gv_k8s_get(c, p, out, err);
 }
 
@@ -83,12 +92,10 @@ int gv_k8s_pod_create(gv_k8s_client_t *c, const char *ns, json_object *pod, json
 
 int gv_k8s_pod_delete(gv_k8s_client_t *c, const char *ns, const char *name, int grace_period_s, gv_error_t **err)
 {
-        int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+        _cleanup_free_ char *p = NULL;
+        int r = pod_path(ns, name, NULL, &p, err);
+        if (r < 0)
                 return r;
-        _cleanup_free_ char *p = ns_path(ns, "pods", name, NULL);
-        if (!p)
-                return OOM(err);
         json_object *opts = NULL;
         if (grace_period_s >= 0) {
                 opts = json_object_new_object();
@@ -122,15 +129,13 @@ int gv_k8s_pod_watch(gv_k8s_client_t *c, const char *ns, const char *label_selec
 int gv_k8s_pod_log(gv_k8s_client_t *c, const char *ns, const char *name, const char *container,
                    unsigned tail_lines, char **out, gv_error_t **err)
 {
-        int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+        _cleanup_free_ char *base = NULL;
+        int r = pod_path(ns, name, "log", &base, err);
+        if (r < 0)
                 return r;
-        _cleanup_free_ char *base = ns_path(ns, "pods", name, "log");
         char tl[24] = "";
         if (tail_lines)
                 snprintf(tl, sizeof(tl), "%u", tail_lines);
-        if (!base)
-                return OOM(err);
         _cleanup_free_ char *p = gv_k8s_build_path(base, "container", container, "tailLines", tl, NULL);
         if (!p)
                 return OOM(err);

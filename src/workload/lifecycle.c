@@ -137,7 +137,10 @@ int gv_workload_delete_old(gv_k8s_client_t *c, const gv_pod_run_options_t *opts,
 /* template + own pod + run                                                */
 /* ---------------------------------------------------------------------- */
 
-GV_DEFINE_CLEANUP(gv_workload_overrides_t *, gv_workload_overrides_free)
+static void overrides_freep(gv_workload_overrides_t **ov)
+{
+        gv_workload_overrides_free(*ov);
+}
 
 /*
  * The validator's own pod (owned) into *self, or NULL with a warning when it
@@ -166,7 +169,7 @@ int gv_workload_validate(gv_k8s_client_t *c, const gv_workload_job_t *job, gv_po
                          gv_error_t **err)
 {
         const gv_pod_run_options_t *o = &job->run;
-        _cleanup_(gv_workload_overrides_freep) gv_workload_overrides_t *ov = NULL;
+        _cleanup_(overrides_freep) gv_workload_overrides_t *ov = NULL;
         int r;
         if (job->template_path && *job->template_path) {
                 r = gv_workload_overrides_load(job->template_path, &ov, err);
