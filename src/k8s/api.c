@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 
 #define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
@@ -96,19 +97,15 @@ int gv_k8s_pod_delete(gv_k8s_client_t *c, const char *ns, const char *name, int 
         int r = pod_path(ns, name, NULL, &p, err);
         if (r < 0)
                 return r;
-        json_object *opts = NULL;
+        _cleanup_json_ json_object *opts = NULL;
         if (grace_period_s >= 0) {
                 opts = json_object_new_object();
                 if (!opts || json_object_object_add(opts, "kind", json_object_new_string("DeleteOptions")) < 0 ||
                     json_object_object_add(opts, "apiVersion", json_object_new_string("v1")) < 0 ||
-                    json_object_object_add(opts, "gracePeriodSeconds", json_object_new_int(grace_period_s)) < 0) {
-                        json_object_put(opts);
+                    json_object_object_add(opts, "gracePeriodSeconds", json_object_new_int(grace_period_s)) < 0)
                         return OOM(err);
-                }
         }
-        r = gv_k8s_delete(c, p, opts, NULL, err);
-        json_object_put(opts);
-        return r;
+        return gv_k8s_delete(c, p, opts, NULL, err);
 }
 
 int gv_k8s_pod_watch(gv_k8s_client_t *c, const char *ns, const char *label_selector, const char *node_name,
@@ -139,12 +136,11 @@ int gv_k8s_pod_log(gv_k8s_client_t *c, const char *ns, const char *name, const c
         _cleanup_free_ char *p = gv_k8s_build_path(base, "container", container, "tailLines", tl, NULL);
         if (!p)
                 return OOM(err);
-        json_object *j = NULL;
+        _cleanup_json_ json_object *j = NULL;
         r = gv_k8s_get(c, p, &j, err);
         if (r < 0)
                 return r;
         char *s = strdup(j ? json_object_get_string(j) : "");
-        json_object_put(j);
         if (!s)
                 return OOM(err);
         *out = s;
@@ -224,11 +220,6 @@ static json_object *put_obj(json_object *parent, const char *key)
         return o;
 }
 
-static void json_putp(json_object **o)
-{
-        json_object_put(*o);
-}
-
 int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const gv_k8s_event_t *e,
                         gv_error_t **err)
 {
@@ -252,7 +243,7 @@ int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involve
         if (!p || asprintf(&name, "%s.%llx%05lx", iname ? iname : "gpu-validator", (unsigned long long) ts.tv_sec,
                            (unsigned long) (ts.tv_nsec / 1000) & 0xfffff) < 0)
                 return OOM(err);
-        __attribute__((cleanup(json_putp))) json_object *ev = json_object_new_object();
+        _cleanup_json_ json_object *ev = json_object_new_object();
         json_object *md = ev ? put_obj(ev, "metadata") : NULL;
         json_object *io = ev ? put_obj(ev, "involvedObject") : NULL;
         json_object *src = ev ? put_obj(ev, "source") : NULL;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "template-internal.h"
@@ -123,7 +124,7 @@ static int add_gpu_limit(json_object *ctr, const gv_workload_runtime_t *rt, gv_e
 
 static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **err)
 {
-        json_object *arr = json_object_new_array();
+        _cleanup_json_ json_object *arr = json_object_new_array();
         if (!arr)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         for (const char *p = list; *p;) {
@@ -140,7 +141,6 @@ static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **e
                             json_object_array_add(arr, ent) < 0) {
                                 json_object_put(name);
                                 json_object_put(ent);
-                                json_object_put(arr);
                                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                         }
                 }
@@ -148,14 +148,11 @@ static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **e
                 if (*p == ',')
                         p++;
         }
-        if (json_object_array_length(arr) == 0) {
-                json_object_put(arr);
+        if (json_object_array_length(arr) == 0)
                 return 0;
-        }
-        if (json_object_object_add(spec, "imagePullSecrets", arr) < 0) {
-                json_object_put(arr);
+        if (json_object_object_add(spec, "imagePullSecrets", arr) < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        }
+        arr = NULL; /* owned by spec now */
         return 0;
 }
 
@@ -378,15 +375,11 @@ int gv_workload_fill(json_object *pod, gv_workload_kind_t kind, const gv_workloa
 int gv_workload_pod(gv_workload_kind_t kind, const gv_workload_overrides_t *ov, const gv_workload_runtime_t *rt,
                     json_object **out, gv_error_t **err)
 {
-        json_object *pod = NULL;
+        _cleanup_json_ json_object *pod = NULL;
         int r = gv_workload_template(kind, ov, &pod, err);
-        if (r < 0)
+        if (r < 0 || (r = gv_workload_fill(pod, kind, rt, err)) < 0)
                 return r;
-        if ((r = gv_workload_fill(pod, kind, rt, err)) < 0) {
-                json_object_put(pod);
-                return r;
-        }
-        *out = pod;
+        *out = TAKE_PTR(pod);
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "template-internal.h"
@@ -213,7 +214,7 @@ int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t 
         if (kind >= GV_WORKLOAD__MAX)
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "unknown workload kind %d", (int) kind);
         json_object *section = ov ? ov->section[kind] : NULL;
-        json_object *pod = NULL;
+        _cleanup_json_ json_object *pod = NULL;
         int r;
 
         if (section && ov->manifest[kind]) {
@@ -231,23 +232,17 @@ int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t 
                 }
                 pod = json_object_get(gv_doc_root(doc));
                 gv_doc_free(doc);
-                if (section && gv_workload_merge(pod, section, err) < 0) {
-                        json_object_put(pod);
+                if (section && gv_workload_merge(pod, section, err) < 0)
                         return gv_error_prefix(err, "%s: %s", gv_doc_name(ov->doc), kind_names[kind]);
-                }
         }
         _cleanup_free_ char *who = NULL;
         if (asprintf(&who, "%s%s%s template", ov && section ? gv_doc_name(ov->doc) : "",
-                     ov && section ? ": " : "", kind_names[kind]) < 0) {
-                json_object_put(pod);
+                     ov && section ? ": " : "", kind_names[kind]) < 0)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        }
         if ((r = check_final(pod, who, err)) < 0 ||
-            (r = check_requests_within_limits(pod, ov, section, kind_names[kind], who, err)) < 0) {
-                json_object_put(pod);
+            (r = check_requests_within_limits(pod, ov, section, kind_names[kind], who, err)) < 0)
                 return r;
-        }
-        *out = pod;
+        *out = TAKE_PTR(pod);
         return 0;
 }
 
