@@ -82,6 +82,12 @@ void gv_k8s_xfer_reset(gv_k8s_xfer_t *x);
 /* gv_k8s_curl_errno - the negative errno for a transport failure @cc of @x. */
 int gv_k8s_curl_errno(CURLcode cc, const gv_k8s_xfer_t *x);
 
+/* gv_k8s_curl_retryable - whether transport failure @cc may be retried; for @post only when nothing was sent. */
+bool gv_k8s_curl_retryable(CURLcode cc, bool post);
+
+/* gv_k8s_wipe_free - zero the string @s (a credential) and free it; accepts NULL. */
+void gv_k8s_wipe_free(char *s);
+
 /* gv_k8s_curl_text - curl's error text for @cc (x's error buffer, else curl's); borrowed. */
 const char *gv_k8s_curl_text(CURLcode cc, const gv_k8s_xfer_t *x);
 

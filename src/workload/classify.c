@@ -104,6 +104,11 @@ typedef struct classify_ctx {
         gv_pod_status_t st;
 } classify_ctx_t;
 
+/*
+ * Record the FAILED verdict @f with its message in cx->st; returns 1, or
+ * -ENOMEM in @err.  @err comes before the format, as in gv_error_set(): a
+ * printf-style function ends with its format and arguments.
+ */
 static int fail_with(classify_ctx_t *cx, gv_pod_failure_t f, const char *container, bool init, int exit_code,
                      const char *image, gv_error_t **err, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
