@@ -316,6 +316,10 @@ static wstep_t watch_connect(wrun_t *r, gv_error_t **err)
         return watch_ended(r, url, cc, t0, err);
 }
 
+/* The steps of one round, in order. */
+typedef wstep_t (*wstep_fn)(wrun_t *r, gv_error_t **err);
+static const wstep_fn round_steps[] = { watch_gate, watch_list, watch_connect };
+
 int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_watch_fn cb, void *userdata,
                  gv_error_t **err)
 {
@@ -333,11 +337,10 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
                 free(r.w.rv);
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "cannot make a curl handle");
         }
-        wstep_t (*const steps[])(wrun_t *, gv_error_t **) = { watch_gate, watch_list, watch_connect };
         for (;;) {
                 wstep_t s = W_PROCEED;
-                for (size_t i = 0; i < GV_ARRAY_SIZE(steps) && s == W_PROCEED; i++)
-                        s = steps[i](&r, err);
+                for (size_t i = 0; i < GV_ARRAY_SIZE(round_steps) && s == W_PROCEED; i++)
+                        s = round_steps[i](&r, err);
                 if (s == W_END)
                         break;
         }
