@@ -25,6 +25,16 @@
         "    effect: NoSchedule\n" \
         "  initContainers:\n"
 
+/* The resources of both init containers (the plugin's adds the GPU limit below them). */
+#define INIT_CONTAINER_RESOURCES \
+        "    resources:\n" \
+        "      requests:\n" \
+        "        cpu: 100m\n" \
+        "        memory: 128Mi\n" \
+        "      limits:\n" \
+        "        cpu: \"1\"\n" \
+        "        memory: 1Gi\n"
+
 /* What both main containers share from their read-only root file system on. */
 #define MAIN_CONTAINER_TAIL \
         "      readOnlyRootFilesystem: true\n" \
@@ -57,13 +67,7 @@ static const char cuda_yaml[] =
         "      value: all\n"
         "    securityContext:\n"
         "      privileged: true\n"
-        "    resources:\n"
-        "      requests:\n"
-        "        cpu: 100m\n"
-        "        memory: 128Mi\n"
-        "      limits:\n"
-        "        cpu: \"1\"\n"
-        "        memory: 1Gi\n"
+        INIT_CONTAINER_RESOURCES
         "  containers:\n"
         "  - name: nvidia-cuda-validator\n"
         "    image: FILLED_BY_THE_VALIDATOR\n"
@@ -91,13 +95,7 @@ static const char plugin_yaml[] =
         "    command: [\"gpu-validator\", \"cuda-check\"]\n"
         "    securityContext:\n"
         "      allowPrivilegeEscalation: false\n"
-        "    resources:\n"
-        "      requests:\n"
-        "        cpu: 100m\n"
-        "        memory: 128Mi\n"
-        "      limits:\n"
-        "        cpu: \"1\"\n"
-        "        memory: 1Gi\n"
+        INIT_CONTAINER_RESOURCES
         "        FILLED_BY_THE_VALIDATOR: 1\n"
         "  containers:\n"
         "  - name: nvidia-device-plugin-validator\n"
