@@ -215,29 +215,10 @@ static int pick_context(kctx_t *k, yaml_node_t *root, const char *context, char 
         return 0;
 }
 
-/* find_named() and the entry's place for messages, "<list>[name=<name>].<item>" (heap, *where). */
-static int find_entry(kctx_t *k, yaml_node_t *root, const char *list, const char *item, const char *name,
-                      yaml_node_t **node, char **where)
+/* A clusters[].cluster entry at @where_cl: server, CA, insecure-skip-tls-verify into @cfg. */
+static int parse_cluster(kctx_t *k, yaml_node_t *cluster, const char *where_cl, gv_k8s_config_t *cfg)
 {
-        int r = find_named(k, root, list, item, name, node);
-        if (r < 0)
-                return r;
-        if (asprintf(where, "%s[name=%s].%s", list, name, item) < 0) {
-                *where = NULL;
-                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        }
-        return 0;
-}
-
-/* clusters[name=@cluster_name].cluster: server, CA, insecure-skip-tls-verify into @cfg. */
-static int parse_cluster(kctx_t *k, yaml_node_t *root, const char *cluster_name, gv_k8s_config_t *cfg)
-{
-        yaml_node_t *cluster = NULL;
-        _cleanup_free_ char *where_cl = NULL;
-        int r = find_entry(k, root, "clusters", "cluster", cluster_name, &cluster, &where_cl);
-        if (r < 0)
-                return r;
-        r = get_str(k, cluster, "server", where_cl, &cfg->server);
+        int r = get_str(k, cluster, "server", where_cl, &cfg->server);
         if (r < 0)
                 return r;
         if (!cfg->server || !*cfg->server)
@@ -284,14 +265,9 @@ static int parse_credentials(kctx_t *k, yaml_node_t *u, const char *where, gv_k8
         return 0;
 }
 
-/* users[name=@user_name].user into @cfg; refuses exec, auth-provider and basic authentication. */
-static int parse_user(kctx_t *k, yaml_node_t *root, const char *user_name, gv_k8s_config_t *cfg)
+/* A users[].user entry at @where_u into @cfg; refuses exec, auth-provider and basic authentication. */
+static int parse_user(kctx_t *k, yaml_node_t *user, const char *where_u, gv_k8s_config_t *cfg)
 {
-        yaml_node_t *user = NULL;
-        _cleanup_free_ char *where_u = NULL;
-        int r = find_entry(k, root, "users", "user", user_name, &user, &where_u);
-        if (r < 0)
-                return r;
         if (map_get(k, user, "exec"))
                 return kerr(k, ENOTSUP, where_u, "exec credential plugins are not supported; use a token or client certificate");
         if (map_get(k, user, "auth-provider"))
@@ -299,6 +275,22 @@ static int parse_user(kctx_t *k, yaml_node_t *root, const char *user_name, gv_k8
         if (map_get(k, user, "username") || map_get(k, user, "password"))
                 return kerr(k, ENOTSUP, where_u, "basic authentication is not supported");
         return parse_credentials(k, user, where_u, cfg);
+}
+
+typedef int (*entry_fn)(kctx_t *k, yaml_node_t *entry, const char *where, gv_k8s_config_t *cfg);
+
+/* find_named() the entry @name of @list, then @fn on it with its place "<list>[name=<name>].<item>" for messages. */
+static int parse_entry(kctx_t *k, yaml_node_t *root, const char *list, const char *item, const char *name,
+                       entry_fn fn, gv_k8s_config_t *cfg)
+{
+        yaml_node_t *node = NULL;
+        int r = find_named(k, root, list, item, name, &node);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *where = NULL;
+        if (asprintf(&where, "%s[name=%s].%s", list, name, item) < 0)
+                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return fn(k, node, where, cfg);
 }
 
 static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
@@ -335,9 +327,9 @@ static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
         if (!cfg)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if ((r = get_str(k, ctx, "namespace", where_ctx, &cfg->namespace)) < 0 ||
-            (r = parse_cluster(k, root, cluster_name, cfg)) < 0)
+            (r = parse_entry(k, root, "clusters", "cluster", cluster_name, parse_cluster, cfg)) < 0)
                 return r;
-        if (user_name && *user_name && (r = parse_user(k, root, user_name, cfg)) < 0)
+        if (user_name && *user_name && (r = parse_entry(k, root, "users", "user", user_name, parse_user, cfg)) < 0)
                 return r;
 
         if (asprintf(&cfg->source, "kubeconfig %s (context %s)", k->name, ctx_name) < 0) {
