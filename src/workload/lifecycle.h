@@ -174,7 +174,8 @@ int gv_workload_delete_old(gv_k8s_client_t *c, const gv_pod_run_options_t *opts,
  * when someone else deletes it, at most @opts->max_recreate times; delete
  * it at the end in every case.  For a failed container the last
  * log_tail_lines lines of its log (pods/log?tailLines=) are added to the
- * message when they can be read.
+ * message when they can be read.  Written as a state machine (podrun.h,
+ * docs/workload-lifecycle.md).
  * @result (may be NULL) is filled in every case (caller clears).
  * Errors: GV_REASON_WORKLOAD with the gv_pod_failure_t's message (the pod
  * failed, or was deleted too often); GV_REASON_TIMEOUT (-ETIMEDOUT) at the
