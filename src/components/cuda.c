@@ -15,16 +15,7 @@
 
 #define COMPONENT "cuda"
 
-void gv_kube_log(void *userdata, gv_k8s_log_level_t level, const char *msg)
-{
-        const gv_kube_log_ctx_t *l = userdata;
-        if (!l || !l->cfg || !l->cfg->log)
-                return;
-        /* gv_k8s_log_level_t has the values of gv_log_level_t (k8s.h) */
-        l->cfg->log(l->cfg->log_userdata, (gv_log_level_t) level, l->component, "", msg);
-}
-
-int gv_kube_client(const gv_config_t *cfg, gv_kube_log_ctx_t *log, gv_k8s_client_t **out, gv_error_t **err)
+int gv_kube_client(const gv_config_t *cfg, const char *component, gv_k8s_client_t **out, gv_error_t **err)
 {
         gv_k8s_env_t env = {
                 .kubeconfig = cfg->kubeconfig,
@@ -39,13 +30,14 @@ int gv_kube_client(const gv_config_t *cfg, gv_kube_log_ctx_t *log, gv_k8s_client
                 return gv_error_prefix(err, "Kubernetes configuration");
         gv_k8s_options_t opts = {
                 .stop = cfg->stop,
-                .log = gv_kube_log,
-                .log_userdata = log,
+                .log = cfg->log,
+                .log_userdata = cfg->log_userdata,
+                .log_component = component,
         };
         return gv_k8s_client_new(kc, &opts, out, err);
 }
 
-void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, gv_kube_log_ctx_t *log, gv_workload_job_t *job)
+void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, const char *component, gv_workload_job_t *job)
 {
         *job = (gv_workload_job_t) {
                 .run = {
@@ -54,8 +46,9 @@ void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, gv_kube_log_ct
                         .node_name = cfg->node_name,
                         .timeout_s = cfg->pod_timeout_s,
                         .stop = cfg->stop,
-                        .log = gv_kube_log,
-                        .log_userdata = log,
+                        .log = cfg->log,
+                        .log_userdata = cfg->log_userdata,
+                        .log_component = component,
                 },
                 .template_path = cfg->workload_template,
                 .image = cfg->validator_image,
@@ -96,13 +89,12 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
         int r = gv_kube_require(cfg, COMPONENT, true, err);
         if (r < 0)
                 return r;
-        gv_kube_log_ctx_t log = { .cfg = cfg, .component = COMPONENT };
         gv_k8s_client_t *client = NULL;
-        r = gv_kube_client(cfg, &log, &client, err);
+        r = gv_kube_client(cfg, COMPONENT, &client, err);
         if (r < 0)
                 return r;
         gv_workload_job_t job;
-        gv_kube_job(cfg, GV_WORKLOAD_CUDA, &log, &job);
+        gv_kube_job(cfg, GV_WORKLOAD_CUDA, COMPONENT, &job);
         gv_pod_run_result_t pr = { 0 };
         r = gv_workload_validate(client, &job, &pr, err);
         gv_k8s_client_free(client);

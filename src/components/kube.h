@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the cuda and plugin components share (private to src/components):
- * a Kubernetes client made from gv_config_t, and the log adapter from the
- * client / lifecycle log functions to cfg->log.  Defined in cuda.c.
+ * a Kubernetes client and a validation-pod job made from gv_config_t, both
+ * logging to cfg->log under a component name.  Defined in cuda.c.
  */
 #ifndef GV_COMPONENTS_KUBE_H
 #define GV_COMPONENTS_KUBE_H
@@ -11,31 +11,23 @@
 #include "k8s/k8s.h"
 #include "workload/lifecycle.h"
 
-/* Userdata of gv_kube_log(): where and under which component name to log. */
-typedef struct gv_kube_log_ctx {
-        const gv_config_t *cfg;
-        const char *component;
-} gv_kube_log_ctx_t;
-
-/* gv_kube_log - a gv_k8s_log_fn / gv_lifecycle_log_fn writing to ctx->cfg->log (userdata: gv_kube_log_ctx_t). */
-void gv_kube_log(void *userdata, gv_k8s_log_level_t level, const char *msg);
-
 /*
  * gv_kube_client - load the Kubernetes configuration from cfg (kubeconfig,
  * kube_context, k8s_service_host/port, home_dir; order in docs/kubernetes.md)
- * and make a client whose stop flag is cfg->stop and whose log goes through
- * gv_kube_log(@log).  *out is owned by the caller (gv_k8s_client_free()).
+ * and make a client whose stop flag is cfg->stop and whose log goes to
+ * cfg->log as @component (reason "").  @component must outlive the client.
+ * *out is owned by the caller (gv_k8s_client_free()).
  * Errors: GV_REASON_CONFIG when no configuration applies or it is broken,
  * naming what was tried; -ENOMEM.
  */
-int gv_kube_client(const gv_config_t *cfg, gv_kube_log_ctx_t *log, gv_k8s_client_t **out, gv_error_t **err);
+int gv_kube_client(const gv_config_t *cfg, const char *component, gv_k8s_client_t **out, gv_error_t **err);
 
 /*
  * gv_kube_job - fill @job's image settings, template path, validator pod,
- * bounds (pod_timeout_s) and log from @cfg, for @kind on cfg->node_name in
- * cfg->namespace.  @log must outlive the job.
+ * bounds (pod_timeout_s) and log (cfg->log as @component) from @cfg, for
+ * @kind on cfg->node_name in cfg->namespace.  @component must outlive the job.
  */
-void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, gv_kube_log_ctx_t *log, gv_workload_job_t *job);
+void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, const char *component, gv_workload_job_t *job);
 
 /*
  * gv_kube_require - a GV_REASON_CONFIG error (-EINVAL) for @component when

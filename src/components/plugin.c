@@ -96,9 +96,8 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         int r = gv_kube_require(cfg, COMPONENT, cfg->with_workload, err);
         if (r < 0)
                 return r;
-        gv_kube_log_ctx_t log = { .cfg = cfg, .component = COMPONENT };
         gv_k8s_client_t *client = NULL;
-        r = gv_kube_client(cfg, &log, &client, err);
+        r = gv_kube_client(cfg, COMPONENT, &client, err);
         if (r < 0)
                 return r;
 
@@ -161,7 +160,7 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         if (cfg->with_workload) {
                 gv_workload_job_t job;
-                gv_kube_job(cfg, GV_WORKLOAD_PLUGIN, &log, &job);
+                gv_kube_job(cfg, GV_WORKLOAD_PLUGIN, COMPONENT, &job);
                 job.gpu_resource = resource;
                 r = gv_workload_validate(client, &job, &pr, err);
                 if (r < 0)

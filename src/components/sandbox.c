@@ -263,9 +263,8 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
         *value = NULL;
         if (!cfg->node_name || !*cfg->node_name)
                 return 0;
-        gv_kube_log_ctx_t log = { .cfg = cfg, .component = component };
         gv_k8s_client_t *client = NULL;
-        int r = gv_kube_client(cfg, &log, &client, err);
+        int r = gv_kube_client(cfg, component, &client, err);
         if (r < 0)
                 return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
         json_object *node = NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 
 #define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
@@ -33,6 +34,17 @@ static char *ns_path(const char *ns, const char *resource, const char *name, con
         return p;
 }
 
+/* *out = the path of pod @ns/@name[/@sub] (heap); -EINVAL when either is empty, -ENOMEM. */
+static int pod_path(const char *ns, const char *name, const char *sub, char **out, gv_error_t **err)
+{
+        int r;
+        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+                return r;
+        if (!(*out = ns_path(ns, "pods", name, sub)))
+                return OOM(err);
+        return 0;
+}
+
 static char *node_path(const char *name, const char *sub)
 {
         _cleanup_free_ char *en = gv_k8s_escape(name);
@@ -44,12 +56,10 @@ static char *node_path(const char *name, const char *sub)
 
 int gv_k8s_pod_get(gv_k8s_client_t *c, const char *ns, const char *name, json_object **out, gv_error_t **err)
 {
-        int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+        _cleanup_free_ char *p = NULL;
+        int r = pod_path(ns, name, NULL, &p, err);
+        if (r < 0)
                 return r;
-        _cleanup_free_ char *p = ns_path(ns, "pods", name, NULL);
-        if (!p)
-                return OOM(err);
         return gv_k8s_get(c, p, out, err);
 }
 
@@ -83,25 +93,19 @@ int gv_k8s_pod_create(gv_k8s_client_t *c, const char *ns, json_object *pod, json
 
 int gv_k8s_pod_delete(gv_k8s_client_t *c, const char *ns, const char *name, int grace_period_s, gv_error_t **err)
 {
-        int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+        _cleanup_free_ char *p = NULL;
+        int r = pod_path(ns, name, NULL, &p, err);
+        if (r < 0)
                 return r;
-        _cleanup_free_ char *p = ns_path(ns, "pods", name, NULL);
-        if (!p)
-                return OOM(err);
-        json_object *opts = NULL;
+        _cleanup_json_ json_object *opts = NULL;
         if (grace_period_s >= 0) {
                 opts = json_object_new_object();
                 if (!opts || json_object_object_add(opts, "kind", json_object_new_string("DeleteOptions")) < 0 ||
                     json_object_object_add(opts, "apiVersion", json_object_new_string("v1")) < 0 ||
-                    json_object_object_add(opts, "gracePeriodSeconds", json_object_new_int(grace_period_s)) < 0) {
-                        json_object_put(opts);
+                    json_object_object_add(opts, "gracePeriodSeconds", json_object_new_int(grace_period_s)) < 0)
                         return OOM(err);
-                }
         }
-        r = gv_k8s_delete(c, p, opts, NULL, err);
-        json_object_put(opts);
-        return r;
+        return gv_k8s_delete(c, p, opts, NULL, err);
 }
 
 int gv_k8s_pod_watch(gv_k8s_client_t *c, const char *ns, const char *label_selector, const char *node_name,
@@ -122,24 +126,21 @@ int gv_k8s_pod_watch(gv_k8s_client_t *c, const char *ns, const char *label_selec
 int gv_k8s_pod_log(gv_k8s_client_t *c, const char *ns, const char *name, const char *container,
                    unsigned tail_lines, char **out, gv_error_t **err)
 {
-        int r;
-        if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
+        _cleanup_free_ char *base = NULL;
+        int r = pod_path(ns, name, "log", &base, err);
+        if (r < 0)
                 return r;
-        _cleanup_free_ char *base = ns_path(ns, "pods", name, "log");
         char tl[24] = "";
         if (tail_lines)
                 snprintf(tl, sizeof(tl), "%u", tail_lines);
-        if (!base)
-                return OOM(err);
         _cleanup_free_ char *p = gv_k8s_build_path(base, "container", container, "tailLines", tl, NULL);
         if (!p)
                 return OOM(err);
-        json_object *j = NULL;
+        _cleanup_json_ json_object *j = NULL;
         r = gv_k8s_get(c, p, &j, err);
         if (r < 0)
                 return r;
         char *s = strdup(j ? json_object_get_string(j) : "");
-        json_object_put(j);
         if (!s)
                 return OOM(err);
         *out = s;
@@ -219,11 +220,6 @@ static json_object *put_obj(json_object *parent, const char *key)
         return o;
 }
 
-static void json_putp(json_object **o)
-{
-        json_object_put(*o);
-}
-
 int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const gv_k8s_event_t *e,
                         gv_error_t **err)
 {
@@ -247,7 +243,7 @@ int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involve
         if (!p || asprintf(&name, "%s.%llx%05lx", iname ? iname : "gpu-validator", (unsigned long long) ts.tv_sec,
                            (unsigned long) (ts.tv_nsec / 1000) & 0xfffff) < 0)
                 return OOM(err);
-        __attribute__((cleanup(json_putp))) json_object *ev = json_object_new_object();
+        _cleanup_json_ json_object *ev = json_object_new_object();
         json_object *md = ev ? put_obj(ev, "metadata") : NULL;
         json_object *io = ev ? put_obj(ev, "involvedObject") : NULL;
         json_object *src = ev ? put_obj(ev, "source") : NULL;

@@ -198,60 +198,27 @@ static int get_b64(kctx_t *k, yaml_node_t *map, const char *key, const char *whe
         return 0;
 }
 
-/* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): one branch per kubeconfig field; to be split in the architecture refactor */
-static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
+/* The context to use: @context when given, else current-context (heap, *name). */
+static int pick_context(kctx_t *k, yaml_node_t *root, const char *context, char **name)
 {
-        gv_error_t **err = k->err;
-        yaml_node_t *root = yaml_document_get_root_node(k->doc);
-        if (!root || is_null_scalar(root))
-                return kerr(k, EINVAL, "(document)", "empty");
-        if (root->type != YAML_MAPPING_NODE)
-                return kerr(k, EINVAL, "(document)", "not a mapping");
-
-        _cleanup_free_ char *ctx_name = NULL;
         if (context && *context) {
-                ctx_name = strdup(context);
-                if (!ctx_name)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        } else {
-                int r = get_str(k, root, "current-context", "current-context", &ctx_name);
-                if (r < 0)
-                        return r;
-                if (!ctx_name || !*ctx_name)
-                        return kerr(k, EINVAL, "current-context", "not set and no context was given");
+                *name = strdup(context);
+                if (!*name)
+                        return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return 0;
         }
+        int r = get_str(k, root, "current-context", "current-context", name);
+        if (r < 0)
+                return r;
+        if (!*name || !**name)
+                return kerr(k, EINVAL, "current-context", "not set and no context was given");
+        return 0;
+}
 
-        yaml_node_t *ctx = NULL, *cluster = NULL, *user = NULL;
-        int r = find_named(k, root, "contexts", "context", ctx_name, &ctx);
-        if (r < 0)
-                return r;
-
-        _cleanup_free_ char *where_ctx = NULL, *cluster_name = NULL, *user_name = NULL;
-        if (asprintf(&where_ctx, "contexts[name=%s].context", ctx_name) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        r = get_str(k, ctx, "cluster", where_ctx, &cluster_name);
-        if (r < 0)
-                return r;
-        if (!cluster_name || !*cluster_name)
-                return kerr(k, EINVAL, where_ctx, "\"cluster\" missing");
-        r = get_str(k, ctx, "user", where_ctx, &user_name);
-        if (r < 0)
-                return r;
-
-        _cleanup_config_ gv_k8s_config_t *cfg = calloc(1, sizeof(*cfg));
-        if (!cfg)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        r = get_str(k, ctx, "namespace", where_ctx, &cfg->namespace);
-        if (r < 0)
-                return r;
-
-        r = find_named(k, root, "clusters", "cluster", cluster_name, &cluster);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *where_cl = NULL;
-        if (asprintf(&where_cl, "clusters[name=%s].cluster", cluster_name) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        r = get_str(k, cluster, "server", where_cl, &cfg->server);
+/* A clusters[].cluster entry at @where_cl: server, CA, insecure-skip-tls-verify into @cfg. */
+static int parse_cluster(kctx_t *k, yaml_node_t *cluster, const char *where_cl, gv_k8s_config_t *cfg)
+{
+        int r = get_str(k, cluster, "server", where_cl, &cfg->server);
         if (r < 0)
                 return r;
         if (!cfg->server || !*cfg->server)
@@ -270,40 +237,100 @@ static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
                 return kerr(k, EINVAL, where_cl, "%s (insecure-skip-tls-verify: true together with %s)",
                             GV_K8S_ERR_INSECURE_WITH_CA,
                             cfg->ca_file ? "certificate-authority" : "certificate-authority-data");
+        return 0;
+}
 
-        if (user_name && *user_name) {
-                r = find_named(k, root, "users", "user", user_name, &user);
-                if (r < 0)
-                        return r;
-                _cleanup_free_ char *where_u = NULL;
-                if (asprintf(&where_u, "users[name=%s].user", user_name) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                if (map_get(k, user, "exec"))
-                        return kerr(k, ENOTSUP, where_u, "exec credential plugins are not supported; use a token or client certificate");
-                if (map_get(k, user, "auth-provider"))
-                        return kerr(k, ENOTSUP, where_u, "auth-provider is not supported; use a token or client certificate");
-                if (map_get(k, user, "username") || map_get(k, user, "password"))
-                        return kerr(k, ENOTSUP, where_u, "basic authentication is not supported");
-                if ((r = get_str(k, user, "token", where_u, &cfg->token)) < 0 ||
-                    (r = get_str(k, user, "tokenFile", where_u, &cfg->token_file)) < 0 ||
-                    (r = resolve_path(k, &cfg->token_file)) < 0 ||
-                    (r = get_str(k, user, "client-certificate", where_u, &cfg->client_cert_file)) < 0 ||
-                    (r = resolve_path(k, &cfg->client_cert_file)) < 0 ||
-                    (r = get_b64(k, user, "client-certificate-data", where_u, &cfg->client_cert_data,
-                                 &cfg->client_cert_data_len)) < 0 ||
-                    (r = get_str(k, user, "client-key", where_u, &cfg->client_key_file)) < 0 ||
-                    (r = resolve_path(k, &cfg->client_key_file)) < 0 ||
-                    (r = get_b64(k, user, "client-key-data", where_u, &cfg->client_key_data,
-                                 &cfg->client_key_data_len)) < 0)
-                        return r;
-                bool has_cert = cfg->client_cert_file || cfg->client_cert_data;
-                bool has_key = cfg->client_key_file || cfg->client_key_data;
-                if (has_cert != has_key)
-                        return kerr(k, EINVAL, where_u, "%s without %s", has_cert ? "client certificate" : "client key",
-                                    has_cert ? "client key" : "client certificate");
-                if (cfg->token && !*cfg->token)
-                        return kerr(k, EINVAL, where_u, "\"token\" is empty");
-        }
+/* The credentials of user @u at @where: token, token file, client certificate and key into @cfg. */
+static int parse_credentials(kctx_t *k, yaml_node_t *u, const char *where, gv_k8s_config_t *cfg)
+{
+        int r;
+        if ((r = get_str(k, u, "token", where, &cfg->token)) < 0 ||
+            (r = get_str(k, u, "tokenFile", where, &cfg->token_file)) < 0 ||
+            (r = resolve_path(k, &cfg->token_file)) < 0 ||
+            (r = get_str(k, u, "client-certificate", where, &cfg->client_cert_file)) < 0 ||
+            (r = resolve_path(k, &cfg->client_cert_file)) < 0 ||
+            (r = get_b64(k, u, "client-certificate-data", where, &cfg->client_cert_data,
+                         &cfg->client_cert_data_len)) < 0 ||
+            (r = get_str(k, u, "client-key", where, &cfg->client_key_file)) < 0 ||
+            (r = resolve_path(k, &cfg->client_key_file)) < 0 ||
+            (r = get_b64(k, u, "client-key-data", where, &cfg->client_key_data, &cfg->client_key_data_len)) < 0)
+                return r;
+        bool has_cert = cfg->client_cert_file || cfg->client_cert_data;
+        bool has_key = cfg->client_key_file || cfg->client_key_data;
+        if (has_cert != has_key)
+                return kerr(k, EINVAL, where, "%s without %s", has_cert ? "client certificate" : "client key",
+                            has_cert ? "client key" : "client certificate");
+        if (cfg->token && !*cfg->token)
+                return kerr(k, EINVAL, where, "\"token\" is empty");
+        return 0;
+}
+
+/* A users[].user entry at @where_u into @cfg; refuses exec, auth-provider and basic authentication. */
+static int parse_user(kctx_t *k, yaml_node_t *user, const char *where_u, gv_k8s_config_t *cfg)
+{
+        if (map_get(k, user, "exec"))
+                return kerr(k, ENOTSUP, where_u, "exec credential plugins are not supported; use a token or client certificate");
+        if (map_get(k, user, "auth-provider"))
+                return kerr(k, ENOTSUP, where_u, "auth-provider is not supported; use a token or client certificate");
+        if (map_get(k, user, "username") || map_get(k, user, "password"))
+                return kerr(k, ENOTSUP, where_u, "basic authentication is not supported");
+        return parse_credentials(k, user, where_u, cfg);
+}
+
+typedef int (*entry_fn)(kctx_t *k, yaml_node_t *entry, const char *where, gv_k8s_config_t *cfg);
+
+/* find_named() the entry @name of @list, then @fn on it with its place "<list>[name=<name>].<item>" for messages. */
+static int parse_entry(kctx_t *k, yaml_node_t *root, const char *list, const char *item, const char *name,
+                       entry_fn fn, gv_k8s_config_t *cfg)
+{
+        yaml_node_t *node = NULL;
+        int r = find_named(k, root, list, item, name, &node);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *where = NULL;
+        if (asprintf(&where, "%s[name=%s].%s", list, name, item) < 0)
+                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return fn(k, node, where, cfg);
+}
+
+static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
+{
+        gv_error_t **err = k->err;
+        yaml_node_t *root = yaml_document_get_root_node(k->doc);
+        if (!root || is_null_scalar(root))
+                return kerr(k, EINVAL, "(document)", "empty");
+        if (root->type != YAML_MAPPING_NODE)
+                return kerr(k, EINVAL, "(document)", "not a mapping");
+
+        _cleanup_free_ char *ctx_name = NULL;
+        int r = pick_context(k, root, context, &ctx_name);
+        if (r < 0)
+                return r;
+        yaml_node_t *ctx = NULL;
+        r = find_named(k, root, "contexts", "context", ctx_name, &ctx);
+        if (r < 0)
+                return r;
+
+        _cleanup_free_ char *where_ctx = NULL, *cluster_name = NULL, *user_name = NULL;
+        if (asprintf(&where_ctx, "contexts[name=%s].context", ctx_name) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        r = get_str(k, ctx, "cluster", where_ctx, &cluster_name);
+        if (r < 0)
+                return r;
+        if (!cluster_name || !*cluster_name)
+                return kerr(k, EINVAL, where_ctx, "\"cluster\" missing");
+        r = get_str(k, ctx, "user", where_ctx, &user_name);
+        if (r < 0)
+                return r;
+
+        _cleanup_config_ gv_k8s_config_t *cfg = calloc(1, sizeof(*cfg));
+        if (!cfg)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        if ((r = get_str(k, ctx, "namespace", where_ctx, &cfg->namespace)) < 0 ||
+            (r = parse_entry(k, root, "clusters", "cluster", cluster_name, parse_cluster, cfg)) < 0)
+                return r;
+        if (user_name && *user_name && (r = parse_entry(k, root, "users", "user", user_name, parse_user, cfg)) < 0)
+                return r;
 
         if (asprintf(&cfg->source, "kubeconfig %s (context %s)", k->name, ctx_name) < 0) {
                 cfg->source = NULL;

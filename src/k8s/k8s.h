@@ -9,7 +9,7 @@
  * negative errno and fill `gv_error_t **err` (reason GV_REASON_KUBERNETES
  * unless noted).  JSON objects are json-c objects; "owned" means the caller
  * drops them with json_object_put().  Nothing here prints: log lines go to
- * the gv_k8s_log_fn the caller supplies.  The bearer token and client key
+ * the gv_log_fn (src/base/log.h) the caller supplies.  The bearer token and client key
  * never appear in a log line or an error message.
  *
  * A gv_k8s_client_t is not thread-safe; use one per thread.  No environment
@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "base/error.h"
+#include "base/log.h"
 
 /* Default folder of the mounted service-account token, CA and namespace
  * (Kubernetes docs "Accessing the Kubernetes API from a Pod"). */
@@ -152,17 +153,6 @@ int gv_k8s_config_load(const gv_k8s_env_t *env, gv_k8s_config_t **out, gv_error_
 /* Client                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Log levels; same values as gv_log_level_t in components/component.h. */
-typedef enum gv_k8s_log_level {
-        GV_K8S_LOG_DEBUG,
-        GV_K8S_LOG_INFO,
-        GV_K8S_LOG_WARN,
-        GV_K8S_LOG_ERROR
-} gv_k8s_log_level_t;
-
-/* Log sink: one complete line per call, never containing a credential. */
-typedef void (*gv_k8s_log_fn)(void *userdata, gv_k8s_log_level_t level, const char *msg);
-
 /* Client options; zero fields take the defaults in brackets. */
 typedef struct gv_k8s_options {
         unsigned timeout_s;         /* per-request time limit, seconds [30] */
@@ -173,8 +163,9 @@ typedef struct gv_k8s_options {
         unsigned backoff_max_ms;    /* cap of one backoff step, also caps Retry-After [30000] */
         const char *user_agent;     /* [gpu-validator/<version>] (copied) */
         const volatile sig_atomic_t *stop; /* when it becomes non-zero, requests and waits end with -EINTR */
-        gv_k8s_log_fn log;          /* may be NULL */
+        gv_log_fn log;              /* may be NULL; one line per call, never a credential; reason "" */
         void *log_userdata;
+        const char *log_component;  /* component name of the log lines (borrowed; outlives the client) */
 } gv_k8s_options_t;
 
 typedef struct gv_k8s_client gv_k8s_client_t;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 
 char *gv_k8s_escape(const char *s)
@@ -296,44 +297,31 @@ int gv_k8s_watch_event_parse(const char *line, size_t len, gv_k8s_event_type_t *
         json_tokener *tok = json_tokener_new_ex(64);
         if (!tok)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        json_object *root = json_tokener_parse_ex(tok, line, (int) len);
+        _cleanup_json_ json_object *root = json_tokener_parse_ex(tok, line, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         size_t used = json_tokener_get_parse_end(tok);
         json_tokener_free(tok);
-        if (!root || jerr != json_tokener_success) {
-                if (root)
-                        json_object_put(root);
+        if (!root || jerr != json_tokener_success)
                 return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event: invalid JSON: %s",
                                     json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_continue : jerr));
-        }
         for (size_t i = used; i < len; i++)
-                if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '\n') {
-                        json_object_put(root);
+                if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '\n')
                         return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event: trailing data after JSON");
-                }
         json_object *jt = NULL, *jo = NULL;
         if (!json_object_is_type(root, json_type_object) || !json_object_object_get_ex(root, "type", &jt) ||
-            !json_object_is_type(jt, json_type_string)) {
-                json_object_put(root);
+            !json_object_is_type(jt, json_type_string))
                 return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event: no \"type\"");
-        }
         const char *ts = json_object_get_string(jt);
         int found = -1;
         for (int i = 0; i < (int) GV_K8S_EVENT_SYNCED; i++)
                 if (strcmp(ts, event_names[i]) == 0)
                         found = i;
-        if (found < 0) {
-                int r = gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event: unknown type \"%.40s\"", ts);
-                json_object_put(root);
-                return r;
-        }
-        if (!json_object_object_get_ex(root, "object", &jo) || !json_object_is_type(jo, json_type_object)) {
-                json_object_put(root);
+        if (found < 0)
+                return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event: unknown type \"%.40s\"", ts);
+        if (!json_object_object_get_ex(root, "object", &jo) || !json_object_is_type(jo, json_type_object))
                 return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event %s: no \"object\"",
                                     event_names[found]);
-        }
         json_object_get(jo);
-        json_object_put(root);
         *type = (gv_k8s_event_type_t) found;
         *object = jo;
         return 0;

@@ -56,12 +56,6 @@ struct gv_nodesignal {
         uint64_t writes, failures;
 };
 
-static void k8s_log(void *userdata, gv_k8s_log_level_t level, const char *msg)
-{
-        gv_nodesignal_t *ns = userdata;
-        if (ns->log) /* gv_k8s_log_level_t has the values of gv_log_level_t (k8s.h) */
-                ns->log(ns->log_userdata, (gv_log_level_t) level, LOG_COMPONENT, "", msg);
-}
 
 static bool stopped(const gv_nodesignal_t *ns)
 {
@@ -211,8 +205,9 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
                 .backoff_initial_ms = 250,
                 .backoff_max_ms = 2000,
                 .stop = opts->stop,
-                .log = k8s_log,
-                .log_userdata = ns,
+                .log = opts->log,
+                .log_userdata = opts->log_userdata,
+                .log_component = LOG_COMPONENT,
         };
         int r = gv_k8s_client_new(TAKE_PTR(kc), &ko, &ns->client, err);
         if (r < 0)

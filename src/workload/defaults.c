@@ -11,6 +11,41 @@
  */
 #include "workload.h"
 
+/* What both pods share from the end of the annotations to the init containers. */
+#define ANNOTATIONS_TAIL_AND_SPEC_HEAD \
+        "    sidecar.istio.io/inject: \"false\"\n" \
+        "    linkerd.io/inject: disabled\n" \
+        "spec:\n" \
+        "  restartPolicy: Never\n" \
+        "  serviceAccountName: FILLED_BY_THE_VALIDATOR\n" \
+        "  automountServiceAccountToken: false\n" \
+        "  tolerations:\n" \
+        "  - key: nvidia.com/gpu\n" \
+        "    operator: Exists\n" \
+        "    effect: NoSchedule\n" \
+        "  initContainers:\n"
+
+/* The resources of both init containers (the plugin's adds the GPU limit below them). */
+#define INIT_CONTAINER_RESOURCES \
+        "    resources:\n" \
+        "      requests:\n" \
+        "        cpu: 100m\n" \
+        "        memory: 128Mi\n" \
+        "      limits:\n" \
+        "        cpu: \"1\"\n" \
+        "        memory: 1Gi\n"
+
+/* What both main containers share from their read-only root file system on. */
+#define MAIN_CONTAINER_TAIL \
+        "      readOnlyRootFilesystem: true\n" \
+        "    resources:\n" \
+        "      requests:\n" \
+        "        cpu: 10m\n" \
+        "        memory: 16Mi\n" \
+        "      limits:\n" \
+        "        cpu: 100m\n" \
+        "        memory: 64Mi\n"
+
 static const char cuda_yaml[] =
         "apiVersion: v1\n"
         "kind: Pod\n"
@@ -22,17 +57,7 @@ static const char cuda_yaml[] =
         "    sidecar.istio.io/inject: \"false\"\n"
         "  annotations:\n"
         "    nvidia.cdi.k8s.io/container.cuda-validation: \"management.nvidia.com/gpu=all\"\n"
-        "    sidecar.istio.io/inject: \"false\"\n"
-        "    linkerd.io/inject: disabled\n"
-        "spec:\n"
-        "  restartPolicy: Never\n"
-        "  serviceAccountName: FILLED_BY_THE_VALIDATOR\n"
-        "  automountServiceAccountToken: false\n"
-        "  tolerations:\n"
-        "  - key: nvidia.com/gpu\n"
-        "    operator: Exists\n"
-        "    effect: NoSchedule\n"
-        "  initContainers:\n"
+        ANNOTATIONS_TAIL_AND_SPEC_HEAD
         "  - name: cuda-validation\n"
         "    image: FILLED_BY_THE_VALIDATOR\n"
         "    imagePullPolicy: FILLED_BY_THE_VALIDATOR\n"
@@ -42,13 +67,7 @@ static const char cuda_yaml[] =
         "      value: all\n"
         "    securityContext:\n"
         "      privileged: true\n"
-        "    resources:\n"
-        "      requests:\n"
-        "        cpu: 100m\n"
-        "        memory: 128Mi\n"
-        "      limits:\n"
-        "        cpu: \"1\"\n"
-        "        memory: 1Gi\n"
+        INIT_CONTAINER_RESOURCES
         "  containers:\n"
         "  - name: nvidia-cuda-validator\n"
         "    image: FILLED_BY_THE_VALIDATOR\n"
@@ -57,14 +76,7 @@ static const char cuda_yaml[] =
         "    args: [\"echo cuda workload validation is successful\"]\n"
         "    securityContext:\n"
         "      privileged: true\n"
-        "      readOnlyRootFilesystem: true\n"
-        "    resources:\n"
-        "      requests:\n"
-        "        cpu: 10m\n"
-        "        memory: 16Mi\n"
-        "      limits:\n"
-        "        cpu: 100m\n"
-        "        memory: 64Mi\n";
+        MAIN_CONTAINER_TAIL;
 
 static const char plugin_yaml[] =
         "apiVersion: v1\n"
@@ -76,30 +88,14 @@ static const char plugin_yaml[] =
         "    app: nvidia-device-plugin-validator\n"
         "    sidecar.istio.io/inject: \"false\"\n"
         "  annotations:\n"
-        "    sidecar.istio.io/inject: \"false\"\n"
-        "    linkerd.io/inject: disabled\n"
-        "spec:\n"
-        "  restartPolicy: Never\n"
-        "  serviceAccountName: FILLED_BY_THE_VALIDATOR\n"
-        "  automountServiceAccountToken: false\n"
-        "  tolerations:\n"
-        "  - key: nvidia.com/gpu\n"
-        "    operator: Exists\n"
-        "    effect: NoSchedule\n"
-        "  initContainers:\n"
+        ANNOTATIONS_TAIL_AND_SPEC_HEAD
         "  - name: plugin-validation\n"
         "    image: FILLED_BY_THE_VALIDATOR\n"
         "    imagePullPolicy: FILLED_BY_THE_VALIDATOR\n"
         "    command: [\"gpu-validator\", \"cuda-check\"]\n"
         "    securityContext:\n"
         "      allowPrivilegeEscalation: false\n"
-        "    resources:\n"
-        "      requests:\n"
-        "        cpu: 100m\n"
-        "        memory: 128Mi\n"
-        "      limits:\n"
-        "        cpu: \"1\"\n"
-        "        memory: 1Gi\n"
+        INIT_CONTAINER_RESOURCES
         "        FILLED_BY_THE_VALIDATOR: 1\n"
         "  containers:\n"
         "  - name: nvidia-device-plugin-validator\n"
@@ -109,14 +105,7 @@ static const char plugin_yaml[] =
         "    args: [\"echo device-plugin workload validation is successful\"]\n"
         "    securityContext:\n"
         "      allowPrivilegeEscalation: false\n"
-        "      readOnlyRootFilesystem: true\n"
-        "    resources:\n"
-        "      requests:\n"
-        "        cpu: 10m\n"
-        "        memory: 16Mi\n"
-        "      limits:\n"
-        "        cpu: 100m\n"
-        "        memory: 64Mi\n";
+        MAIN_CONTAINER_TAIL;
 
 const char *gv_workload_default_yaml(gv_workload_kind_t kind)
 {

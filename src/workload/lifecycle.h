@@ -127,9 +127,6 @@ json_object *gv_node_gpu_resources(json_object *node);
  * Lifecycle
  * ====================================================================== */
 
-/* Log sink of the lifecycle (same levels as the k8s client). */
-typedef void (*gv_lifecycle_log_fn)(void *userdata, gv_k8s_log_level_t level, const char *msg);
-
 /* Bounds and collaborators; zero fields take the defaults in brackets. */
 typedef struct gv_pod_run_options {
         gv_workload_kind_t kind;        /* which component's pods (label selector) */
@@ -143,8 +140,9 @@ typedef struct gv_pod_run_options {
         unsigned recreate_backoff_ms;   /* first backoff before a re-creation, doubled each time [1000] */
         unsigned log_tail_lines;        /* log lines of a failed container kept in the message [20] */
         const volatile sig_atomic_t *stop; /* SIGTERM/SIGINT: give up promptly (-EINTR), still delete the pod */
-        gv_lifecycle_log_fn log;        /* may be NULL */
+        gv_log_fn log;                  /* may be NULL; reason "" */
         void *log_userdata;
+        const char *log_component;      /* component name of the log lines (borrowed) */
 } gv_pod_run_options_t;
 
 /* What a finished run learned (heap strings; gv_pod_run_result_clear()). */
@@ -176,7 +174,8 @@ int gv_workload_delete_old(gv_k8s_client_t *c, const gv_pod_run_options_t *opts,
  * when someone else deletes it, at most @opts->max_recreate times; delete
  * it at the end in every case.  For a failed container the last
  * log_tail_lines lines of its log (pods/log?tailLines=) are added to the
- * message when they can be read.
+ * message when they can be read.  Written as a state machine (podrun.h,
+ * docs/workload-lifecycle.md).
  * @result (may be NULL) is filled in every case (caller clears).
  * Errors: GV_REASON_WORKLOAD with the gv_pod_failure_t's message (the pod
  * failed, or was deleted too often); GV_REASON_TIMEOUT (-ETIMEDOUT) at the

@@ -50,7 +50,7 @@ typedef struct fixture {
         volatile sig_atomic_t stop;
 } fixture_t;
 
-static void capture(void *ud, gv_k8s_log_level_t level, const char *msg)
+static void capture(void *ud, gv_log_level_t level, const char *component, const char *reason, const char *msg)
 {
         logcap_t *l = ud;
         if (l->n < GV_ARRAY_SIZE(l->lines))
