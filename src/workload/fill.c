@@ -135,14 +135,15 @@ static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **e
                 while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
                         e--;
                 if (e > s) {
-                        json_object *ent = json_object_new_object();
-                        json_object *name = json_object_new_string_len(s, (int) (e - s));
-                        if (!ent || !name || json_object_object_add(ent, "name", name) < 0 ||
-                            json_object_array_add(arr, ent) < 0) {
-                                json_object_put(name);
-                                json_object_put(ent);
+                        /* json-c: a failed add leaves the value with the caller; a successful one takes it. */
+                        _cleanup_json_ json_object *ent = json_object_new_object();
+                        _cleanup_json_ json_object *name = json_object_new_string_len(s, (int) (e - s));
+                        if (!ent || !name || json_object_object_add(ent, "name", name) < 0)
                                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        }
+                        name = NULL; /* owned by ent now */
+                        if (json_object_array_add(arr, ent) < 0)
+                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        ent = NULL; /* owned by arr now */
                 }
                 p += n;
                 if (*p == ',')
