@@ -19,7 +19,7 @@ static const gv_error_t oom_error = { .errnum = ENOMEM, .reason = GV_REASON_INTE
 /* The out-of-memory error as the mutable pointer type that *err holds; see oom_error. */
 static gv_error_t *oom(void)
 {
-        return (gv_error_t *) &oom_error; /* NOLINT(cppcoreguidelines-pro-type-const-cast): never written, see above */
+        return (gv_error_t *) &oom_error; /* never written, see above */
 }
 
 static const struct {

@@ -16,9 +16,12 @@
 
 int gv_cli_exit_code(const gv_error_t *err)
 {
-        if (!err)
-                return GV_EXIT_FAILED;
-        switch (err->reason) {
+        return err ? gv_cli_exit_code_for(err->reason) : GV_EXIT_FAILED;
+}
+
+int gv_cli_exit_code_for(gv_reason_t reason)
+{
+        switch (reason) {
         case GV_REASON_CONFIG:
                 return GV_EXIT_USAGE;
         case GV_REASON_TIMEOUT:

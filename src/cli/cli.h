@@ -34,7 +34,16 @@ typedef struct gv_cli {
         const volatile sig_atomic_t *stop; /* set by the SIGTERM/SIGINT handler in main.c */
 } gv_cli_t;
 
-/* gv_cli_exit_code - the exit code for an error: 2 for config, 3 for timeout, 4 interrupted, else 1. */
+/*
+ * gv_cli_exit_code_for - the exit code for a failure of class @reason:
+ * GV_EXIT_USAGE (2) for GV_REASON_CONFIG, GV_EXIT_TIMEOUT (3) for
+ * GV_REASON_TIMEOUT, GV_EXIT_INTERRUPTED (4) for GV_REASON_INTERRUPTED,
+ * GV_EXIT_FAILED (1) for every other reason (documented in --help and
+ * docs/errors.md).
+ */
+int gv_cli_exit_code_for(gv_reason_t reason);
+
+/* gv_cli_exit_code - gv_cli_exit_code_for(@err's reason); GV_EXIT_FAILED when @err is NULL. */
 int gv_cli_exit_code(const gv_error_t *err);
 
 /*

@@ -196,8 +196,4 @@ out:
         return 0;
 }
 
-const gv_component_t gv_component_plugin = {
-        .name = "plugin",
-        .marker = GV_MARKER_PLUGIN,
-        .validate = plugin_validate,
-};
+GV_COMPONENT(plugin, "plugin", GV_MARKER_PLUGIN, plugin_validate);

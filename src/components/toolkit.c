@@ -489,8 +489,4 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
         return 0;
 }
 
-const gv_component_t gv_component_toolkit = {
-        .name = "toolkit",
-        .marker = GV_MARKER_TOOLKIT,
-        .validate = toolkit_validate,
-};
+GV_COMPONENT(toolkit, "toolkit", GV_MARKER_TOOLKIT, toolkit_validate);

@@ -164,3 +164,14 @@ int gv_root_find(const char *root, const char *const *dirs, const char *name, ch
         }
         return -ENOENT;
 }
+
+void gv_result_summary(gv_result_t *r, const char *fmt, ...)
+{
+        free(r->summary);
+        r->summary = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&r->summary, fmt, ap) < 0)
+                r->summary = NULL;
+        va_end(ap);
+}
