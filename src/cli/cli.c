@@ -168,22 +168,20 @@ int gv_parse_uint(const char *s, unsigned *out)
         return 0;
 }
 
+/* The error for environment variable @name set to @v, which is not @expected. */
+static int env_error(const char *name, const char *v, const char *expected, gv_error_t **err)
+{
+        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s=%s: expected %s", name, v, expected);
+}
+
 int gv_env_bool(const char *name, bool *out, gv_error_t **err)
 {
         const char *v = gv_env(name);
-        if (!v)
-                return 0;
-        if (gv_parse_bool(v, out) < 0)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s=%s: expected true or false", name, v);
-        return 0;
+        return !v || gv_parse_bool(v, out) == 0 ? 0 : env_error(name, v, "true or false", err);
 }
 
 int gv_env_uint(const char *name, unsigned *out, gv_error_t **err)
 {
         const char *v = gv_env(name);
-        if (!v)
-                return 0;
-        if (gv_parse_uint(v, out) < 0)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s=%s: expected a whole number", name, v);
-        return 0;
+        return !v || gv_parse_uint(v, out) == 0 ? 0 : env_error(name, v, "a whole number", err);
 }
