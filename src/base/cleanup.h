@@ -23,12 +23,14 @@
  * dropped), for use as `_cleanup_(func##p)`.  As systemd's
  * DEFINE_TRIVIAL_CLEANUP_FUNC; each module defines the ones for its own types.
  */
+/* NOLINTBEGIN(bugprone-macro-parentheses): @type is a type, which cannot be parenthesised */
 #define GV_DEFINE_CLEANUP(type, func)              \
         static inline void func##p(type *p)        \
         {                                          \
                 if (*p)                            \
                         (void) func(*p);           \
         }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 static inline void gv_freep(void *p)
 {

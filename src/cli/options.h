@@ -153,6 +153,7 @@ void gv_options_free(gv_options_t *o);
  * stack, so the cleanup function takes them by address directly (as
  * _cleanup_error_ does) rather than through GV_DEFINE_CLEANUP's pointer slot.
  */
+/* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): a macro, as those in .clang-tidy */
 #define _cleanup_options_ _cleanup_(gv_options_free)
 
 /* Help text for the shared options, with their environment variables. */
