@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "kube.h"
@@ -265,7 +266,7 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
         int r = gv_kube_client(cfg, &log, &client, err);
         if (r < 0)
                 return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
-        json_object *node = NULL;
+        _cleanup_json_ json_object *node = NULL;
         r = gv_k8s_node_get(client, cfg->node_name, &node, err);
         gv_k8s_client_free(client);
         if (r < 0)
@@ -274,12 +275,9 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
         if (json_object_object_get_ex(node, "metadata", &meta) && json_object_object_get_ex(meta, "labels", &labels) &&
             json_object_object_get_ex(labels, key, &v) && json_object_is_type(v, json_type_string)) {
                 *value = strdup(json_object_get_string(v));
-                if (!*value) {
-                        json_object_put(node);
+                if (!*value)
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                }
         }
-        json_object_put(node);
         return 1;
 }
 
