@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 
 int gv_cli_exit_code(const gv_error_t *err)
 {
@@ -87,11 +88,9 @@ void gv_cli_log(void *userdata, gv_log_level_t level, const char *component, con
 void gv_cli_logf(gv_cli_t *cli, gv_log_level_t level, const char *component, const char *reason, const char *fmt,
                  ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        _cleanup_free_ char *msg = gv_vasprintf(fmt, ap);
         va_end(ap);
         gv_cli_log(cli, level, component, reason, msg ? msg : fmt);
 }
@@ -113,11 +112,9 @@ int gv_cli_fail(gv_cli_t *cli, const char *component, gv_error_t **err)
 
 int gv_cli_usage_error(gv_cli_t *cli, const char *cmd, const char *fmt, ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        _cleanup_free_ char *msg = gv_vasprintf(fmt, ap);
         va_end(ap);
         const char *prog = cli && cli->prog ? cli->prog : "gpu-validator";
         const char *sep = cmd && *cmd ? " " : "";

@@ -168,10 +168,8 @@ int gv_root_find(const char *root, const char *const *dirs, const char *name, ch
 void gv_result_summary(gv_result_t *r, const char *fmt, ...)
 {
         free(r->summary);
-        r->summary = NULL;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&r->summary, fmt, ap) < 0)
-                r->summary = NULL;
+        r->summary = gv_vasprintf(fmt, ap);
         va_end(ap);
 }
