@@ -99,6 +99,14 @@ int gv_env_uint(const char *name, unsigned *out, gv_error_t **err);
 int gv_cli_print_status(gv_store_t *store, FILE *f, bool json, gv_error_t **err);
 
 /* ---- subcommands ---- */
+
+/*
+ * gv_cmd_<name> - the subcommand `gpu-validator <name>` with its own @argc /
+ * @argv (argv[0] is the subcommand's name).  Prints its output on stdout
+ * and its errors through gv_cli_log() on stderr, and returns the process
+ * exit code that its --help documents (0 ok, 1 failed, 2 usage, 3 timeout,
+ * 4 interrupted; cuda-check also 5).  Never calls exit().
+ */
 int gv_cmd_run(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_status(gv_cli_t *cli, int argc, char **argv);
