@@ -22,10 +22,8 @@
  * that calls func(*p) when *p is not NULL (the result of func, if any, is
  * dropped), for use as `_cleanup_(func##p)`.  As systemd's
  * DEFINE_TRIVIAL_CLEANUP_FUNC; each module defines the ones for its own types.
- * (@type is a type name in a declaration, where parentheses are not allowed:
- * hence the NOLINT for bugprone-macro-parentheses.)
  */
-/* NOLINTBEGIN(bugprone-macro-parentheses) */
+/* NOLINTBEGIN(bugprone-macro-parentheses): @type is a type, which cannot be parenthesised */
 #define GV_DEFINE_CLEANUP(type, func)              \
         static inline void func##p(type *p)        \
         {                                          \

@@ -7,8 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char oom_msg[] = "out of memory";
-static gv_error_t oom_error = { .errnum = ENOMEM, .reason = GV_REASON_INTERNAL, .msg = oom_msg };
+/*
+ * The error handed out when memory runs out while building one: read-only
+ * (never written, never freed: gv_error_free(), gv_error_prefix() and
+ * gv_error_set_reason() recognise it), so it is no mutable global.  Its type
+ * has a `char *msg` for the heap messages of every other error; this one
+ * points at a string literal that nobody writes either.
+ */
+static const gv_error_t oom_error = { .errnum = ENOMEM, .reason = GV_REASON_INTERNAL, .msg = (char *) "out of memory" };
+
+/* The out-of-memory error as the mutable pointer type that *err holds; see oom_error. */
+static gv_error_t *oom(void)
+{
+        return (gv_error_t *) &oom_error; /* never written, see above */
+}
 
 static const struct {
         const char *name;
@@ -96,7 +108,7 @@ int gv_error_setv(gv_error_t **err, int errnum, gv_reason_t reason, const char *
         char *msg = NULL;
         if (!e || vasprintf(&msg, fmt, ap) < 0) {
                 free(e);
-                *err = &oom_error;
+                *err = oom();
                 return -errnum;
         }
         e->errnum = errnum;
@@ -120,7 +132,7 @@ int gv_error_prefix(gv_error_t **err, const char *fmt, ...)
         if (!err || !*err)
                 return -EIO;
         gv_error_t *e = *err;
-        if (e == &oom_error)
+        if (e == oom())
                 return -e->errnum;
 
         char *ctx = NULL, *msg = NULL;
@@ -144,9 +156,15 @@ void gv_error_free(gv_error_t **err)
 {
         if (!err || !*err)
                 return;
-        if (*err != &oom_error) {
+        if (*err != oom()) {
                 free((*err)->msg);
                 free(*err);
         }
         *err = NULL;
+}
+
+void gv_error_set_reason(gv_error_t **err, gv_reason_t reason)
+{
+        if (err && *err && *err != oom())
+                (*err)->reason = reason;
 }

@@ -64,7 +64,9 @@ typedef struct gv_error {
  * @errnum: positive or negative errno value; 0 becomes EIO.
  * @reason: the failure class.
  * Returns -abs(errnum) so that callers can write `return gv_error_set(...)`.
- * If memory runs out, *err points to a static out-of-memory error.
+ * If memory runs out, *err points to a shared read-only out-of-memory error
+ * (ENOMEM, GV_REASON_INTERNAL) that gv_error_free() leaves alone; change an
+ * error's reason only through gv_error_set_reason(), never by assignment.
  */
 int gv_error_set(gv_error_t **err, int errnum, gv_reason_t reason, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
@@ -80,6 +82,13 @@ int gv_error_prefix(gv_error_t **err, const char *fmt, ...) __attribute__((forma
 
 /* gv_error_free - free *err and set it to NULL; accepts NULL and an empty slot. */
 void gv_error_free(gv_error_t **err);
+
+/*
+ * gv_error_set_reason - reclassify *err (an I/O error that is the user's
+ * input, say) as @reason.  Does nothing when err or *err is NULL, or when *err
+ * is the shared out-of-memory error (it stays GV_REASON_INTERNAL).
+ */
+void gv_error_set_reason(gv_error_t **err, gv_reason_t reason);
 
 #if defined(__clang_analyzer__) && !defined(GV_ERROR_IMPLEMENTATION)
 /*

@@ -192,3 +192,9 @@ int gv_memstream_close(FILE *f, char **buf)
         }
         return 0;
 }
+
+char *gv_vasprintf(const char *fmt, va_list ap)
+{
+        char *s = NULL;
+        return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}

@@ -6,6 +6,7 @@
 #ifndef GV_BASE_FILEIO_H
 #define GV_BASE_FILEIO_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -72,5 +73,13 @@ int gv_fsync_dir(int dirfd);
  * (NULL is accepted: -ENOMEM).  Sets no error object.
  */
 int gv_memstream_close(FILE *f, char **buf);
+
+/*
+ * gv_vasprintf - the text of @fmt with @ap in a new heap string (the caller
+ * frees it), or NULL when memory runs out.  Sets no error object: callers
+ * that may go on without the text (a log line, an optional summary) fall
+ * back to something fixed.
+ */
+char *gv_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

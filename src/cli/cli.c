@@ -13,12 +13,16 @@
 #include <json-c/json.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 
 int gv_cli_exit_code(const gv_error_t *err)
 {
-        if (!err)
-                return GV_EXIT_FAILED;
-        switch (err->reason) {
+        return err ? gv_cli_exit_code_for(err->reason) : GV_EXIT_FAILED;
+}
+
+int gv_cli_exit_code_for(gv_reason_t reason)
+{
+        switch (reason) {
         case GV_REASON_CONFIG:
                 return GV_EXIT_USAGE;
         case GV_REASON_TIMEOUT:
@@ -84,11 +88,9 @@ void gv_cli_log(void *userdata, gv_log_level_t level, const char *component, con
 void gv_cli_logf(gv_cli_t *cli, gv_log_level_t level, const char *component, const char *reason, const char *fmt,
                  ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        _cleanup_free_ char *msg = gv_vasprintf(fmt, ap);
         va_end(ap);
         gv_cli_log(cli, level, component, reason, msg ? msg : fmt);
 }
@@ -110,11 +112,9 @@ int gv_cli_fail(gv_cli_t *cli, const char *component, gv_error_t **err)
 
 int gv_cli_usage_error(gv_cli_t *cli, const char *cmd, const char *fmt, ...)
 {
-        _cleanup_free_ char *msg = NULL;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        _cleanup_free_ char *msg = gv_vasprintf(fmt, ap);
         va_end(ap);
         const char *prog = cli && cli->prog ? cli->prog : "gpu-validator";
         const char *sep = cmd && *cmd ? " " : "";
@@ -165,22 +165,20 @@ int gv_parse_uint(const char *s, unsigned *out)
         return 0;
 }
 
+/* The error for environment variable @name set to @v, which is not @expected. */
+static int env_error(const char *name, const char *v, const char *expected, gv_error_t **err)
+{
+        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s=%s: expected %s", name, v, expected);
+}
+
 int gv_env_bool(const char *name, bool *out, gv_error_t **err)
 {
         const char *v = gv_env(name);
-        if (!v)
-                return 0;
-        if (gv_parse_bool(v, out) < 0)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s=%s: expected true or false", name, v);
-        return 0;
+        return !v || gv_parse_bool(v, out) == 0 ? 0 : env_error(name, v, "true or false", err);
 }
 
 int gv_env_uint(const char *name, unsigned *out, gv_error_t **err)
 {
         const char *v = gv_env(name);
-        if (!v)
-                return 0;
-        if (gv_parse_uint(v, out) < 0)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s=%s: expected a whole number", name, v);
-        return 0;
+        return !v || gv_parse_uint(v, out) == 0 ? 0 : env_error(name, v, "a whole number", err);
 }

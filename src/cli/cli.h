@@ -34,7 +34,16 @@ typedef struct gv_cli {
         const volatile sig_atomic_t *stop; /* set by the SIGTERM/SIGINT handler in main.c */
 } gv_cli_t;
 
-/* gv_cli_exit_code - the exit code for an error: 2 for config, 3 for timeout, 4 interrupted, else 1. */
+/*
+ * gv_cli_exit_code_for - the exit code for a failure of class @reason:
+ * GV_EXIT_USAGE (2) for GV_REASON_CONFIG, GV_EXIT_TIMEOUT (3) for
+ * GV_REASON_TIMEOUT, GV_EXIT_INTERRUPTED (4) for GV_REASON_INTERRUPTED,
+ * GV_EXIT_FAILED (1) for every other reason (documented in --help and
+ * docs/errors.md).
+ */
+int gv_cli_exit_code_for(gv_reason_t reason);
+
+/* gv_cli_exit_code - gv_cli_exit_code_for(@err's reason); GV_EXIT_FAILED when @err is NULL. */
 int gv_cli_exit_code(const gv_error_t *err);
 
 /*
@@ -90,6 +99,14 @@ int gv_env_uint(const char *name, unsigned *out, gv_error_t **err);
 int gv_cli_print_status(gv_store_t *store, FILE *f, bool json, gv_error_t **err);
 
 /* ---- subcommands ---- */
+
+/*
+ * gv_cmd_<name> - the subcommand `gpu-validator <name>` with its own @argc /
+ * @argv (argv[0] is the subcommand's name).  Prints its output on stdout
+ * and its errors through gv_cli_log() on stderr, and returns the process
+ * exit code that its --help documents (0 ok, 1 failed, 2 usage, 3 timeout,
+ * 4 interrupted; cuda-check also 5).  Never calls exit().
+ */
 int gv_cmd_run(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_status(gv_cli_t *cli, int argc, char **argv);

@@ -23,22 +23,15 @@ static void help(FILE *f)
 
 int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv)
 {
-        gv_options_t o;
+        _cleanup_options_ gv_options_t o = { 0 };
         int code = GV_EXIT_OK;
-        if (gv_cli_parse_store_command(cli, "cleanup", argc, argv, NULL, 0, NULL, NULL, help, &o, &code) < 0) {
-                gv_options_free(&o);
+        if (gv_cli_parse_store_only(cli, "cleanup", argc, argv, help, &o, &code) < 0)
                 return code;
-        }
-        if (optind < argc) {
-                gv_options_free(&o);
-                return gv_cli_usage_error(cli, "cleanup", "unexpected argument '%s'", argv[optind]);
-        }
         _cleanup_error_ gv_error_t *err = NULL;
         gv_store_t *store = NULL;
         int r = gv_options_open_store(&o, GV_STORE_WRITER, &store, &err);
         if (r == -ENOENT) {
                 gv_cli_logf(cli, GV_LOG_INFO, "cleanup", "", "%s does not exist; nothing to remove", o.cfg.output_dir);
-                gv_options_free(&o);
                 return GV_EXIT_OK;
         }
         if (r >= 0)
@@ -48,6 +41,5 @@ int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv)
         else
                 gv_cli_logf(cli, GV_LOG_INFO, "cleanup", "", "removed every marker in %s", o.cfg.output_dir);
         gv_store_close(&store);
-        gv_options_free(&o);
         return code;
 }

@@ -20,16 +20,10 @@ static void help(FILE *f)
 
 int gv_cmd_env(gv_cli_t *cli, int argc, char **argv)
 {
-        gv_options_t o;
+        _cleanup_options_ gv_options_t o = { 0 };
         int code = GV_EXIT_OK;
-        if (gv_cli_parse_store_command(cli, "env", argc, argv, NULL, 0, NULL, NULL, help, &o, &code) < 0) {
-                gv_options_free(&o);
+        if (gv_cli_parse_store_only(cli, "env", argc, argv, help, &o, &code) < 0)
                 return code;
-        }
-        if (optind < argc) {
-                gv_options_free(&o);
-                return gv_cli_usage_error(cli, "env", "unexpected argument '%s'", argv[optind]);
-        }
         _cleanup_error_ gv_error_t *err = NULL;
         gv_store_t *store = NULL;
         gv_marker_info_t info = { 0 };
@@ -46,6 +40,5 @@ int gv_cmd_env(gv_cli_t *cli, int argc, char **argv)
                 code = gv_cli_fail(cli, "env", &err);
         gv_marker_info_clear(&info);
         gv_store_close(&store);
-        gv_options_free(&o);
         return code;
 }

@@ -463,7 +463,7 @@ static int cmd_profiles(gv_cli_t *cli, int argc, char **argv)
         if (r < 0) {
                 gv_mock_profile_free(&p);
                 if (err && err->reason == GV_REASON_IO)
-                        err->reason = GV_REASON_CONFIG;
+                        gv_error_set_reason(&err, GV_REASON_CONFIG);
                 return gv_cli_fail(cli, "mock", &err);
         }
         if (report) {

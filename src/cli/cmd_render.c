@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "cli.h"
 #include "workload/workload.h"
@@ -66,8 +67,85 @@ static void render_help(FILE *f, const char *prog)
                 prog);
 }
 
-/* NOLINTNEXTLINE(readability-function-size): option parsing, then render in order; to be split in the architecture refactor */
-int gv_cmd_render(gv_cli_t *cli, int argc, char **argv)
+/* What `render` was asked for. */
+typedef struct render_args {
+        gv_workload_runtime_t rt;
+        const char *template_path;
+        const char *tolerations_text;
+        bool json_out, no_fill;
+        gv_workload_kind_t kind;
+} render_args_t;
+
+/* The run-time value that option @opt sets in @rt, or NULL when @opt sets none. */
+static const char **runtime_field(gv_workload_runtime_t *rt, int opt)
+{
+        switch (opt) {
+        case OPT_NODE_NAME:
+                return &rt->node_name;
+        case OPT_NAMESPACE:
+                return &rt->namespace;
+        case OPT_IMAGE:
+                return &rt->image;
+        case OPT_PULL_POLICY:
+                return &rt->image_pull_policy;
+        case OPT_PULL_SECRETS:
+                return &rt->image_pull_secrets;
+        case OPT_RUNTIME_CLASS:
+                return &rt->runtime_class;
+        case OPT_RESOURCE:
+                return &rt->gpu_resource;
+        case OPT_OWNER_NAME:
+                return &rt->owner_name;
+        case OPT_OWNER_UID:
+                return &rt->owner_uid;
+        default:
+                return NULL;
+        }
+}
+
+/* Applies option @c (with optarg) to @a; 0, or a negative errno with the exit code in *code. */
+static int render_option(gv_cli_t *cli, int c, render_args_t *a, int *code)
+{
+        const char **field = runtime_field(&a->rt, c);
+        if (field) {
+                *field = optarg;
+                return 0;
+        }
+        switch (c) {
+        case 'f':
+                a->template_path = optarg;
+                return 0;
+        case OPT_TOLERATIONS:
+                a->tolerations_text = optarg;
+                return 0;
+        case OPT_STRICT:
+                a->rt.placeholders = false;
+                return 0;
+        case OPT_NO_FILL:
+                a->no_fill = true;
+                return 0;
+        case 'o':
+                if (strcmp(optarg, "json") == 0 || strcmp(optarg, "yaml") == 0) {
+                        a->json_out = strcmp(optarg, "json") == 0;
+                        return 0;
+                }
+                *code = gv_cli_usage_error(cli, "render", "--output=%s: expected yaml or json", optarg);
+                return -EINVAL;
+        case 'h':
+                render_help(stdout, cli && cli->prog ? cli->prog : "gpu-validator");
+                *code = GV_EXIT_OK;
+                return -ECANCELED;
+        default:
+                *code = gv_cli_usage_error(cli, "render", "unknown option");
+                return -EINVAL;
+        }
+}
+
+/*
+ * Fills @a from the environment and argv.  0 to go on, or a negative errno
+ * (-ECANCELED after --help) with the exit code in *code.
+ */
+static int render_parse(gv_cli_t *cli, int argc, char **argv, render_args_t *a, int *code)
 {
         static const struct option opts[] = {
                 { "workload-template", required_argument, NULL, 'f' },
@@ -87,128 +165,83 @@ int gv_cmd_render(gv_cli_t *cli, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        const char *prog = cli && cli->prog ? cli->prog : "gpu-validator";
-        gv_workload_runtime_t rt = {
-                .node_name = gv_env("NODE_NAME"),
-                .namespace = gv_env("OPERATOR_NAMESPACE"),
-                .image = gv_env("VALIDATOR_IMAGE"),
-                .image_pull_policy = gv_env("VALIDATOR_IMAGE_PULL_POLICY"),
-                .image_pull_secrets = gv_env("VALIDATOR_IMAGE_PULL_SECRETS"),
-                .runtime_class = gv_env("VALIDATOR_RUNTIME_CLASS"),
-                .gpu_resource = "nvidia.com/gpu",
-                .placeholders = true,
+        *a = (render_args_t) {
+                .rt = {
+                        .node_name = gv_env("NODE_NAME"),
+                        .namespace = gv_env("OPERATOR_NAMESPACE"),
+                        .image = gv_env("VALIDATOR_IMAGE"),
+                        .image_pull_policy = gv_env("VALIDATOR_IMAGE_PULL_POLICY"),
+                        .image_pull_secrets = gv_env("VALIDATOR_IMAGE_PULL_SECRETS"),
+                        .runtime_class = gv_env("VALIDATOR_RUNTIME_CLASS"),
+                        .gpu_resource = "nvidia.com/gpu",
+                        .placeholders = true,
+                },
+                .template_path = gv_env("WORKLOAD_TEMPLATE"),
         };
-        const char *template_path = gv_env("WORKLOAD_TEMPLATE");
-        const char *tolerations_text = NULL;
-        bool json_out = false, no_fill = false;
-        int c;
-
-        while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
-                switch (c) {
-                case 'f':
-                        template_path = optarg;
-                        break;
-                case OPT_NODE_NAME:
-                        rt.node_name = optarg;
-                        break;
-                case OPT_NAMESPACE:
-                        rt.namespace = optarg;
-                        break;
-                case OPT_IMAGE:
-                        rt.image = optarg;
-                        break;
-                case OPT_PULL_POLICY:
-                        rt.image_pull_policy = optarg;
-                        break;
-                case OPT_PULL_SECRETS:
-                        rt.image_pull_secrets = optarg;
-                        break;
-                case OPT_RUNTIME_CLASS:
-                        rt.runtime_class = optarg;
-                        break;
-                case OPT_RESOURCE:
-                        rt.gpu_resource = optarg;
-                        break;
-                case OPT_OWNER_NAME:
-                        rt.owner_name = optarg;
-                        break;
-                case OPT_OWNER_UID:
-                        rt.owner_uid = optarg;
-                        break;
-                case OPT_TOLERATIONS:
-                        tolerations_text = optarg;
-                        break;
-                case OPT_STRICT:
-                        rt.placeholders = false;
-                        break;
-                case OPT_NO_FILL:
-                        no_fill = true;
-                        break;
-                case 'o':
-                        if (strcmp(optarg, "json") == 0)
-                                json_out = true;
-                        else if (strcmp(optarg, "yaml") == 0)
-                                json_out = false;
-                        else
-                                return gv_cli_usage_error(cli, "render", "--output=%s: expected yaml or json", optarg);
-                        break;
-                case 'h':
-                        render_help(stdout, prog);
-                        return GV_EXIT_OK;
-                default:
-                        return gv_cli_usage_error(cli, "render", "unknown option");
-                }
-        }
+        int c, r;
+        while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1)
+                if ((r = render_option(cli, c, a, code)) < 0)
+                        return r;
         if (optind >= argc)
-                return gv_cli_usage_error(cli, "render", "which pod? expected cuda or plugin");
-        if (optind + 1 < argc)
-                return gv_cli_usage_error(cli, "render", "unexpected argument '%s'", argv[optind + 1]);
-        gv_workload_kind_t kind;
-        if (gv_workload_kind_from_name(argv[optind], &kind) < 0)
-                return gv_cli_usage_error(cli, "render", "'%s': expected cuda or plugin", argv[optind]);
+                *code = gv_cli_usage_error(cli, "render", "which pod? expected cuda or plugin");
+        else if (optind + 1 < argc)
+                *code = gv_cli_usage_error(cli, "render", "unexpected argument '%s'", argv[optind + 1]);
+        else if (gv_workload_kind_from_name(argv[optind], &a->kind) < 0)
+                *code = gv_cli_usage_error(cli, "render", "'%s': expected cuda or plugin", argv[optind]);
+        else
+                return 0;
+        return -EINVAL;
+}
 
-        _cleanup_error_ gv_error_t *err = NULL;
-        json_object *tolerations = NULL;
-        if (tolerations_text) {
-                tolerations = json_tokener_parse(tolerations_text);
-                if (!json_object_is_type(tolerations, json_type_array)) {
-                        json_object_put(tolerations);
-                        return gv_cli_usage_error(cli, "render", "--tolerations: expected a JSON list");
-                }
-                rt.tolerations = tolerations;
-        }
-
-        gv_workload_overrides_t *ov = NULL;
-        json_object *pod = NULL;
-        int r = 0;
-        if (template_path)
-                r = gv_workload_overrides_load(template_path, &ov, &err);
-        if (r >= 0)
-                r = no_fill ? gv_workload_template(kind, ov, &pod, &err) : gv_workload_pod(kind, ov, &rt, &pod, &err);
-        gv_workload_overrides_free(ov);
-        json_object_put(tolerations);
-        if (r < 0)
-                return gv_cli_fail(cli, "render", &err);
-
+/* Prints @pod as YAML or (@json_out) JSON on stdout; errors as gv_yaml_emit(), GV_REASON_IO for stdout. */
+static int render_print(json_object *pod, bool json_out, gv_error_t **err)
+{
         _cleanup_free_ char *text = NULL;
         if (json_out) {
                 const char *s = json_object_to_json_string_ext(
                         pod, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
                 text = s ? strdup(s) : NULL;
                 if (!text)
-                        r = gv_error_set(&err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         } else {
-                r = gv_yaml_emit(pod, &text, &err);
+                int r = gv_yaml_emit(pod, &text, err);
+                if (r < 0)
+                        return r;
         }
-        json_object_put(pod);
-        if (r < 0)
-                return gv_cli_fail(cli, "render", &err);
         fputs(text, stdout);
         if (json_out)
                 fputc('\n', stdout);
-        if (fflush(stdout) != 0) {
-                gv_error_set(&err, errno, GV_REASON_IO, "write to stdout: %s", strerror(errno));
-                return gv_cli_fail(cli, "render", &err);
+        if (fflush(stdout) != 0)
+                return gv_error_set(err, errno, GV_REASON_IO, "write to stdout: %s", strerror(errno));
+        return 0;
+}
+
+int gv_cmd_render(gv_cli_t *cli, int argc, char **argv)
+{
+        render_args_t a;
+        int code = GV_EXIT_OK;
+        if (render_parse(cli, argc, argv, &a, &code) < 0)
+                return code;
+
+        _cleanup_error_ gv_error_t *err = NULL;
+        _cleanup_json_ json_object *tolerations = NULL;
+        if (a.tolerations_text) {
+                tolerations = json_tokener_parse(a.tolerations_text);
+                if (!json_object_is_type(tolerations, json_type_array))
+                        return gv_cli_usage_error(cli, "render", "--tolerations: expected a JSON list");
+                a.rt.tolerations = tolerations;
         }
-        return GV_EXIT_OK;
+
+        gv_workload_overrides_t *ov = NULL;
+        _cleanup_json_ json_object *pod = NULL;
+        int r = 0;
+        if (a.template_path)
+                r = gv_workload_overrides_load(a.template_path, &ov, &err);
+        if (r >= 0)
+                r = a.no_fill ? gv_workload_template(a.kind, ov, &pod, &err)
+                              : gv_workload_pod(a.kind, ov, &a.rt, &pod, &err);
+        gv_workload_overrides_free(ov);
+        if (r >= 0)
+                r = render_print(pod, a.json_out, &err);
+        return r < 0 ? gv_cli_fail(cli, "render", &err) : GV_EXIT_OK;
 }

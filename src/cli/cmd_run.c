@@ -3,20 +3,21 @@
  * gpu-validator run: validate components in chain order, print each result
  * with its duration, then the status table.  With --mock, first lay out a
  * mock driver root and validate that.  Also the upstream drop-in mode
- * (no command, COMPONENT set).
+ * (no command, COMPONENT set).  This file holds the options and the order
+ * of the steps; the selection and the run itself are in run_select.c and
+ * run_chain.c (run.h).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "base/fileio.h"
 #include "common.h"
 #include "mock_run.h"
+#include "run.h"
 #include "nvml/profile.h"
 
 static void help(FILE *f)
@@ -81,88 +82,51 @@ static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
         }
 }
 
-static double now_s(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
 /*
- * The registered components named in @names (driver, toolkit, cuda and plugin
- * when NULL), in chain order, each once however often it is named, into @out
- * (room for @cap).  An unknown name in @names or @cli_assumed is a usage
- * error; more registered components than @cap is an internal error, never an
- * overflow.
+ * The checks on the parsed options that no single option can make, and the
+ * --mock default components.  Returns 0, or the exit code with the message
+ * printed.
  */
-static int select_components(gv_cli_t *cli, char **names, const char *const *cli_assumed,
-                             const gv_component_t **out, size_t cap, size_t *n_out, gv_error_t **err)
+static int check_options(gv_cli_t *cli, int argc, char **argv, gv_options_t *o)
 {
-        static const char *const default_names[] = { "driver", "toolkit", "cuda", "plugin", NULL };
-        const gv_component_t *const *all = gv_components_all();
-        size_t n = 0;
-        for (char **name = names; name && *name; name++) {
-                if (!gv_component_find(*name)) {
-                        _cleanup_free_ char *known = NULL;
-                        size_t klen = 0;
-                        FILE *k = open_memstream(&known, &klen);
-                        for (size_t i = 0; k && all[i]; i++)
-                                fprintf(k, "%s%s", i ? ", " : "", all[i]->name);
-                        (void) gv_memstream_close(k, &known);
-                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                            "unknown component '%s' (this build validates: %s)", *name,
-                                            known ? known : "?");
-                }
+        if (optind < argc)
+                return gv_cli_usage_error(cli, "run", "unexpected argument '%s'", argv[optind]);
+        if (!o->mock_profile && (o->mock_gpus || o->mock_dir))
+                return gv_cli_usage_error(cli, "run", "--gpus and --mock-dir only apply with --mock");
+        if (o->components && !o->components[0])
+                return gv_cli_usage_error(cli, "run", "--components names no component");
+        if (o->mock_profile && !o->components) {
+                o->components = gv_split_list("driver,toolkit", ",");
+                if (!o->components)
+                        return GV_EXIT_FAILED;
         }
-        for (const char *const *a = cli_assumed; a && *a; a++)
-                if (!gv_component_find(*a))
-                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                            "--assume-ready / ASSUME_READY: unknown component '%s'", *a);
-        if (!names)
-                names = (char **) default_names;
-        for (size_t i = 0; all[i]; i++) {
-                bool wanted = false;
-                for (char **name = names; name && *name && !wanted; name++)
-                        wanted = strcmp(*name, all[i]->name) == 0;
-                if (!wanted)
-                        continue;
-                if (n >= cap)
-                        return gv_error_set(err, E2BIG, GV_REASON_INTERNAL,
-                                            "more than %zu components selected; this build cannot run them", cap);
-                out[n++] = all[i];
-        }
-        *n_out = n;
-        (void) cli;
-        return 0;
+        return GV_EXIT_OK;
 }
 
-/* Whether @c was not asked for but follows one that was (gv_component_followers()). */
-static bool is_follower(const gv_component_t *c, const gv_component_t *const *selected, size_t n)
+/* Selects the components, opens the store and runs the chain, then prints the status table. */
+static int run(gv_cli_t *cli, gv_options_t *o, const gv_mock_run_t *mock)
 {
-        for (size_t i = 0; i < n; i++)
-                if (selected[i] == c)
-                        return false;
-        return true;
+        _cleanup_error_ gv_error_t *err = NULL;
+        const gv_component_t *selected[32];
+        size_t n_selected = 0;
+        if (gv_run_select(o->components, o->cfg.assume_ready, selected, GV_ARRAY_SIZE(selected), &n_selected,
+                          &err) < 0)
+                return gv_cli_fail(cli, "run", &err);
+
+        gv_store_t *store = NULL;
+        if (gv_options_open_store(o, GV_STORE_CREATOR, &store, &err) < 0)
+                return gv_cli_fail(cli, "run", &err);
+
+        FILE *out = stdout;
+        if (o->mock_profile)
+                gv_mock_run_print(mock, o, out);
+        int code = gv_run_chain(selected, n_selected, &o->cfg, store, out);
+        if (gv_cli_print_status(store, out, false, &err) < 0)
+                gv_cli_fail(cli, "status", &err);
+        gv_store_close(&store);
+        return code;
 }
 
-/*
- * The run order: each selected component followed by its followers that were
- * not selected themselves (the driver's GPUDirect components, as upstream).
- */
-static size_t expand_followers(const gv_component_t *const *selected, size_t n, const gv_component_t **out,
-                               size_t cap)
-{
-        size_t k = 0;
-        for (size_t i = 0; i < n && k < cap; i++) {
-                out[k++] = selected[i];
-                for (const gv_component_t *const *f = gv_component_followers(selected[i]); *f && k < cap; f++)
-                        if (is_follower(*f, selected, n))
-                                out[k++] = *f;
-        }
-        return k;
-}
-
-/* NOLINTNEXTLINE(readability-function-size): option parsing, the mock set-up and the run with its report; to be split in the architecture refactor */
 int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
 {
         static const struct option extra[] = {
@@ -172,106 +136,21 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 { "gpus", required_argument, NULL, GV_OPT_GPUS },
                 { "mock-dir", required_argument, NULL, GV_OPT_MOCK_DIR },
         };
-        gv_options_t o;
+        _cleanup_options_ gv_options_t o = { 0 };
         run_args_t ra = { .o = &o };
         int code = GV_EXIT_OK;
         if (gv_cli_parse_store_command(cli, "run", argc, argv, extra, GV_ARRAY_SIZE(extra), on_extra, &ra, help, &o,
-                                       &code) < 0) {
-                gv_options_free(&o);
+                                       &code) < 0)
                 return code;
-        }
-        if (optind < argc) {
-                gv_options_free(&o);
-                return gv_cli_usage_error(cli, "run", "unexpected argument '%s'", argv[optind]);
-        }
-
-        if (!o.mock_profile && (o.mock_gpus || o.mock_dir)) {
-                gv_options_free(&o);
-                return gv_cli_usage_error(cli, "run", "--gpus and --mock-dir only apply with --mock");
-        }
-        if (o.components && !o.components[0]) {
-                gv_options_free(&o);
-                return gv_cli_usage_error(cli, "run", "--components names no component");
-        }
+        if ((code = check_options(cli, argc, argv, &o)) != GV_EXIT_OK)
+                return code;
 
         _cleanup_error_ gv_error_t *err = NULL;
         gv_mock_run_t mock = { 0 };
-        if (o.mock_profile) {
-                if (!o.components) {
-                        o.components = gv_split_list("driver,toolkit", ",");
-                        if (!o.components) {
-                                gv_options_free(&o);
-                                return GV_EXIT_FAILED;
-                        }
-                }
-                if (gv_mock_run_prepare(cli, &o, &mock, &err) < 0) {
-                        code = gv_cli_fail(cli, "mock", &err);
-                        gv_mock_run_clear(&mock);
-                        gv_options_free(&o);
-                        return code;
-                }
-        }
-
-        const gv_component_t *selected[32];
-        size_t n_selected = 0;
-        if (select_components(cli, o.components, o.cfg.assume_ready, selected, GV_ARRAY_SIZE(selected), &n_selected,
-                              &err) < 0) {
-                gv_mock_run_clear(&mock);
-                gv_options_free(&o);
-                return gv_cli_fail(cli, "run", &err);
-        }
-
-        gv_store_t *store = NULL;
-        if (gv_options_open_store(&o, GV_STORE_CREATOR, &store, &err) < 0) {
-                gv_mock_run_clear(&mock);
-                gv_options_free(&o);
-                return gv_cli_fail(cli, "run", &err);
-        }
-
-        FILE *out = stdout;
-        if (o.mock_profile)
-                gv_mock_run_print(&mock, &o, out);
-        double t0 = now_s(), sum = 0;
-        const gv_component_t *order[64];
-        size_t n_order = expand_followers(selected, n_selected, order, GV_ARRAY_SIZE(order));
-        for (size_t i = 0; i < n_order; i++) {
-                gv_run_report_t rep = { 0 };
-                bool follower = is_follower(order[i], selected, n_selected);
-                int r = gv_component_run(order[i], &o.cfg, store, &rep);
-                sum += rep.duration_s;
-                if (follower && r == 0 && rep.skipped) {
-                        gv_run_report_clear(&rep); /* flag off: upstream says nothing either */
-                        continue;
-                }
-                const char *verdict = r < 0            ? "FAILED"
-                                      : rep.skipped    ? "skipped"
-                                      : rep.assumed    ? "assumed"
-                                      : rep.warning    ? "ok (warning)"
-                                                       : "ok";
-                fprintf(out, "%-9s %-13s %7.3fs  %s%s%s\n", order[i]->name, verdict, rep.duration_s,
-                        r < 0 ? gv_reason_name(rep.reason) : "", r < 0 ? ": " : "",
-                        rep.message ? rep.message : "");
-                if (rep.warning)
-                        fprintf(out, "%-9s %-13s %8s  %s\n", "", "", "", rep.warning);
-                (void) fflush(out); /* the summary is for people; the markers are the result */
-                if (r < 0) {
-                        gv_error_t tmp = { .reason = rep.reason };
-                        code = gv_cli_exit_code(&tmp);
-                        const char *hint = gv_reason_hint(rep.reason);
-                        if (hint)
-                                fprintf(out, "%-9s %-13s %8s  hint: %s\n", "", "", "", hint);
-                        gv_run_report_clear(&rep);
-                        break;
-                }
-                gv_run_report_clear(&rep);
-        }
-        /* The components time themselves in whole milliseconds: never show a total below their sum. */
-        double total = now_s() - t0;
-        fprintf(out, "total     %-13s %7.3fs\n\n", code == GV_EXIT_OK ? "ok" : "FAILED", total > sum ? total : sum);
-        if (gv_cli_print_status(store, out, false, &err) < 0)
-                gv_cli_fail(cli, "status", &err);
-        gv_store_close(&store);
+        if (o.mock_profile && gv_mock_run_prepare(cli, &o, &mock, &err) < 0)
+                code = gv_cli_fail(cli, "mock", &err);
+        else
+                code = run(cli, &o, &mock);
         gv_mock_run_clear(&mock);
-        gv_options_free(&o);
         return code;
 }

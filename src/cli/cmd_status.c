@@ -256,17 +256,14 @@ int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
                 {},
         };
         _cleanup_error_ gv_error_t *err = NULL;
-        gv_options_t o;
-        if (gv_options_init(&o, cli, &err) < 0) {
-                gv_options_free(&o);
+        _cleanup_options_ gv_options_t o = { 0 };
+        if (gv_options_init(&o, cli, &err) < 0)
                 return gv_cli_fail(cli, "status", &err);
-        }
         bool json = false;
         int c, code = GV_EXIT_OK;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
                 if (c == 'h') {
                         help(stdout);
-                        gv_options_free(&o);
                         return GV_EXIT_OK;
                 }
                 if (c == GV_OPT_JSON) {
@@ -274,24 +271,17 @@ int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
                         continue;
                 }
                 int r = gv_options_handle(&o, c, optarg, &err);
-                if (r < 0) {
-                        gv_options_free(&o);
+                if (r < 0)
                         return gv_cli_fail(cli, "status", &err);
-                }
-                if (r == 0) {
-                        gv_options_free(&o);
+                if (r == 0)
                         return gv_cli_usage_error(cli, "status", "unknown option");
-                }
         }
-        if (optind < argc) {
-                gv_options_free(&o);
+        if (optind < argc)
                 return gv_cli_usage_error(cli, "status", "unexpected argument '%s'", argv[optind]);
-        }
         gv_options_finish(&o);
 
         gv_store_t *store = NULL;
         if (gv_options_open_store(&o, GV_STORE_READER, &store, &err) < 0) {
-                gv_options_free(&o);
                 gv_error_prefix(&err, "status");
                 code = gv_cli_fail(cli, "status", &err);
                 return code == GV_EXIT_FAILED ? GV_EXIT_USAGE : code;
@@ -305,6 +295,5 @@ int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
         } else
                 code = r ? GV_EXIT_FAILED : GV_EXIT_OK;
         gv_store_close(&store);
-        gv_options_free(&o);
         return code;
 }

@@ -122,7 +122,7 @@ int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
                 r = gv_cli_print_env(&drv, stdout, &err);
         if (r < 0) {
                 if (cli->stop && *cli->stop && err && err->reason != GV_REASON_TIMEOUT)
-                        err->reason = GV_REASON_INTERRUPTED;
+                        gv_error_set_reason(&err, GV_REASON_INTERRUPTED);
                 code = gv_cli_fail(cli, "wait", &err);
         } else {
                 gv_cli_logf(cli, GV_LOG_DEBUG, gv_marker_component(id), "", "%s is ready", gv_marker_file(id));

@@ -8,6 +8,37 @@
 
 #include "base/cleanup.h"
 
+/* Handles one getopt_long result @c; 0 to go on, else a negative errno with *exit_code set. */
+static int parse_one(gv_cli_t *cli, const char *cmd, int c, gv_extra_opt_fn on_extra, void *userdata,
+                     void (*help)(FILE *), gv_options_t *o, int *exit_code)
+{
+        _cleanup_error_ gv_error_t *err = NULL;
+        if (c == 'h') {
+                help(stdout);
+                *exit_code = GV_EXIT_OK;
+                return -ECANCELED;
+        }
+        if (c == '?' || c == ':') {
+                *exit_code = gv_cli_usage_error(cli, cmd, "bad option");
+                return -EINVAL;
+        }
+        int r = gv_options_handle(o, c, optarg, &err);
+        if (r == 0 && on_extra) {
+                r = on_extra(userdata, c, optarg, &err);
+                if (r >= 0)
+                        r = 1;
+        }
+        if (r < 0) {
+                *exit_code = gv_cli_fail(cli, cmd, &err);
+                return r;
+        }
+        if (r == 0) {
+                *exit_code = gv_cli_usage_error(cli, cmd, "unknown option");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int gv_cli_parse_store_command(gv_cli_t *cli, const char *cmd, int argc, char **argv,
                                const struct option *extra, size_t n_extra, gv_extra_opt_fn on_extra,
                                void *userdata, void (*help)(FILE *), gv_options_t *o, int *exit_code)
@@ -18,40 +49,35 @@ int gv_cli_parse_store_command(gv_cli_t *cli, const char *cmd, int argc, char **
         _cleanup_error_ gv_error_t *err = NULL;
         if (!opts) {
                 *exit_code = GV_EXIT_FAILED;
-                return -1;
+                return -ENOMEM;
         }
         memcpy(opts, base, sizeof(base));
         if (n_extra)
                 memcpy(opts + GV_ARRAY_SIZE(base), extra, n_extra * sizeof(*extra));
 
-        if (gv_options_init(o, cli, &err) < 0) {
+        int r = gv_options_init(o, cli, &err);
+        if (r < 0) {
                 *exit_code = gv_cli_fail(cli, cmd, &err);
-                return -1;
+                return r;
         }
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-                if (c == 'h') {
-                        help(stdout);
-                        *exit_code = GV_EXIT_OK;
-                        return -1;
-                }
-                if (c == '?' || c == ':') {
-                        *exit_code = gv_cli_usage_error(cli, cmd, "bad option");
-                        return -1;
-                }
-                int r = gv_options_handle(o, c, optarg, &err);
-                if (r == 0 && on_extra)
-                        r = on_extra(userdata, c, optarg, &err) < 0 ? -1 : 1;
-                if (r < 0) {
-                        *exit_code = gv_cli_fail(cli, cmd, &err);
-                        return -1;
-                }
-                if (r == 0) {
-                        *exit_code = gv_cli_usage_error(cli, cmd, "unknown option");
-                        return -1;
-                }
-        }
+        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+                if ((r = parse_one(cli, cmd, c, on_extra, userdata, help, o, exit_code)) < 0)
+                        return r;
         gv_options_finish(o);
+        return 0;
+}
+
+int gv_cli_parse_store_only(gv_cli_t *cli, const char *cmd, int argc, char **argv, void (*help)(FILE *),
+                            gv_options_t *o, int *exit_code)
+{
+        int r = gv_cli_parse_store_command(cli, cmd, argc, argv, NULL, 0, NULL, NULL, help, o, exit_code);
+        if (r < 0)
+                return r;
+        if (optind < argc) {
+                *exit_code = gv_cli_usage_error(cli, cmd, "unexpected argument '%s'", argv[optind]);
+                return -EINVAL;
+        }
         return 0;
 }
 

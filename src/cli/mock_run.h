@@ -34,9 +34,13 @@ typedef struct gv_mock_run {
  */
 int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_error_t **err);
 
-/* Print where the mock root is and what it holds. */
+/* gv_mock_run_print - print on @f where the mock root is and what it holds (profile, GPUs, folders). */
 void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f);
 
+/*
+ * gv_mock_run_clear - free what @m holds and zero it; the mock root on disk
+ * stays (`gpu-validator mock remove` removes it).  Accepts a zeroed @m.
+ */
 void gv_mock_run_clear(gv_mock_run_t *m);
 
 #endif

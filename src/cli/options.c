@@ -199,99 +199,109 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         return 0;
 }
 
-/* NOLINTNEXTLINE(readability-function-size): one case per option, each a line or two; a table is planned in the architecture refactor */
+/* The options that set a path or name in gv_config_t (a non-empty copy of the argument). */
+static const struct {
+        int opt;
+        size_t offset;
+} string_opts[] = {
+        { GV_OPT_OUTPUT_DIR, offsetof(gv_config_t, output_dir) },
+        { GV_OPT_BOOT_ID_FILE, offsetof(gv_config_t, boot_id_path) },
+        { GV_OPT_HOST_ROOT, offsetof(gv_config_t, host_root) },
+        { GV_OPT_HOST_ROOT_CTR_PATH, offsetof(gv_config_t, host_root_ctr_path) },
+        { GV_OPT_DRIVER_INSTALL_DIR, offsetof(gv_config_t, driver_install_dir) },
+        { GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH, offsetof(gv_config_t, driver_install_dir_ctr_path) },
+        { GV_OPT_DEV_CHAR_DIR, offsetof(gv_config_t, dev_char_dir) },
+        { GV_OPT_NODE_NAME, offsetof(gv_config_t, node_name) },
+        { GV_OPT_NAMESPACE, offsetof(gv_config_t, namespace) },
+        { GV_OPT_KUBECONFIG, offsetof(gv_config_t, kubeconfig) },
+        { GV_OPT_KUBE_CONTEXT, offsetof(gv_config_t, kube_context) },
+        { GV_OPT_WORKLOAD_TEMPLATE, offsetof(gv_config_t, workload_template) },
+        { GV_OPT_VALIDATOR_POD_NAME, offsetof(gv_config_t, validator_pod_name) },
+        { GV_OPT_SYSFS_ROOT, offsetof(gv_config_t, sysfs_root) },
+        { GV_OPT_DEFAULT_WORKLOAD_CONFIG, offsetof(gv_config_t, default_workload_config) },
+        { GV_OPT_MOFED_READY_FILE, offsetof(gv_config_t, mofed_ready_file) },
+};
+
+/* The options that set a whole number in gv_config_t, with their flag for messages. */
+static const struct {
+        int opt;
+        const char *flag;
+        size_t offset;
+} uint_opts[] = {
+        { GV_OPT_POD_TIMEOUT, "--pod-timeout", offsetof(gv_config_t, pod_timeout_s) },
+        { GV_OPT_CAPACITY_WAIT, "--capacity-wait", offsetof(gv_config_t, capacity_wait_s) },
+        { GV_OPT_SLEEP_INTERVAL, "--sleep-interval", offsetof(gv_config_t, sleep_interval_s) },
+        { GV_OPT_MAX_WAIT, "--max-wait", offsetof(gv_config_t, max_wait_s) },
+        { GV_OPT_MAX_BACKOFF, "--max-backoff", offsetof(gv_config_t, max_backoff_s) },
+        { GV_OPT_DEV_NODE_WAIT, "--dev-node-wait", offsetof(gv_config_t, dev_node_wait_s) },
+        { GV_OPT_EXPECTED_GPUS, "--expected-gpus", offsetof(gv_config_t, expected_gpus) },
+};
+
+/* The options without an argument that set a bool in gv_config_t to @value. */
+static const struct {
+        int opt;
+        size_t offset;
+        bool value;
+} bool_opts[] = {
+        { GV_OPT_NO_DEV_CHAR_SYMLINKS, offsetof(gv_config_t, disable_dev_char_symlinks), true },
+        { GV_OPT_SKIP_GPU_INIT, offsetof(gv_config_t, skip_gpu_init), true },
+        { GV_OPT_WAIT, offsetof(gv_config_t, with_wait), true },
+        { GV_OPT_NO_WAIT, offsetof(gv_config_t, with_wait), false },
+        { GV_OPT_STRICT, offsetof(gv_config_t, strict), true },
+        { GV_OPT_NO_NVIDIA_SMI, offsetof(gv_config_t, run_nvidia_smi), false },
+};
+
+/* Sets the path or name option @opt from @arg; 1 when handled, 0 when @opt is not one, or a negative errno. */
+static int handle_string(gv_options_t *o, int opt, const char *arg, gv_error_t **err)
+{
+        for (size_t i = 0; i < GV_ARRAY_SIZE(string_opts); i++) {
+                if (string_opts[i].opt != opt)
+                        continue;
+                if (opt == GV_OPT_OUTPUT_DIR)
+                        o->output_dir_set = true;
+                if (!arg || !*arg)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "empty value for an option that needs a path or name");
+                const char *v = own(o, arg);
+                if (!v)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                *(const char **) ((char *) &o->cfg + string_opts[i].offset) = v;
+                return 1;
+        }
+        return 0;
+}
+
+/* Sets the number or flag option @opt from @arg; 1 when handled, 0 when @opt is not one, or a negative errno. */
+static int handle_scalar(gv_options_t *o, int opt, const char *arg, gv_error_t **err)
+{
+        for (size_t i = 0; i < GV_ARRAY_SIZE(uint_opts); i++) {
+                if (uint_opts[i].opt != opt)
+                        continue;
+                unsigned *target = (unsigned *) ((char *) &o->cfg + uint_opts[i].offset);
+                int r = parse_uint_opt(uint_opts[i].flag, arg, target, err);
+                return r < 0 ? r : 1;
+        }
+        for (size_t i = 0; i < GV_ARRAY_SIZE(bool_opts); i++) {
+                if (bool_opts[i].opt == opt) {
+                        *(bool *) ((char *) &o->cfg + bool_opts[i].offset) = bool_opts[i].value;
+                        return 1;
+                }
+        }
+        return 0;
+}
+
 int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **err)
 {
         gv_config_t *c = &o->cfg;
-        const char **target = NULL;
         int r;
+        if ((r = handle_string(o, opt, arg, err)) != 0 || (r = handle_scalar(o, opt, arg, err)) != 0)
+                return r;
         switch (opt) {
-        case GV_OPT_OUTPUT_DIR:
-                target = &c->output_dir;
-                o->output_dir_set = true;
-                break;
-        case GV_OPT_BOOT_ID_FILE:
-                target = &c->boot_id_path;
-                break;
-        case GV_OPT_HOST_ROOT:
-                target = &c->host_root;
-                break;
-        case GV_OPT_HOST_ROOT_CTR_PATH:
-                target = &c->host_root_ctr_path;
-                break;
-        case GV_OPT_DRIVER_INSTALL_DIR:
-                target = &c->driver_install_dir;
-                break;
-        case GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH:
-                target = &c->driver_install_dir_ctr_path;
-                break;
-        case GV_OPT_DEV_CHAR_DIR:
-                target = &c->dev_char_dir;
-                break;
-        case GV_OPT_NODE_NAME:
-                target = &c->node_name;
-                break;
-        case GV_OPT_NAMESPACE:
-                target = &c->namespace;
-                break;
-        case GV_OPT_KUBECONFIG:
-                target = &c->kubeconfig;
-                break;
-        case GV_OPT_KUBE_CONTEXT:
-                target = &c->kube_context;
-                break;
-        case GV_OPT_WORKLOAD_TEMPLATE:
-                target = &c->workload_template;
-                break;
-        case GV_OPT_VALIDATOR_POD_NAME:
-                target = &c->validator_pod_name;
-                break;
-        case GV_OPT_SYSFS_ROOT:
-                target = &c->sysfs_root;
-                break;
-        case GV_OPT_DEFAULT_WORKLOAD_CONFIG:
-                target = &c->default_workload_config;
-                break;
-        case GV_OPT_MOFED_READY_FILE:
-                target = &c->mofed_ready_file;
-                break;
-        case GV_OPT_POD_TIMEOUT:
-                return (r = parse_uint_opt("--pod-timeout", arg, &c->pod_timeout_s, err)) < 0 ? r : 1;
-        case GV_OPT_CAPACITY_WAIT:
-                return (r = parse_uint_opt("--capacity-wait", arg, &c->capacity_wait_s, err)) < 0 ? r : 1;
-        case GV_OPT_NO_DEV_CHAR_SYMLINKS:
-                c->disable_dev_char_symlinks = true;
-                return 1;
-        case GV_OPT_SKIP_GPU_INIT:
-                c->skip_gpu_init = true;
-                return 1;
-        case GV_OPT_WAIT:
-                c->with_wait = true;
-                return 1;
-        case GV_OPT_NO_WAIT:
-                c->with_wait = false;
-                return 1;
         case GV_OPT_WITH_WORKLOAD:
                 if (gv_parse_bool(arg, &c->with_workload) < 0)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--with-workload %s: expected true or false",
                                             arg);
                 return 1;
-        case GV_OPT_STRICT:
-                c->strict = true;
-                return 1;
-        case GV_OPT_NO_NVIDIA_SMI:
-                c->run_nvidia_smi = false;
-                return 1;
-        case GV_OPT_SLEEP_INTERVAL:
-                return (r = parse_uint_opt("--sleep-interval", arg, &c->sleep_interval_s, err)) < 0 ? r : 1;
-        case GV_OPT_MAX_WAIT:
-                return (r = parse_uint_opt("--max-wait", arg, &c->max_wait_s, err)) < 0 ? r : 1;
-        case GV_OPT_MAX_BACKOFF:
-                return (r = parse_uint_opt("--max-backoff", arg, &c->max_backoff_s, err)) < 0 ? r : 1;
-        case GV_OPT_DEV_NODE_WAIT:
-                return (r = parse_uint_opt("--dev-node-wait", arg, &c->dev_node_wait_s, err)) < 0 ? r : 1;
-        case GV_OPT_EXPECTED_GPUS:
-                return (r = parse_uint_opt("--expected-gpus", arg, &c->expected_gpus, err)) < 0 ? r : 1;
         case GV_OPT_LIB_SEARCH:
                 return (r = set_list(&o->lib_search, arg, err)) < 0 ? r : 1;
         case GV_OPT_BIN_SEARCH:
@@ -308,13 +318,6 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
         default:
                 return 0;
         }
-        if (!arg || !*arg)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "empty value for an option that needs a path or name");
-        const char *v = own(o, arg);
-        if (!v)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        *target = v;
-        return 1;
 }
 
 void gv_options_finish(gv_options_t *o)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/cleanup.h"
 #include "cli.h"
 
 /*
@@ -139,8 +140,21 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
 /* gv_options_finish - point cfg's lists at the parsed ones (call after parsing). */
 void gv_options_finish(gv_options_t *o);
 
-/* Free everything the options own. */
+/*
+ * gv_options_free - free everything the options own and zero @o, so that a
+ * second call (or a call on a zeroed object that was never initialised) is
+ * harmless.
+ */
 void gv_options_free(gv_options_t *o);
+
+/*
+ * _cleanup_options_ - gv_options_free() when the variable leaves scope:
+ * `_cleanup_options_ gv_options_t o = { 0 };`.  The options live on the
+ * stack, so the cleanup function takes them by address directly (as
+ * _cleanup_error_ does) rather than through GV_DEFINE_CLEANUP's pointer slot.
+ */
+/* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): a macro, as those in .clang-tidy */
+#define _cleanup_options_ _cleanup_(gv_options_free)
 
 /* Help text for the shared options, with their environment variables. */
 void gv_options_help_store(FILE *f);

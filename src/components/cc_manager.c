@@ -31,9 +31,8 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         if (r == 1 && (!capable || strcmp(capable, "true") != 0)) {
                 if ((r = gv_result_fact(result, "CC_CAPABLE", "false", err)) < 0)
                         return r;
-                if (asprintf(&result->summary, "node %s is not labelled nvidia.com/cc.capable=true: nothing to set",
-                             cfg->node_name) < 0)
-                        result->summary = NULL;
+                gv_result_summary(result, "node %s is not labelled nvidia.com/cc.capable=true: nothing to set",
+                             cfg->node_name);
                 return 0;
         }
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
@@ -46,13 +45,8 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                                     flag, strerror(errno), r == 0 ? "; no node name, so nvidia.com/cc.capable was not read" : "");
         if ((r = gv_result_fact(result, "CC_CAPABLE", "true", err)) < 0)
                 return r;
-        if (asprintf(&result->summary, "cc-manager ready (%s)", flag) < 0)
-                result->summary = NULL;
+        gv_result_summary(result, "cc-manager ready (%s)", flag);
         return 0;
 }
 
-const gv_component_t gv_component_cc_manager = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_CC_MANAGER,
-        .validate = validate,
-};
+GV_COMPONENT(cc_manager, COMPONENT, GV_MARKER_CC_MANAGER, validate);

@@ -113,8 +113,4 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
         return 0;
 }
 
-const gv_component_t gv_component_cuda = {
-        .name = "cuda",
-        .marker = GV_MARKER_CUDA,
-        .validate = cuda_validate,
-};
+GV_COMPONENT(cuda, "cuda", GV_MARKER_CUDA, cuda_validate);

@@ -1000,8 +1000,4 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         return 0;
 }
 
-const gv_component_t gv_component_driver = {
-        .name = "driver",
-        .marker = GV_MARKER_DRIVER,
-        .validate = driver_validate,
-};
+GV_COMPONENT(driver, "driver", GV_MARKER_DRIVER, driver_validate);

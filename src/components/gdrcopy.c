@@ -8,16 +8,4 @@
  */
 #include "sandbox.h"
 
-#define COMPONENT "gdrcopy"
-
-static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
-{
-        (void) store;
-        return gv_gpudirect_validate(cfg, COMPONENT, "GDRCOPY_ENABLED", "gdrdrv", result, err);
-}
-
-const gv_component_t gv_component_gdrcopy = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_GDRCOPY,
-        .validate = validate,
-};
+GV_GPUDIRECT_COMPONENT(gdrcopy, "gdrcopy", GV_MARKER_GDRCOPY, "GDRCOPY_ENABLED", "gdrdrv");

@@ -101,4 +101,18 @@ int gv_nvidia_smi_check(const gv_config_t *cfg, const char *smi, const char *lib
 /* Number of strings in a NULL-terminated list (NULL counts as empty). */
 size_t gv_strv_len(const char *const *v);
 
+/*
+ * GV_COMPONENT - define the component object `gv_component_<sym>` (declared
+ * above) named @cname, writing marker @cmarker, validated by @fn.
+ */
+#define GV_COMPONENT(sym, cname, cmarker, fn) \
+        const gv_component_t gv_component_##sym = { .name = (cname), .marker = (cmarker), .validate = (fn) }
+
+/*
+ * gv_result_summary - set @r's one-line summary (for the run report) from a
+ * printf format, replacing any.  The summary is optional: when memory runs
+ * out it is left NULL and nothing fails.
+ */
+void gv_result_summary(gv_result_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif

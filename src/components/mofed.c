@@ -60,13 +60,8 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                                     flag, strerror(errno));
         if ((r = gv_result_fact(result, "USE_HOST_MOFED", "false", err)) < 0)
                 return r;
-        if (asprintf(&result->summary, "MOFED driver container ready (%s)", flag) < 0)
-                result->summary = NULL;
+        gv_result_summary(result, "MOFED driver container ready (%s)", flag);
         return 0;
 }
 
-const gv_component_t gv_component_mofed = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_MOFED,
-        .validate = validate,
-};
+GV_COMPONENT(mofed, COMPONENT, GV_MARKER_MOFED, validate);

@@ -8,16 +8,4 @@
  */
 #include "sandbox.h"
 
-#define COMPONENT "nvidia-fs"
-
-static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
-{
-        (void) store;
-        return gv_gpudirect_validate(cfg, COMPONENT, "GDS_ENABLED", "nvidia_fs", result, err);
-}
-
-const gv_component_t gv_component_nvidia_fs = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_NVIDIA_FS,
-        .validate = validate,
-};
+GV_GPUDIRECT_COMPONENT(nvidia_fs, "nvidia-fs", GV_MARKER_NVIDIA_FS, "GDS_ENABLED", "nvidia_fs");

@@ -8,16 +8,4 @@
  */
 #include "sandbox.h"
 
-#define COMPONENT "nvidia-peermem"
-
-static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
-{
-        (void) store;
-        return gv_gpudirect_validate(cfg, COMPONENT, "GPU_DIRECT_RDMA_ENABLED", "nvidia_peermem", result, err);
-}
-
-const gv_component_t gv_component_nvidia_peermem = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_NVIDIA_PEERMEM,
-        .validate = validate,
-};
+GV_GPUDIRECT_COMPONENT(nvidia_peermem, "nvidia-peermem", GV_MARKER_NVIDIA_PEERMEM, "GPU_DIRECT_RDMA_ENABLED", "nvidia_peermem");

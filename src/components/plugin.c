@@ -89,7 +89,94 @@ static char *describe_resources(json_object *node)
         return buf;
 }
 
-/* NOLINTNEXTLINE(readability-function-size): the skip rules (label, disabled, DRA) before the pod run; to be split in the architecture refactor */
+/*
+ * What the capacity watch (result @r) found: 0 when @w holds a node with GPU
+ * capacity, 1 when the device plugin is disabled there (skip), else a
+ * negative errno with *err (no capacity in time, the node deleted or not
+ * found, or the watch's own error).
+ */
+static int capacity_check(const gv_config_t *cfg, const node_wait_t *w, int r, gv_error_t **err)
+{
+        if (r == -ETIMEDOUT || (r == 0 && w->once && !w->disabled && w->devices == 0 && !w->missing)) {
+                _cleanup_free_ char *described = w->node ? describe_resources(w->node) : NULL;
+                return gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT,
+                                    "no GPU advertised on node %s after %u s (allocatable: %s); is the NVIDIA device "
+                                    "plugin running there? (bound: CAPACITY_WAIT_SECONDS / --capacity-wait)",
+                                    cfg->node_name, cfg->capacity_wait_s,
+                                    described ? described : w->seen ? "unknown" : "node never seen");
+        }
+        if (r < 0) {
+                gv_error_prefix(err, "watch node %s", cfg->node_name);
+                return r;
+        }
+        if (w->deleted)
+                return gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
+                                    "node %s was deleted while waiting for GPU capacity; nothing to validate on a Node "
+                                    "that is gone (it is validated again when it registers anew)",
+                                    cfg->node_name);
+        if (w->missing && !w->node)
+                return gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
+                                    "node %s not found in the API (NODE_NAME must be this node's name)", cfg->node_name);
+        return w->disabled ? 1 : 0;
+}
+
+/* The result for a node whose device plugin is disabled: skipped on purpose, recorded. */
+static int disabled_result(const gv_config_t *cfg, gv_result_t *res, gv_error_t **err)
+{
+        res->skipped = true;
+        res->record_skip = true; /* skipped on purpose: plugin-ready says so (issue 11 item 5) */
+        if (asprintf(&res->summary,
+                     "the device plugin is disabled on node %s (label " GV_DEVICE_PLUGIN_DEPLOY_LABEL
+                     "=false); nothing to validate, plugin-ready records SKIPPED=true",
+                     cfg->node_name) < 0) {
+                res->summary = NULL;
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+        return 0;
+}
+
+/*
+ * The node in @w advertises GPUs: pick the resource, run the validation pod
+ * (with WITH_WORKLOAD) and fill @res with the device count and the summary.
+ */
+static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
+                       const node_wait_t *w, gv_result_t *res, gv_error_t **err)
+{
+        _cleanup_free_ char *resource = NULL;
+        _cleanup_free_ char *described = describe_resources(w->node);
+        int r = gv_workload_pick_gpu_resource(gv_node_gpu_resources(w->node), &resource, err);
+        if (r < 0)
+                return r;
+        gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE, "node %s advertises %lu GPU device(s) (%s)",
+                    cfg->node_name, w->devices, described ? described : "");
+
+        gv_pod_run_result_t pr = { 0 };
+        if (cfg->with_workload) {
+                gv_workload_job_t job;
+                gv_kube_job(cfg, GV_WORKLOAD_PLUGIN, COMPONENT, &job);
+                job.gpu_resource = resource;
+                r = gv_workload_validate(client, &job, &pr, err);
+        }
+        char count[32];
+        snprintf(count, sizeof(count), "%lu", w->devices);
+        if (r >= 0)
+                r = gv_kvlist_set(&res->facts, "DEVICE_PLUGIN_DEVICES", count, err);
+        if (r >= 0 &&
+            (cfg->with_workload
+                     ? asprintf(&res->summary, "%lu GPU device(s) advertised (%s); validation pod %s got one %s in "
+                                "%.1f s",
+                                w->devices, described ? described : "", pr.pod_name ? pr.pod_name : "", resource,
+                                pr.duration_s)
+                     : asprintf(&res->summary, "%lu GPU device(s) advertised (%s); no validation pod "
+                                "(WITH_WORKLOAD=false)",
+                                w->devices, described ? described : "")) < 0) {
+                res->summary = NULL;
+                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        }
+        gv_pod_run_result_clear(&pr);
+        return r < 0 ? r : 0;
+}
+
 static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         (void) store;
@@ -103,89 +190,17 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         gv_result_t res = { 0 };
         node_wait_t w = { .once = cfg->capacity_wait_s == 0 };
-        _cleanup_free_ char *resource = NULL;
-        _cleanup_free_ char *described = NULL;
-        gv_pod_run_result_t pr = { 0 };
-
         gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
                     "waiting up to %u s for GPU capacity on node %s (CAPACITY_WAIT_SECONDS)", cfg->capacity_wait_s,
                     cfg->node_name);
         r = gv_k8s_node_watch(client, cfg->node_name, NULL, cfg->capacity_wait_s ? cfg->capacity_wait_s : 1, node_cb,
                               &w, err);
-        if (r == -ETIMEDOUT || (r == 0 && w.once && !w.disabled && w.devices == 0 && !w.missing)) {
-                described = w.node ? describe_resources(w.node) : NULL;
-                r = gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT,
-                                 "no GPU advertised on node %s after %u s (allocatable: %s); is the NVIDIA device "
-                                 "plugin running there? (bound: CAPACITY_WAIT_SECONDS / --capacity-wait)",
-                                 cfg->node_name, cfg->capacity_wait_s,
-                                 described ? described : w.seen ? "unknown" : "node never seen");
-                goto out;
-        }
-        if (r < 0) {
-                gv_error_prefix(err, "watch node %s", cfg->node_name);
-                goto out;
-        }
-        if (w.deleted) {
-                r = gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
-                                 "node %s was deleted while waiting for GPU capacity; nothing to validate on a Node "
-                                 "that is gone (it is validated again when it registers anew)",
-                                 cfg->node_name);
-                goto out;
-        }
-        if (w.missing && !w.node) {
-                r = gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
-                                 "node %s not found in the API (NODE_NAME must be this node's name)", cfg->node_name);
-                goto out;
-        }
-        if (w.disabled) {
-                res.skipped = true;
-                res.record_skip = true; /* skipped on purpose: plugin-ready says so (issue 11 item 5) */
-                if (asprintf(&res.summary,
-                             "the device plugin is disabled on node %s (label " GV_DEVICE_PLUGIN_DEPLOY_LABEL
-                             "=false); nothing to validate, plugin-ready records SKIPPED=true",
-                             cfg->node_name) < 0) {
-                        res.summary = NULL;
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        goto out;
-                }
-                r = 0;
-                goto out;
-        }
-        described = describe_resources(w.node);
-        r = gv_workload_pick_gpu_resource(gv_node_gpu_resources(w.node), &resource, err);
-        if (r < 0)
-                goto out;
-        gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE, "node %s advertises %lu GPU device(s) (%s)",
-                    cfg->node_name, w.devices, described ? described : "");
-
-        if (cfg->with_workload) {
-                gv_workload_job_t job;
-                gv_kube_job(cfg, GV_WORKLOAD_PLUGIN, COMPONENT, &job);
-                job.gpu_resource = resource;
-                r = gv_workload_validate(client, &job, &pr, err);
-                if (r < 0)
-                        goto out;
-        }
-        char count[32];
-        snprintf(count, sizeof(count), "%lu", w.devices);
-        if ((r = gv_kvlist_set(&res.facts, "DEVICE_PLUGIN_DEVICES", count, err)) < 0)
-                goto out;
-        if ((cfg->with_workload
-                     ? asprintf(&res.summary, "%lu GPU device(s) advertised (%s); validation pod %s got one %s in "
-                                "%.1f s",
-                                w.devices, described ? described : "", pr.pod_name ? pr.pod_name : "", resource,
-                                pr.duration_s)
-                     : asprintf(&res.summary, "%lu GPU device(s) advertised (%s); no validation pod "
-                                "(WITH_WORKLOAD=false)",
-                                w.devices, described ? described : "")) < 0) {
-                res.summary = NULL;
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                goto out;
-        }
-        r = 0;
-out:
+        r = capacity_check(cfg, &w, r, err);
+        if (r > 0)
+                r = disabled_result(cfg, &res, err);
+        else if (r == 0)
+                r = node_result(cfg, client, &w, &res, err);
         json_object_put(w.node);
-        gv_pod_run_result_clear(&pr);
         gv_k8s_client_free(client);
         if (r < 0) {
                 gv_result_clear(&res);
@@ -195,8 +210,4 @@ out:
         return 0;
 }
 
-const gv_component_t gv_component_plugin = {
-        .name = "plugin",
-        .marker = GV_MARKER_PLUGIN,
-        .validate = plugin_validate,
-};
+GV_COMPONENT(plugin, "plugin", GV_MARKER_PLUGIN, plugin_validate);

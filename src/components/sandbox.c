@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "kube.h"
@@ -95,14 +96,13 @@ static bool exists(const char *dir, const char *name)
 static size_t count_entries(const char *dir, const char *name)
 {
         _cleanup_free_ char *p = gv_path_join(dir, name);
-        DIR *d = p ? opendir(p) : NULL;
+        _cleanup_closedir_ DIR *d = p ? opendir(p) : NULL;
         size_t n = 0;
         if (!d)
                 return 0;
         for (struct dirent *e; (e = readdir(d));)
                 if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
                         n++;
-        closedir(d);
         return n;
 }
 
@@ -158,7 +158,7 @@ int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **er
         _cleanup_free_ char *devs = gv_path_join(sysfs_root, "bus/pci/devices");
         if (!devs)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        DIR *d = opendir(devs);
+        _cleanup_closedir_ DIR *d = opendir(devs);
         if (!d)
                 return errno == ENOENT ? 0 : gv_error_set(err, errno, GV_REASON_IO, "%s: %s", devs, strerror(errno));
         gv_pci_list_t l = { 0 };
@@ -205,7 +205,6 @@ int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **er
                 if ((r = pci_fn_read(sysfs_root, f, err)) < 0)
                         break;
         }
-        closedir(d);
         if (r < 0) {
                 gv_pci_list_clear(&l);
                 return r;
@@ -219,7 +218,7 @@ int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **er
 size_t gv_pci_count_vendor(const char *sysfs_root, unsigned vendor)
 {
         _cleanup_free_ char *devs = gv_path_join(sysfs_root, "bus/pci/devices");
-        DIR *d = devs ? opendir(devs) : NULL;
+        _cleanup_closedir_ DIR *d = devs ? opendir(devs) : NULL;
         size_t n = 0;
         if (!d)
                 return 0;
@@ -230,7 +229,6 @@ size_t gv_pci_count_vendor(const char *sysfs_root, unsigned vendor)
                 if (path && read_hex(path, "vendor") == (long) vendor)
                         n++;
         }
-        closedir(d);
         return n;
 }
 
@@ -267,7 +265,7 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
         int r = gv_kube_client(cfg, component, &client, err);
         if (r < 0)
                 return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
-        json_object *node = NULL;
+        _cleanup_json_ json_object *node = NULL;
         r = gv_k8s_node_get(client, cfg->node_name, &node, err);
         gv_k8s_client_free(client);
         if (r < 0)
@@ -276,12 +274,9 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
         if (json_object_object_get_ex(node, "metadata", &meta) && json_object_object_get_ex(meta, "labels", &labels) &&
             json_object_object_get_ex(labels, key, &v) && json_object_is_type(v, json_type_string)) {
                 *value = strdup(json_object_get_string(v));
-                if (!*value) {
-                        json_object_put(node);
+                if (!*value)
                         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                }
         }
-        json_object_put(node);
         return 1;
 }
 
@@ -341,9 +336,8 @@ int gv_sandbox_begin(const gv_config_t *cfg, gv_store_t *store, const char *comp
         if (strcmp(*config, want) == 0)
                 return 1;
         result->skipped = true;
-        if (asprintf(&result->summary, "workload config is %s (%s), not %s: nothing to validate", *config, source,
-                     want) < 0)
-                result->summary = NULL;
+        gv_result_summary(result, "workload config is %s (%s), not %s: nothing to validate", *config, source,
+                     want);
         return 0;
 }
 
@@ -433,10 +427,9 @@ int gv_gpudirect_validate(const gv_config_t *cfg, const char *component, const c
                 return r;
         if (r == 0) {
                 result->skipped = true;
-                if (asprintf(&result->summary, "%s is not true in %s/.driver-ctr-ready%s: nothing to validate", flag,
+                gv_result_summary(result, "%s is not true in %s/.driver-ctr-ready%s: nothing to validate", flag,
                              cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
-                             present ? "" : " (no such file: no driver container)") < 0)
-                        result->summary = NULL;
+                             present ? "" : " (no such file: no driver container)");
                 return 0;
         }
         _cleanup_free_ char *detail = NULL;
@@ -446,8 +439,7 @@ int gv_gpudirect_validate(const gv_config_t *cfg, const char *component, const c
                                     module, detail ? detail : "absent");
         if ((r = gv_result_fact(result, "KERNEL_MODULE", module, err)) < 0)
                 return r;
-        if (asprintf(&result->summary, "kernel module %s loaded (%s)", module, flag) < 0)
-                result->summary = NULL;
+        gv_result_summary(result, "kernel module %s loaded (%s)", module, flag);
         (void) component;
         return 0;
 }

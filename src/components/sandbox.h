@@ -117,6 +117,20 @@ int gv_driver_ctr_flag_parse(const char *text, size_t len, const char *key, cons
 int gv_gpudirect_validate(const gv_config_t *cfg, const char *component, const char *flag, const char *module,
                           gv_result_t *result, gv_error_t **err);
 
+/*
+ * GV_GPUDIRECT_COMPONENT - define the GPUDirect component `gv_component_<sym>`
+ * named @cname with marker @cmarker: gv_gpudirect_validate() for the driver
+ * container's flag @flag and the kernel module @module.
+ */
+#define GV_GPUDIRECT_COMPONENT(sym, cname, cmarker, flag, module)                                         \
+        static int validate_##sym(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result,           \
+                                  gv_error_t **err)                                                         \
+        {                                                                                                   \
+                (void) store;                                                                               \
+                return gv_gpudirect_validate(cfg, (cname), (flag), (module), result, err);                  \
+        }                                                                                                   \
+        GV_COMPONENT(sym, cname, cmarker, validate_##sym)
+
 /* Set a marker fact; -ENOMEM / -EINVAL with *err. */
 int gv_result_fact(gv_result_t *r, const char *key, const char *value, gv_error_t **err);
 

@@ -182,102 +182,124 @@ static void check_spec_nodes(const char *root, const gv_cdi_spec_t *spec, const 
                 }
 }
 
+/* What check_cdi() has seen so far across the CDI folders. */
+typedef struct cdi_scan {
+        const char *root;  /* host root the folders and device nodes are under */
+        gpu_set_t *g;      /* the required devices, with found[] */
+        size_t n_req;
+        FILE *tried;       /* what was seen, for the error message */
+        FILE *missing;     /* device nodes named by a spec but absent */
+        size_t n_specs, n_missing;
+        char *first;       /* heap path of the first spec of our kind */
+} cdi_scan_t;
+
+/* Reads the spec at @path: notes the required devices it names and its absent device nodes. */
+static void scan_spec(cdi_scan_t *sc, const char *path)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        _cleanup_error_ gv_error_t *e = NULL;
+        if (gv_read_file_at(AT_FDCWD, path, false, GV_CDI_SPEC_MAX_BYTES, &text, &len, &e) < 0) {
+                fprintf(sc->tried, "\n  CDI spec %s: %s", path, e ? e->msg : "unreadable");
+                return;
+        }
+        gv_cdi_spec_t spec = { 0 };
+        if (gv_cdi_spec_parse(text, len, &spec, &e) < 0) {
+                fprintf(sc->tried, "\n  CDI spec %s: invalid: %s", path, e ? e->msg : "");
+                return;
+        }
+        if (strcmp(spec.kind, CDI_KIND) == 0) {
+                sc->n_specs++;
+                if (!sc->first)
+                        sc->first = strdup(path);
+                for (size_t k = 0; k < sc->n_req; k++)
+                        if (gv_cdi_spec_device(&spec, sc->g->required[k]))
+                                sc->g->found[k] = true;
+                check_spec_nodes(sc->root, &spec, sc->g, sc->missing, &sc->n_missing);
+        }
+        gv_cdi_spec_clear(&spec);
+}
+
+/* Reads every spec in the CDI folder @d (inside the root); sets *any_dir when the folder exists. */
+static void scan_dir(cdi_scan_t *sc, const char *d, bool *any_dir)
+{
+        _cleanup_free_ char *dir = NULL;
+        if (gv_root_resolve(sc->root, d, &dir, NULL) < 0) {
+                fprintf(sc->tried, "\n  CDI folder %s: absent", d);
+                return;
+        }
+        struct dirent **ents = NULL;
+        int n = scandir(dir, &ents, entry_filter_spec, alphasort);
+        if (n < 0) {
+                fprintf(sc->tried, "\n  CDI folder %s: %s", dir, strerror(errno));
+                return;
+        }
+        *any_dir = true;
+        if (n == 0)
+                fprintf(sc->tried, "\n  CDI folder %s: no *.yaml, *.yml or *.json spec", dir);
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ char *path = gv_path_join(dir, ents[i]->d_name);
+                free(ents[i]);
+                if (path)
+                        scan_spec(sc, path);
+        }
+        free(ents);
+}
+
+/* Whether the scan found specs naming every required device with all nodes present; if not, why, on sc->tried. */
+static bool scan_verdict(const cdi_scan_t *sc, bool any_dir, const char *missing)
+{
+        size_t n_absent = 0;
+        for (size_t k = 0; k < sc->n_req; k++)
+                n_absent += !sc->g->found[k];
+        bool ok = sc->n_specs > 0 && n_absent == 0 && sc->n_missing == 0;
+        if (!ok && sc->n_specs > 0) {
+                fprintf(sc->tried, "\n  CDI specs of kind %s (%zu):", CDI_KIND, sc->n_specs);
+                if (n_absent) {
+                        fprintf(sc->tried, " devices not named:");
+                        for (size_t k = 0; k < sc->n_req; k++)
+                                if (!sc->g->found[k])
+                                        fprintf(sc->tried, " %s", sc->g->required[k]);
+                        fprintf(sc->tried, ";");
+                }
+                if (sc->n_missing)
+                        fprintf(sc->tried, " device nodes missing under %s: %s", sc->root, missing ? missing : "");
+        } else if (!ok && any_dir) {
+                fprintf(sc->tried, "\n  no CDI spec of kind %s", CDI_KIND);
+        }
+        return ok;
+}
+
 /*
  * Look through the CDI folders.  Returns 1 with *source set (heap) when the
  * specs name every required device and their nodes exist; 0 otherwise, with
  * what was seen appended to @tried; negative errno only for out of memory.
  * *any_dir tells whether some CDI folder exists at all.
  */
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): every CDI spec file with its per-file errors; to be split in the architecture refactor */
 static int check_cdi(const gv_config_t *cfg, gpu_set_t *g, FILE *tried, bool *any_dir, char **source)
 {
-        const char *root = host_root_of(cfg);
         const char *const *dirs = cfg->cdi_dirs ? cfg->cdi_dirs : default_cdi_dirs;
-        size_t n_req = gv_strv_len((const char *const *) g->required);
-        for (size_t i = 0; i < n_req; i++)
+        cdi_scan_t sc = { .root = host_root_of(cfg), .g = g, .tried = tried };
+        sc.n_req = gv_strv_len((const char *const *) g->required);
+        for (size_t i = 0; i < sc.n_req; i++)
                 g->found[i] = false;
-        size_t n_specs = 0, n_missing = 0;
-        char *missing = NULL, *first = NULL;
+        _cleanup_free_ char *missing = NULL;
         size_t mlen = 0;
-        FILE *mf = open_memstream(&missing, &mlen);
-        if (!mf)
+        sc.missing = open_memstream(&missing, &mlen);
+        if (!sc.missing)
                 return -ENOMEM;
 
-        for (const char *const *d = dirs; d && *d; d++) {
-                _cleanup_free_ char *dir = NULL;
-                if (gv_root_resolve(root, *d, &dir, NULL) < 0) {
-                        fprintf(tried, "\n  CDI folder %s: absent", *d);
-                        continue;
-                }
-                struct dirent **ents = NULL;
-                int n = scandir(dir, &ents, entry_filter_spec, alphasort);
-                if (n < 0) {
-                        fprintf(tried, "\n  CDI folder %s: %s", dir, strerror(errno));
-                        continue;
-                }
-                *any_dir = true;
-                if (n == 0)
-                        fprintf(tried, "\n  CDI folder %s: no *.yaml, *.yml or *.json spec", dir);
-                for (int i = 0; i < n; i++) {
-                        _cleanup_free_ char *path = gv_path_join(dir, ents[i]->d_name);
-                        free(ents[i]);
-                        if (!path)
-                                continue;
-                        _cleanup_free_ char *text = NULL;
-                        size_t len = 0;
-                        _cleanup_error_ gv_error_t *e = NULL;
-                        if (gv_read_file_at(AT_FDCWD, path, false, GV_CDI_SPEC_MAX_BYTES, &text, &len, &e) < 0) {
-                                fprintf(tried, "\n  CDI spec %s: %s", path, e ? e->msg : "unreadable");
-                                continue;
-                        }
-                        gv_cdi_spec_t spec = { 0 };
-                        if (gv_cdi_spec_parse(text, len, &spec, &e) < 0) {
-                                fprintf(tried, "\n  CDI spec %s: invalid: %s", path, e ? e->msg : "");
-                                continue;
-                        }
-                        if (strcmp(spec.kind, CDI_KIND) != 0) {
-                                gv_cdi_spec_clear(&spec);
-                                continue;
-                        }
-                        n_specs++;
-                        if (!first)
-                                first = strdup(path);
-                        for (size_t k = 0; k < n_req; k++)
-                                if (gv_cdi_spec_device(&spec, g->required[k]))
-                                        g->found[k] = true;
-                        check_spec_nodes(root, &spec, g, mf, &n_missing);
-                        gv_cdi_spec_clear(&spec);
-                }
-                free(ents);
-        }
-        if (gv_memstream_close(mf, &missing) < 0) {
-                free(first);
+        for (const char *const *d = dirs; d && *d; d++)
+                scan_dir(&sc, *d, any_dir);
+        if (gv_memstream_close(sc.missing, &missing) < 0) {
+                free(sc.first);
                 return -ENOMEM;
         }
-
-        size_t n_absent = 0;
-        for (size_t k = 0; k < n_req; k++)
-                n_absent += !g->found[k];
-        int ok = n_specs > 0 && n_absent == 0 && n_missing == 0;
-        if (!ok && n_specs > 0) {
-                fprintf(tried, "\n  CDI specs of kind %s (%zu):", CDI_KIND, n_specs);
-                if (n_absent) {
-                        fprintf(tried, " devices not named:");
-                        for (size_t k = 0; k < n_req; k++)
-                                if (!g->found[k])
-                                        fprintf(tried, " %s", g->required[k]);
-                        fprintf(tried, ";");
-                }
-                if (n_missing)
-                        fprintf(tried, " device nodes missing under %s: %s", root, missing ? missing : "");
-        } else if (!ok && *any_dir) {
-                fprintf(tried, "\n  no CDI spec of kind %s", CDI_KIND);
-        }
-        free(missing);
+        bool ok = scan_verdict(&sc, *any_dir, missing);
         if (ok)
-                *source = first;
+                *source = sc.first;
         else
-                free(first);
+                free(sc.first);
         return ok;
 }
 
@@ -489,8 +511,4 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
         return 0;
 }
 
-const gv_component_t gv_component_toolkit = {
-        .name = "toolkit",
-        .marker = GV_MARKER_TOOLKIT,
-        .validate = toolkit_validate,
-};
+GV_COMPONENT(toolkit, "toolkit", GV_MARKER_TOOLKIT, toolkit_validate);

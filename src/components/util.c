@@ -164,3 +164,12 @@ int gv_root_find(const char *root, const char *const *dirs, const char *name, ch
         }
         return -ENOENT;
 }
+
+void gv_result_summary(gv_result_t *r, const char *fmt, ...)
+{
+        free(r->summary);
+        va_list ap;
+        va_start(ap, fmt);
+        r->summary = gv_vasprintf(fmt, ap);
+        va_end(ap);
+}

@@ -70,14 +70,9 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                              gv_sysfs_root(cfg)) < 0)
                         result->warning = NULL;
         }
-        if (asprintf(&result->summary, "%zu GPU%s bound for pass-through (workload config %s)", npf,
-                     npf == 1 ? "" : "s", config) < 0)
-                result->summary = NULL;
+        gv_result_summary(result, "%zu GPU%s bound for pass-through (workload config %s)", npf,
+                     npf == 1 ? "" : "s", config);
         return 0;
 }
 
-const gv_component_t gv_component_vfio_pci = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_VFIO_PCI,
-        .validate = validate,
-};
+GV_COMPONENT(vfio_pci, COMPONENT, GV_MARKER_VFIO_PCI, validate);

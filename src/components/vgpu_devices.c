@@ -39,7 +39,7 @@ static int count_mdevs(const char *sysfs, const gv_pci_list_t *gpus, size_t *nvi
         _cleanup_free_ char *dir = gv_path_join(sysfs, "bus/mdev/devices");
         if (!dir)
                 return -ENOMEM;
-        DIR *d = opendir(dir);
+        _cleanup_closedir_ DIR *d = opendir(dir);
         if (!d)
                 return errno == ENOENT ? 0 : -errno;
         for (struct dirent *e; (e = readdir(d));) {
@@ -75,7 +75,6 @@ static int count_mdevs(const char *sysfs, const gv_pci_list_t *gpus, size_t *nvi
                 fprintf(list, "%s%s@%s(%s)", *nvidia ? "," : "", e->d_name, parent, type ? type : "?");
                 (*nvidia)++;
         }
-        closedir(d);
         return 0;
 }
 
@@ -128,14 +127,9 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         if ((r = gv_result_fact(result, "VGPU_DEVICE_COUNT", count, err)) < 0 ||
             (r = gv_result_fact(result, "VGPU_DEVICES", devices, err)) < 0)
                 return r;
-        if (asprintf(&result->summary, "%zu vGPU device%s (%zu mdev, %zu SR-IOV VF)", n, n == 1 ? "" : "s", nmdev,
-                     nvf_typed) < 0)
-                result->summary = NULL;
+        gv_result_summary(result, "%zu vGPU device%s (%zu mdev, %zu SR-IOV VF)", n, n == 1 ? "" : "s", nmdev,
+                     nvf_typed);
         return 0;
 }
 
-const gv_component_t gv_component_vgpu_devices = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_VGPU_DEVICES,
-        .validate = validate,
-};
+GV_COMPONENT(vgpu_devices, COMPONENT, GV_MARKER_VGPU_DEVICES, validate);

@@ -152,10 +152,9 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
         const char *shape = nmdev && nsriov ? "mixed" : nmdev ? "mdev" : "sriov";
         char count[32];
         snprintf(count, sizeof(count), "%zu", npf);
-        if ((r = gv_result_fact(result, "VGPU_SHAPE", shape, err)) < 0 ||
-            (r = gv_result_fact(result, "GPU_COUNT", count, err)) < 0)
+        if ((r = gv_result_fact(result, "VGPU_SHAPE", shape, err)) < 0)
                 return r;
-        return 0;
+        return gv_result_fact(result, "GPU_COUNT", count, err);
 }
 
 static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
@@ -180,8 +179,4 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         return 0;
 }
 
-const gv_component_t gv_component_vgpu_manager = {
-        .name = COMPONENT,
-        .marker = GV_MARKER_VGPU_MANAGER,
-        .validate = validate,
-};
+GV_COMPONENT(vgpu_manager, COMPONENT, GV_MARKER_VGPU_MANAGER, validate);

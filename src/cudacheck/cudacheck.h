@@ -129,7 +129,8 @@ void gv_cuda_close(gv_cuda_t **cuda);
  * Reason: GV_REASON_DRIVER_NOT_LOADED for no device / stub library /
  * insufficient driver / not initialised, GV_REASON_WORKLOAD otherwise.
  * Returns a negative errno (-ENODEV for those driver classes, -ENOMEM for
- * out of memory, else -EIO).
+ * out of memory, else -EIO).  An error constructor: @err comes first, as in
+ * gv_error_set() (docs/errors.md).
  */
 int gv_cuda_error(gv_error_t **err, const gv_cuda_t *cuda, gv_cu_result_t res, const char *what);
 

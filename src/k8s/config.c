@@ -371,8 +371,7 @@ int gv_k8s_config_from_kubeconfig(const char *path, const char *context, gv_k8s_
         size_t len = 0;
         int r = gv_read_file_at(AT_FDCWD, path, false, KUBECONFIG_MAX_BYTES, &data, &len, err);
         if (r < 0) {
-                if (err && *err)
-                        (*err)->reason = GV_REASON_CONFIG;
+                gv_error_set_reason(err, GV_REASON_CONFIG);
                 return gv_error_prefix(err, "kubeconfig");
         }
         const char *slash = strrchr(path, '/');

@@ -1120,7 +1120,7 @@ static int load_profile(const gv_mock_install_opts_t *o, gv_mock_profile_t **out
                                       : gv_mock_profile_load_builtin(name, &p, err);
         if (r < 0) {
                 if (err && *err && (*err)->reason == GV_REASON_IO)
-                        (*err)->reason = GV_REASON_CONFIG; /* a profile file that cannot be read is a usage error */
+                        gv_error_set_reason(err, GV_REASON_CONFIG); /* a profile file that cannot be read is a usage error */
                 return r;
         }
         if (o->gpus && (r = gv_mock_profile_set_gpu_count(p, o->gpus, err)) < 0)

@@ -520,8 +520,7 @@ int gv_workload_overrides_load(const char *path, gv_workload_overrides_t **out, 
         size_t len = 0;
         int r = gv_read_file_at(AT_FDCWD, path, false, OVERRIDE_MAX_BYTES, &data, &len, err);
         if (r < 0) {
-                if (err && *err)
-                        (*err)->reason = GV_REASON_CONFIG;
+                gv_error_set_reason(err, GV_REASON_CONFIG);
                 return gv_error_prefix(err, "workload template %s", path);
         }
         return gv_workload_overrides_parse(data, len, path, out, err);

@@ -226,8 +226,7 @@ int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t 
                 gv_doc_t *doc = NULL;
                 const char *y = gv_workload_default_yaml(kind);
                 if ((r = gv_yaml_parse(y, strlen(y), "default template", &doc, err)) < 0) {
-                        if (err && *err)
-                                (*err)->reason = GV_REASON_INTERNAL; /* our own template: a bug */
+                        gv_error_set_reason(err, GV_REASON_INTERNAL); /* our own template: a bug */
                         return r;
                 }
                 pod = json_object_get(gv_doc_root(doc));

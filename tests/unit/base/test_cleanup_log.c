@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/base/cleanup.h (the _cleanup_ helpers run at scope exit, TAKE_PTR /
- * TAKE_FD hand ownership on) and src/base/log.h (gv_logf hands one event to
- * the sink, NULL reason as "", no sink is fine).
+ * TAKE_FD hand ownership on, GV_DEFINE_CLEANUP, _cleanup_closedir_),
+ * src/base/cleanup-json.h (_cleanup_json_ drops one reference),
+ * src/base/clock.h (gv_now_ms / gv_now_ns, gv_sleep_ms and its stop flag)
+ * and src/base/log.h (gv_logf hands one event to the sink, NULL reason as
+ * "", no sink is fine).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +19,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
+#include "base/clock.h"
 #include "base/error.h"
 #include "base/log.h"
 
@@ -207,6 +214,123 @@ static void test_logf(void **state)
         assert_int_equal(s.calls, 3);
 }
 
+/* A type of our own for GV_DEFINE_CLEANUP: counts the calls of its free function. */
+typedef struct counted {
+        int *freed;
+} counted_t;
+
+static int counted_free(counted_t *c)
+{
+        (*c->freed)++;
+        free(c);
+        return -1; /* a result the cleanup must drop */
+}
+
+GV_DEFINE_CLEANUP(counted_t *, counted_free)
+
+static void test_define_cleanup(void **state)
+{
+        (void) state;
+        int freed = 0;
+        {
+                _cleanup_(counted_freep) counted_t *c = calloc(1, sizeof(*c));
+                assert_non_null(c);
+                c->freed = &freed;
+                _cleanup_(counted_freep) counted_t *none = NULL; /* NULL: the free function is not called */
+                (void) none;
+        }
+        assert_int_equal(freed, 1);
+        counted_t *kept = NULL;
+        {
+                _cleanup_(counted_freep) counted_t *c = calloc(1, sizeof(*c));
+                assert_non_null(c);
+                c->freed = &freed;
+                kept = TAKE_PTR(c);
+        }
+        assert_int_equal(freed, 1); /* taken: not freed at scope exit */
+        counted_free(kept);
+        assert_int_equal(freed, 2);
+}
+
+static void test_cleanup_closedir(void **state)
+{
+        (void) state;
+        int fd = -1;
+        {
+                _cleanup_closedir_ DIR *d = opendir("/");
+                assert_non_null(d);
+                fd = dirfd(d);
+                assert_true(fd_open(fd));
+                _cleanup_closedir_ DIR *none = NULL;
+                (void) none;
+        }
+        assert_false(fd_open(fd));
+}
+
+static void test_cleanup_json(void **state)
+{
+        (void) state;
+        json_object *o = json_object_new_object();
+        assert_non_null(o);
+        {
+                _cleanup_json_ json_object *ref = json_object_get(o); /* a second reference */
+                _cleanup_json_ json_object *none = NULL;
+                (void) ref;
+                (void) none;
+        }
+        /* exactly one reference was dropped: this put is the last one */
+        assert_int_equal(json_object_put(o), 1);
+}
+
+static void test_clock(void **state)
+{
+        (void) state;
+        int64_t ns0 = gv_now_ns(), ms0 = gv_now_ms();
+        assert_true(ns0 > 0);
+        assert_true(ms0 >= ns0 / 1000000);
+        assert_true(gv_now_ns() >= ns0); /* monotonic */
+
+        /* a sleep lasts at least its time (a lower bound only: no speed assertion) */
+        int64_t t0 = gv_now_ms();
+        assert_int_equal(gv_sleep_ms(30, NULL), 0);
+        assert_true(gv_now_ms() - t0 >= 30);
+
+        /* zero and negative times return at once with 0 */
+        assert_int_equal(gv_sleep_ms(0, NULL), 0);
+        assert_int_equal(gv_sleep_ms(-5, NULL), 0);
+
+        /* a stop flag already set: -EINTR before any sleeping */
+        volatile sig_atomic_t stop = 1;
+        t0 = gv_now_ms();
+        assert_int_equal(gv_sleep_ms(5000, &stop), -EINTR);
+        assert_true(gv_now_ms() - t0 < 5000);
+        /* a clear flag does not stop the sleep */
+        stop = 0;
+        assert_int_equal(gv_sleep_ms(10, &stop), 0);
+}
+
+/* SIGALRM sets the stop flag of test_sleep_stopped_midway. */
+static volatile sig_atomic_t alarm_stop;
+
+static void on_alarm(int sig)
+{
+        (void) sig;
+        alarm_stop = 1;
+}
+
+static void test_sleep_stopped_midway(void **state)
+{
+        (void) state;
+        struct sigaction sa = { .sa_handler = on_alarm };
+        assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+        alarm_stop = 0;
+        alarm(1);
+        /* a 10 s sleep that the flag set after a second ends with -EINTR */
+        assert_int_equal(gv_sleep_ms(10000, &alarm_stop), -EINTR);
+        assert_int_equal(alarm_stop, 1);
+        signal(SIGALRM, SIG_DFL);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -216,6 +340,11 @@ int main(void)
                 cmocka_unit_test(test_cleanup_free_strv_error_fclose),
                 cmocka_unit_test(test_array_size),
                 cmocka_unit_test(test_logf),
+                cmocka_unit_test(test_define_cleanup),
+                cmocka_unit_test(test_cleanup_closedir),
+                cmocka_unit_test(test_cleanup_json),
+                cmocka_unit_test(test_clock),
+                cmocka_unit_test(test_sleep_stopped_midway),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -376,6 +376,29 @@ static void test_memstream_close(void **state)
         assert_null(buf);
 }
 
+static char *vfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *vfmt(const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = gv_vasprintf(fmt, ap);
+        va_end(ap);
+        return s;
+}
+
+static void test_vasprintf(void **state)
+{
+        (void) state;
+        char *s = vfmt("%s %u GPU%s", "host", 8u, "s");
+        assert_non_null(s);
+        assert_string_equal(s, "host 8 GPUs");
+        free(s);
+        s = vfmt("%s", "");
+        assert_non_null(s);
+        assert_string_equal(s, "");
+        free(s);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -395,6 +418,7 @@ int main(void)
                 T(test_mkdir_p),
                 T(test_write_all_and_fsync_dir),
                 cmocka_unit_test(test_memstream_close),
+                cmocka_unit_test(test_vasprintf),
         };
 #undef T
         return cmocka_run_group_tests(tests, NULL, NULL);
