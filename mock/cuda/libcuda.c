@@ -39,7 +39,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -941,7 +941,7 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
 /* ------------------------------------------------------------------ */
 /* modules and kernels                                                 */
 
-#include "ptx.h"
+#include "mock/cuda/ptx.h"
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {

@@ -28,10 +28,10 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "nvml/nvml-abi.h"
-#include "model-facts.h"
-#include "nvml/nvml-returns.h"
-#include "profile.h"
+#include "abi/nvml/nvml-abi.h"
+#include "mock/nvml/model-facts.h"
+#include "abi/nvml/nvml-returns.h"
+#include "mock/nvml/profile.h"
 
 #define GV_EXPORT __attribute__((visibility("default")))
 

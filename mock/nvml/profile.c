@@ -4,7 +4,7 @@
  * every node carries its line) into gv_mock_profile_t.  See profile.h and
  * docs/mock-nvml.md for the two accepted schemas.
  */
-#include "profile.h"
+#include "mock/nvml/profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 #include "builtin-profiles.h"
 
 #define UNSET UINT_MAX

@@ -28,8 +28,8 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "nvml/nvml.h"
-#include "smi.h"
+#include "abi/nvml/nvml-loader.h"
+#include "mock/smi/smi.h"
 
 /* nvidia-smi's documented return codes (nvidia-smi(1) "RETURN VALUE"). */
 enum {

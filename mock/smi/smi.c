@@ -3,7 +3,7 @@
  * NVML-independent parts of our nvidia-smi (see smi.h).  Facts about the real
  * output formats come from shared/cases/nvidia-smi/ (named per function).
  */
-#include "smi.h"
+#include "mock/smi/smi.h"
 
 #include <errno.h>
 #include <stdarg.h>

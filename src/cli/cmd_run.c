@@ -17,7 +17,7 @@
 #include "base/fileio.h"
 #include "common.h"
 #include "mock_run.h"
-#include "nvml/profile.h"
+#include "mock/mock.h"
 
 static void help(FILE *f)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Mock driver roots (see mockroot.h and docs/mock-driver-root.md).
+ * Mock driver roots (see mock/mock.h and docs/mock-driver-root.md).
  */
-#include "mockroot.h"
+#include "mock/mock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,11 +18,12 @@
 
 #include <json-c/json.h>
 
+#include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "gv-version.h"
-#include "ldcache.h"
-#include "nvml/profile.h"
+#include "mock/nvml/profile.h"
+#include "mock/root/ldcache.h"
 
 #define MANIFEST_KIND "gpu-validator-mock-root"
 #define MANIFEST_VERSION 1
@@ -829,6 +830,54 @@ bool gv_mock_root_detect(const char *root, gv_mock_root_info_t *info)
         snprintf(info->profile, sizeof(info->profile), "%s", m.profile ? m.profile : "");
         manifest_free(&m);
         return true;
+}
+
+/* The driver component's reader (gv_mock_manifest_probe()): at most this much, as it has always read. */
+#define MAX_PROBE_BYTES ((size_t) 64 * 1024)
+
+/* Parse @len bytes of @text as one JSON object (*out, a new reference); -EINVAL naming @path otherwise. */
+static int parse_object(const char *path, const char *text, size_t len, json_object **out, gv_error_t **err)
+{
+        json_tokener *tok = json_tokener_new();
+        if (!tok)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        _cleanup_json_ json_object *obj = json_tokener_parse_ex(tok, text, (int) len);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        json_tokener_free(tok);
+        if (!obj || jerr != json_tokener_success || !json_object_is_type(obj, json_type_object))
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: not a JSON object (%s)", path,
+                                    json_tokener_error_desc(jerr));
+        *out = TAKE_PTR(obj);
+        return 0;
+}
+
+int gv_mock_manifest_probe(const char *root, bool *files_ok, gv_error_t **err)
+{
+        _cleanup_free_ char *path = gv_path_join(root, GV_MOCK_MANIFEST_NAME);
+        if (!path)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        _cleanup_error_ gv_error_t *e = NULL;
+        int r = gv_read_file_at(AT_FDCWD, path, true, MAX_PROBE_BYTES, &text, &len, &e);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return gv_error_set(err, r, GV_REASON_CONFIG, "mock manifest: %s", e ? e->msg : strerror(-r));
+        _cleanup_json_ json_object *obj = NULL;
+        if ((r = parse_object(path, text, len, &obj, err)) < 0)
+                return r;
+        json_object *dn = NULL;
+        bool files = false;
+        if (json_object_object_get_ex(obj, "device_nodes", &dn)) {
+                const char *v = json_object_is_type(dn, json_type_string) ? json_object_get_string(dn) : NULL;
+                files = v && strcmp(v, "files") == 0;
+                if (!files && (!v || strcmp(v, "char") != 0))
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "%s: \"device_nodes\" must be \"char\" or \"files\"", path);
+        }
+        *files_ok = files;
+        return 1;
 }
 
 /* ---- staging folder: how install creates a root with its intent record already inside ---- */
