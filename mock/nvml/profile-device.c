@@ -618,11 +618,12 @@ static int parse_unsupported(pctx_t *c, yaml_node_t *v, const char *prefix, cons
         return 0;
 }
 
-/* One key of a GPU mapping (`gpu`, `device_defaults`, `devices[i]`). */
-/* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): one branch per device key of the profile schema; to be split in the architecture refactor */
-int mp_device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
+/* What the key groups of mp_device_cb() return for a key that is not theirs (handled keys: 0 or -errno). */
+#define NOT_MINE 1
+
+/* Identity, memory and PCI keys of a GPU mapping.  Returns NOT_MINE for any other key. */
+static int identity_key(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, gv_mock_device_t *d)
 {
-        gv_mock_device_t *d = data;
         int r;
         /* strings that may be N/A */
         static const struct {
@@ -693,6 +694,13 @@ int mp_device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v,
                         return 0;
                 return mp_get_uint(c, v, prefix, key, 255, &d->minor_number);
         }
+        return NOT_MINE;
+}
+
+/* Thermal, power, clock, utilization, fan and mode keys of a GPU mapping.  Returns NOT_MINE for any other key. */
+static int state_key(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, gv_mock_device_t *d)
+{
+        int r;
         if (KEY_IS(key, "temperature_c")) {
                 if (mp_na_field(d, v, GV_MOCK_FIELD_TEMPERATURE, true))
                         return 0;
@@ -749,6 +757,12 @@ int mp_device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v,
                 d->pstate = p;
                 return 0;
         }
+        return NOT_MINE;
+}
+
+/* Display, NVLink, fabric, MIG, process and `unsupported` keys of a GPU mapping.  Returns NOT_MINE for any other key. */
+static int feature_key(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, gv_mock_device_t *d)
+{
         if (KEY_IS(key, "display_mode") || KEY_IS(key, "display_active")) {
                 if (mp_na_field(d, v, GV_MOCK_FIELD_DISPLAY, false))
                         return 0;
@@ -781,7 +795,19 @@ int mp_device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v,
                 return parse_processes(c, v, prefix, key, d);
         if (KEY_IS(key, "unsupported"))
                 return parse_unsupported(c, v, prefix, key, d);
-        return mp_unknown_key(c, v, prefix, key);
+        return NOT_MINE;
+}
+
+/* One key of a GPU mapping (`gpu`, `device_defaults`, `devices[i]`). */
+int mp_device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data)
+{
+        gv_mock_device_t *d = data;
+        int r = identity_key(c, prefix, key, v, d);
+        if (r == NOT_MINE)
+                r = state_key(c, prefix, key, v, d);
+        if (r == NOT_MINE)
+                r = feature_key(c, prefix, key, v, d);
+        return r == NOT_MINE ? mp_unknown_key(c, v, prefix, key) : r;
 }
 
 void mp_device_defaults(gv_mock_device_t *d)

@@ -123,83 +123,114 @@ static unsigned max_slices(const gv_mock_device_t *d)
         return m;
 }
 
-/* NOLINTNEXTLINE(readability-function-cognitive-complexity): every MIG device's ids, profile and memory checked in one pass; to be split in the architecture refactor */
+/* The GPU instances placed so far on one GPU (finalize_mig()). */
+typedef struct mig_layout {
+        const char *src;      /* the profile's source, for messages */
+        unsigned total;       /* slices the GPU has */
+        unsigned used_slices; /* slices the placed GPU instances take */
+        uint64_t used_gi;     /* GPU instance ids in use (bit per id) */
+} mig_layout_t;
+
+/* The MIG device before index @i in the same GPU instance as mig_devices[@i], or NULL. */
+static const gv_mock_mig_device_t *gi_owner(const gv_mock_device_t *d, size_t i)
+{
+        const gv_mock_mig_device_t *m = &d->mig_devices[i];
+        for (size_t j = 0; j < i && m->gi_id != UNSET; j++)
+                if (d->mig_devices[j].gi_id == m->gi_id)
+                        return &d->mig_devices[j];
+        return NULL;
+}
+
+/* A new GPU instance for mig_devices[@i]: its id when not given, its placement, its slices. */
+static int place_gi(mig_layout_t *l, const gv_mock_device_t *d, gv_mock_mig_device_t *m,
+                    const gv_mock_mig_profile_t *mp, gv_error_t **err)
+{
+        if (m->gi_id == UNSET) {
+                unsigned g = 1;
+                while (g < GV_MOCK_MAX_INSTANCE_ID && (l->used_gi & (1ULL << g)))
+                        g++;
+                m->gi_id = g;
+                l->used_gi |= 1ULL << g;
+        }
+        if (m->placement_start == UNSET)
+                m->placement_start = l->used_slices;
+        l->used_slices += mp->slice_count;
+        if (l->used_slices > l->total)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: devices[%u].mig.devices: the layout needs %u slices, the GPU has %u",
+                                    l->src, d->index, l->used_slices, l->total);
+        return 0;
+}
+
+/* The compute instance id of mig_devices[@i]: the next after its GI's highest; past the bound, the lowest free one. */
+static unsigned next_ci(const gv_mock_device_t *d, size_t i)
+{
+        const gv_mock_mig_device_t *m = &d->mig_devices[i];
+        unsigned ci = 0;
+        uint64_t used_ci = 0;
+        for (size_t j = 0; j < i; j++)
+                if (d->mig_devices[j].gi_id == m->gi_id) {
+                        used_ci |= 1ULL << d->mig_devices[j].ci_id;
+                        if (d->mig_devices[j].ci_id >= ci)
+                                ci = d->mig_devices[j].ci_id + 1;
+                }
+        for (ci = ci > GV_MOCK_MAX_INSTANCE_ID ? 0 : ci; used_ci & (1ULL << ci); ci++)
+                ;
+        return ci;
+}
+
+/* Finalize mig_devices[@i]: its GPU instance, compute instance, memory, SMs and UUID. */
+static int finalize_mig_device(mig_layout_t *l, gv_mock_device_t *d, size_t i, gv_error_t **err)
+{
+        gv_mock_mig_device_t *m = &d->mig_devices[i];
+        const gv_mock_mig_profile_t *mp = find_mig_profile(d, m->profile);
+        if (!mp)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: devices[%u].mig.devices[%zu].profile: unknown GPU instance profile \"%s\"",
+                                    l->src, d->index, i, m->profile);
+        const gv_mock_mig_device_t *owner = gi_owner(d, i); /* does it join a GPU instance listed before? */
+        if (owner && strcmp(owner->profile, m->profile) != 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: devices[%u].mig.devices[%zu].gi_id: GPU instance %u is a %s",
+                                    l->src, d->index, i, m->gi_id, owner->profile);
+        int r;
+        if (owner)
+                m->placement_start = owner->placement_start;
+        else if ((r = place_gi(l, d, m, mp, err)) < 0)
+                return r;
+        if (m->ci_slice_count == 0)
+                m->ci_slice_count = mp->slice_count;
+        if (m->ci_slice_count > mp->slice_count)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                    "%s: devices[%u].mig.devices[%zu].ci_slices: %u is more than the %u of %s",
+                                    l->src, d->index, i, m->ci_slice_count, mp->slice_count, mp->name);
+        if (m->ci_id == UNSET)
+                m->ci_id = next_ci(d, i);
+        for (size_t j = 0; j < i; j++)
+                if (d->mig_devices[j].gi_id == m->gi_id && d->mig_devices[j].ci_id == m->ci_id)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "%s: devices[%u].mig.devices[%zu]: GPU instance %u compute instance %u is listed twice",
+                                            l->src, d->index, i, m->gi_id, m->ci_id);
+        if (!m->memory_mib)
+                m->memory_mib = mp->memory_mib;
+        if (!m->multiprocessor_count)
+                m->multiprocessor_count = mp->multiprocessor_count * m->ci_slice_count / mp->slice_count;
+        if (!m->uuid && !(m->uuid = derive_uuid("MIG-", d->uuid, m->gi_id, m->ci_id)))
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return 0;
+}
+
+/* Every MIG device of @d checked and completed, in order (ids, placement, memory, UUIDs). */
 static int finalize_mig(gv_mock_profile_t *p, gv_mock_device_t *d, gv_error_t **err)
 {
-        const char *src = p->source ? p->source : "(profile)";
-        unsigned total = max_slices(d);
-        unsigned used_slices = 0;
-        uint64_t used_gi = 0;
+        mig_layout_t l = { .src = p->source ? p->source : "(profile)", .total = max_slices(d) };
         for (size_t i = 0; i < d->n_mig_devices; i++)
                 if (d->mig_devices[i].gi_id != UNSET)
-                        used_gi |= 1ULL << d->mig_devices[i].gi_id;
+                        l.used_gi |= 1ULL << d->mig_devices[i].gi_id;
         for (size_t i = 0; i < d->n_mig_devices; i++) {
-                gv_mock_mig_device_t *m = &d->mig_devices[i];
-                const gv_mock_mig_profile_t *mp = find_mig_profile(d, m->profile);
-                if (!mp)
-                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                            "%s: devices[%u].mig.devices[%zu].profile: unknown GPU instance profile \"%s\"",
-                                            src, d->index, i, m->profile);
-                /* does it join a GPU instance listed before? */
-                const gv_mock_mig_device_t *owner = NULL;
-                for (size_t j = 0; j < i && m->gi_id != UNSET; j++)
-                        if (d->mig_devices[j].gi_id == m->gi_id) {
-                                owner = &d->mig_devices[j];
-                                break;
-                        }
-                if (owner) {
-                        if (strcmp(owner->profile, m->profile) != 0)
-                                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                                    "%s: devices[%u].mig.devices[%zu].gi_id: GPU instance %u is a %s",
-                                                    src, d->index, i, m->gi_id, owner->profile);
-                        m->placement_start = owner->placement_start;
-                } else {
-                        if (m->gi_id == UNSET) {
-                                unsigned g = 1;
-                                while (g < GV_MOCK_MAX_INSTANCE_ID && (used_gi & (1ULL << g)))
-                                        g++;
-                                m->gi_id = g;
-                                used_gi |= 1ULL << g;
-                        }
-                        if (m->placement_start == UNSET)
-                                m->placement_start = used_slices;
-                        used_slices += mp->slice_count;
-                        if (used_slices > total)
-                                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                                    "%s: devices[%u].mig.devices: the layout needs %u slices, the GPU has %u",
-                                                    src, d->index, used_slices, total);
-                }
-                if (m->ci_slice_count == 0)
-                        m->ci_slice_count = mp->slice_count;
-                if (m->ci_slice_count > mp->slice_count)
-                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                            "%s: devices[%u].mig.devices[%zu].ci_slices: %u is more than the %u of %s",
-                                            src, d->index, i, m->ci_slice_count, mp->slice_count, mp->name);
-                if (m->ci_id == UNSET) {
-                        /* the next id after the GI's highest; past the bound, the lowest free one */
-                        unsigned ci = 0;
-                        uint64_t used_ci = 0;
-                        for (size_t j = 0; j < i; j++)
-                                if (d->mig_devices[j].gi_id == m->gi_id) {
-                                        used_ci |= 1ULL << d->mig_devices[j].ci_id;
-                                        if (d->mig_devices[j].ci_id >= ci)
-                                                ci = d->mig_devices[j].ci_id + 1;
-                                }
-                        for (ci = ci > GV_MOCK_MAX_INSTANCE_ID ? 0 : ci; used_ci & (1ULL << ci); ci++)
-                                ;
-                        m->ci_id = ci;
-                }
-                for (size_t j = 0; j < i; j++)
-                        if (d->mig_devices[j].gi_id == m->gi_id && d->mig_devices[j].ci_id == m->ci_id)
-                                return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                                    "%s: devices[%u].mig.devices[%zu]: GPU instance %u compute instance %u is listed twice",
-                                                    src, d->index, i, m->gi_id, m->ci_id);
-                if (!m->memory_mib)
-                        m->memory_mib = mp->memory_mib;
-                if (!m->multiprocessor_count)
-                        m->multiprocessor_count = mp->multiprocessor_count * m->ci_slice_count / mp->slice_count;
-                if (!m->uuid && !(m->uuid = derive_uuid("MIG-", d->uuid, m->gi_id, m->ci_id)))
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                int r = finalize_mig_device(&l, d, i, err);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }

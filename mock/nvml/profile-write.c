@@ -44,8 +44,8 @@ static bool unsup(const gv_mock_device_t *d, uint32_t bit)
         return (d->unsupported & bit) != 0;
 }
 
-/* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): writes every device field of the profile schema in order; to be split in the architecture refactor */
-static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
+/* name .. memory: what identifies the GPU. */
+static void write_identity(FILE *f, const gv_mock_device_t *d, const char *in)
 {
         put_str(f, in, "name", d->name);
         if (d->uuid)
@@ -68,18 +68,31 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
         fprintf(f, "%smultiprocessors: %u\n", in, d->multiprocessor_count);
         fprintf(f, "%smemory_mib: %llu\n%smemory_reserved_mib: %llu\n%smemory_used_mib: %llu\n", in,
                 d->memory_total_mib, in, d->memory_reserved_mib, in, d->memory_used_mib);
-        if (unsup(d, GV_MOCK_FIELD_SERIAL))
-                fprintf(f, "%sserial: N/A\n", in);
-        else if (d->serial)
-                put_str(f, in, "serial", d->serial);
-        if (unsup(d, GV_MOCK_FIELD_VBIOS))
-                fprintf(f, "%svbios_version: N/A\n", in);
-        else if (d->vbios_version)
-                put_str(f, in, "vbios_version", d->vbios_version);
-        if (unsup(d, GV_MOCK_FIELD_BOARD_PART_NUMBER))
-                fprintf(f, "%sboard_part_number: N/A\n", in);
-        else if (d->board_part_number)
-                put_str(f, in, "board_part_number", d->board_part_number);
+}
+
+/* serial, vbios_version, board_part_number: N/A when unsupported, absent when not set. */
+static void write_optional_strings(FILE *f, const gv_mock_device_t *d, const char *in)
+{
+        const struct {
+                const char *key;
+                uint32_t bit;
+                const char *value;
+        } strs[] = {
+                { "serial", GV_MOCK_FIELD_SERIAL, d->serial },
+                { "vbios_version", GV_MOCK_FIELD_VBIOS, d->vbios_version },
+                { "board_part_number", GV_MOCK_FIELD_BOARD_PART_NUMBER, d->board_part_number },
+        };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(strs); i++) {
+                if (unsup(d, strs[i].bit))
+                        fprintf(f, "%s%s: N/A\n", in, strs[i].key);
+                else if (strs[i].value)
+                        put_str(f, in, strs[i].key, strs[i].value);
+        }
+}
+
+/* temperature .. pstate: the readings and modes. */
+static void write_state(FILE *f, const gv_mock_device_t *d, const char *in)
+{
         if (unsup(d, GV_MOCK_FIELD_TEMPERATURE))
                 fprintf(f, "%stemperature_c: N/A\n", in);
         else
@@ -130,6 +143,11 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
                 fprintf(f, "%spstate: N/A\n", in);
         else
                 fprintf(f, "%spstate: P%u\n", in, d->pstate);
+}
+
+/* display, nvlink, fabric. */
+static void write_features(FILE *f, const gv_mock_device_t *d, const char *in)
+{
         if (unsup(d, GV_MOCK_FIELD_DISPLAY))
                 fprintf(f, "%sdisplay: N/A\n", in);
         else
@@ -151,6 +169,55 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
                         u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
                         u[15]);
         }
+}
+
+static void write_mig_profiles(FILE *f, const gv_mock_device_t *d, const char *in)
+{
+        for (size_t i = 0; i < d->n_mig_profiles; i++) {
+                const gv_mock_mig_profile_t *m = &d->mig_profiles[i];
+                fprintf(f, "%s    - {name: ", in);
+                put_quoted(f, m->name);
+                fprintf(f,
+                        ", id: %u, slices: %u, instances: %u, memory_mib: %llu, "
+                        "multiprocessors: %u, copy_engines: %u, decoders: %u, encoders: %u, jpeg: %u, ofa: %u}\n",
+                        m->id, m->slice_count, m->instance_count, m->memory_mib,
+                        m->multiprocessor_count, m->copy_engine_count, m->decoder_count, m->encoder_count,
+                        m->jpeg_count, m->ofa_count);
+        }
+}
+
+static void write_mig_devices(FILE *f, const gv_mock_device_t *d, const char *in)
+{
+        for (size_t i = 0; i < d->n_mig_devices; i++) {
+                const gv_mock_mig_device_t *m = &d->mig_devices[i];
+                fprintf(f, "%s    - {profile: ", in);
+                put_quoted(f, m->profile);
+                if (m->gi_id != UNSET)
+                        fprintf(f, ", gi_id: %u", m->gi_id);
+                if (m->ci_id != UNSET)
+                        fprintf(f, ", ci_id: %u", m->ci_id);
+                if (m->placement_start != UNSET)
+                        fprintf(f, ", placement_start: %u", m->placement_start);
+                if (m->ci_slice_count)
+                        fprintf(f, ", ci_slices: %u", m->ci_slice_count);
+                if (m->memory_mib)
+                        fprintf(f, ", memory_mib: %llu", m->memory_mib);
+                if (m->multiprocessor_count)
+                        fprintf(f, ", multiprocessors: %u", m->multiprocessor_count);
+                if (m->ci_profile) {
+                        fputs(", ci_profile: ", f);
+                        put_quoted(f, m->ci_profile);
+                }
+                if (m->uuid) {
+                        fputs(", uuid: ", f);
+                        put_quoted(f, m->uuid);
+                }
+                fputs("}\n", f);
+        }
+}
+
+static void write_mig(FILE *f, const gv_mock_device_t *d, const char *in)
+{
         if (!d->mig_capable) {
                 fprintf(f, "%smig: N/A\n", in);
         } else {
@@ -158,45 +225,14 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
                 fprintf(f, "%smig:\n%s  mode: %s\n%s  pending_mode: %s\n%s  profiles:%s\n", in, in,
                         d->mig_mode_current ? "enabled" : "disabled", in, d->mig_mode_pending ? "enabled" : "disabled",
                         in, d->n_mig_profiles ? "" : " []");
-                for (size_t i = 0; i < d->n_mig_profiles; i++) {
-                        const gv_mock_mig_profile_t *m = &d->mig_profiles[i];
-                        fprintf(f, "%s    - {name: ", in);
-                        put_quoted(f, m->name);
-                        fprintf(f,
-                                ", id: %u, slices: %u, instances: %u, memory_mib: %llu, "
-                                "multiprocessors: %u, copy_engines: %u, decoders: %u, encoders: %u, jpeg: %u, ofa: %u}\n",
-                                m->id, m->slice_count, m->instance_count, m->memory_mib,
-                                m->multiprocessor_count, m->copy_engine_count, m->decoder_count, m->encoder_count,
-                                m->jpeg_count, m->ofa_count);
-                }
+                write_mig_profiles(f, d, in);
                 fprintf(f, "%s  devices:%s\n", in, d->n_mig_devices ? "" : " []");
-                for (size_t i = 0; i < d->n_mig_devices; i++) {
-                        const gv_mock_mig_device_t *m = &d->mig_devices[i];
-                        fprintf(f, "%s    - {profile: ", in);
-                        put_quoted(f, m->profile);
-                        if (m->gi_id != UNSET)
-                                fprintf(f, ", gi_id: %u", m->gi_id);
-                        if (m->ci_id != UNSET)
-                                fprintf(f, ", ci_id: %u", m->ci_id);
-                        if (m->placement_start != UNSET)
-                                fprintf(f, ", placement_start: %u", m->placement_start);
-                        if (m->ci_slice_count)
-                                fprintf(f, ", ci_slices: %u", m->ci_slice_count);
-                        if (m->memory_mib)
-                                fprintf(f, ", memory_mib: %llu", m->memory_mib);
-                        if (m->multiprocessor_count)
-                                fprintf(f, ", multiprocessors: %u", m->multiprocessor_count);
-                        if (m->ci_profile) {
-                                fputs(", ci_profile: ", f);
-                                put_quoted(f, m->ci_profile);
-                        }
-                        if (m->uuid) {
-                                fputs(", uuid: ", f);
-                                put_quoted(f, m->uuid);
-                        }
-                        fputs("}\n", f);
-                }
+                write_mig_devices(f, d, in);
         }
+}
+
+static void write_processes(FILE *f, const gv_mock_device_t *d, const char *in)
+{
         if (unsup(d, GV_MOCK_FIELD_PROCESSES)) {
                 fprintf(f, "%sprocesses: N/A\n", in);
         } else {
@@ -210,6 +246,17 @@ static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
                                 fprintf(f, "%s    gi_id: %u\n%s    ci_id: %u\n", in, pr->gi_id, in, pr->ci_id);
                 }
         }
+}
+
+/* Every device field of the profile schema, in order, each line prefixed by @in. */
+static void write_device(FILE *f, const gv_mock_device_t *d, const char *in)
+{
+        write_identity(f, d, in);
+        write_optional_strings(f, d, in);
+        write_state(f, d, in);
+        write_features(f, d, in);
+        write_mig(f, d, in);
+        write_processes(f, d, in);
 }
 
 int gv_mock_profile_to_yaml(const gv_mock_profile_t *p, char **out, gv_error_t **err)
