@@ -205,6 +205,45 @@ static int parse_cc(pctx_t *c, yaml_node_t *v, const char *prefix, const char *k
         return 0;
 }
 
+/* What a key reader returns for a key that is not one of its own (handled keys: 0 or -errno). */
+#define NOT_MINE 1
+
+/* An unsigned field of a MIG profile or device: its key, another spelling (or NULL), its bound, where it is. */
+typedef struct uint_key {
+        const char *key, *alias;
+        unsigned max;
+        size_t off;
+} uint_key_t;
+
+/* Read @x into the unsigned field of @obj that @k names in @keys[@n]; NOT_MINE when it names none. */
+static int get_uint_key(pctx_t *c, yaml_node_t *x, const char *prefix, const char *k, const uint_key_t *keys, size_t n,
+                        void *obj)
+{
+        for (size_t i = 0; i < n; i++)
+                if (KEY_IS(k, keys[i].key) || (keys[i].alias && KEY_IS(k, keys[i].alias)))
+                        return mp_get_uint(c, x, prefix, k, keys[i].max, (unsigned *) ((char *) obj + keys[i].off));
+        return NOT_MINE;
+}
+
+static const uint_key_t mig_profile_uints[] = {
+        { "slices", NULL, 8, offsetof(gv_mock_mig_profile_t, slice_count) },
+        { "instances", NULL, 8, offsetof(gv_mock_mig_profile_t, instance_count) },
+        { "multiprocessors", NULL, 10000, offsetof(gv_mock_mig_profile_t, multiprocessor_count) },
+        { "copy_engines", NULL, 64, offsetof(gv_mock_mig_profile_t, copy_engine_count) },
+        { "decoders", NULL, 64, offsetof(gv_mock_mig_profile_t, decoder_count) },
+        { "encoders", NULL, 64, offsetof(gv_mock_mig_profile_t, encoder_count) },
+        { "jpeg", NULL, 64, offsetof(gv_mock_mig_profile_t, jpeg_count) },
+        { "ofa", NULL, 64, offsetof(gv_mock_mig_profile_t, ofa_count) },
+};
+
+static const uint_key_t mig_device_uints[] = {
+        { "gi_id", "gpu_instance_id", GV_MOCK_MAX_INSTANCE_ID, offsetof(gv_mock_mig_device_t, gi_id) },
+        { "ci_id", "compute_instance_id", GV_MOCK_MAX_INSTANCE_ID, offsetof(gv_mock_mig_device_t, ci_id) },
+        { "ci_slices", NULL, 8, offsetof(gv_mock_mig_device_t, ci_slice_count) },
+        { "placement_start", NULL, 7, offsetof(gv_mock_mig_device_t, placement_start) },
+        { "multiprocessors", NULL, 10000, offsetof(gv_mock_mig_device_t, multiprocessor_count) },
+};
+
 static int parse_mig_profile(pctx_t *c, yaml_node_t *v, const char *prefix, gv_mock_mig_profile_t *m)
 {
         int r = mp_want_map(c, v, prefix, "");
@@ -233,25 +272,10 @@ static int parse_mig_profile(pctx_t *c, yaml_node_t *v, const char *prefix, gv_m
                                         have_id = true;
                                         r = 0;
                                 }
-                } else if (KEY_IS(k, "slices"))
-                        r = mp_get_uint(c, x, prefix, k, 8, &m->slice_count);
-                else if (KEY_IS(k, "instances"))
-                        r = mp_get_uint(c, x, prefix, k, 8, &m->instance_count);
-                else if (KEY_IS(k, "memory_mib") || KEY_IS(k, "memory_mb"))
+                } else if (KEY_IS(k, "memory_mib") || KEY_IS(k, "memory_mb"))
                         r = mp_get_ull(c, x, prefix, k, 1ULL << 30, &m->memory_mib);
-                else if (KEY_IS(k, "multiprocessors"))
-                        r = mp_get_uint(c, x, prefix, k, 10000, &m->multiprocessor_count);
-                else if (KEY_IS(k, "copy_engines"))
-                        r = mp_get_uint(c, x, prefix, k, 64, &m->copy_engine_count);
-                else if (KEY_IS(k, "decoders"))
-                        r = mp_get_uint(c, x, prefix, k, 64, &m->decoder_count);
-                else if (KEY_IS(k, "encoders"))
-                        r = mp_get_uint(c, x, prefix, k, 64, &m->encoder_count);
-                else if (KEY_IS(k, "jpeg"))
-                        r = mp_get_uint(c, x, prefix, k, 64, &m->jpeg_count);
-                else if (KEY_IS(k, "ofa"))
-                        r = mp_get_uint(c, x, prefix, k, 64, &m->ofa_count);
-                else
+                else if ((r = get_uint_key(c, x, prefix, k, mig_profile_uints, GV_ARRAY_SIZE(mig_profile_uints), m)) ==
+                         NOT_MINE)
                         r = mp_unknown_key(c, x, prefix, k);
                 if (r < 0)
                         return r;
@@ -301,19 +325,10 @@ static int parse_mig_device(pctx_t *c, yaml_node_t *v, const char *prefix, gv_mo
                         r = mp_get_str(c, x, prefix, k, &m->uuid);
                         if (r >= 0 && !mp_valid_uuid(m->uuid, "MIG-"))
                                 r = mp_perr(c, x, prefix, k, "expected MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx");
-                } else if (KEY_IS(k, "gi_id") || KEY_IS(k, "gpu_instance_id"))
-                        r = mp_get_uint(c, x, prefix, k, GV_MOCK_MAX_INSTANCE_ID, &m->gi_id);
-                else if (KEY_IS(k, "ci_id") || KEY_IS(k, "compute_instance_id"))
-                        r = mp_get_uint(c, x, prefix, k, GV_MOCK_MAX_INSTANCE_ID, &m->ci_id);
-                else if (KEY_IS(k, "ci_slices"))
-                        r = mp_get_uint(c, x, prefix, k, 8, &m->ci_slice_count);
-                else if (KEY_IS(k, "placement_start"))
-                        r = mp_get_uint(c, x, prefix, k, 7, &m->placement_start);
-                else if (KEY_IS(k, "memory_mib"))
+                } else if (KEY_IS(k, "memory_mib"))
                         r = mp_get_ull(c, x, prefix, k, 1ULL << 30, &m->memory_mib);
-                else if (KEY_IS(k, "multiprocessors"))
-                        r = mp_get_uint(c, x, prefix, k, 10000, &m->multiprocessor_count);
-                else
+                else if ((r = get_uint_key(c, x, prefix, k, mig_device_uints, GV_ARRAY_SIZE(mig_device_uints), m)) ==
+                         NOT_MINE)
                         r = mp_unknown_key(c, x, prefix, k);
                 if (r < 0)
                         return r;
@@ -617,9 +632,6 @@ static int parse_unsupported(pctx_t *c, yaml_node_t *v, const char *prefix, cons
         }
         return 0;
 }
-
-/* What the key groups of mp_device_cb() return for a key that is not theirs (handled keys: 0 or -errno). */
-#define NOT_MINE 1
 
 /* Identity, memory and PCI keys of a GPU mapping.  Returns NOT_MINE for any other key. */
 static int identity_key(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, gv_mock_device_t *d)

@@ -318,7 +318,8 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
         if (t.gpu_count && max_index > t.gpu_count)
                 return mp_perr(c, t.gpu_count_node, "gpu_count", "", "%u, but devices lists GPU %u", t.gpu_count,
                             max_index - 1);
-        p->devices = calloc(count, sizeof(*p->devices));
+        /* count >= 1 (max_index >= 1 whenever devices lists any); the analyser cannot see that across files */
+        p->devices = calloc(count ? count : 1, sizeof(*p->devices));
         if (!p->devices)
                 return mp_oom(c);
         for (unsigned i = 0; i < count; i++) {

@@ -63,38 +63,15 @@ void mp_device_clear(gv_mock_device_t *d)
         memset(d, 0, sizeof(*d));
 }
 
-static int mig_profiles_copy(gv_mock_mig_profile_t **dst, const gv_mock_mig_profile_t *src, size_t n)
+/* A heap copy of the @n elements of @size bytes at @src; NULL when @n is 0 or out of memory. */
+static void *array_dup(const void *src, size_t n, size_t size)
 {
-        *dst = NULL;
         if (n == 0)
-                return 0;
-        gv_mock_mig_profile_t *a = calloc(n, sizeof(*a));
-        if (!a)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                a[i] = src[i];
-                a[i].name = xstrdup(src[i].name);
-        }
-        *dst = a;
-        return 0;
-}
-
-static int mig_devices_copy(gv_mock_mig_device_t **dst, const gv_mock_mig_device_t *src, size_t n)
-{
-        *dst = NULL;
-        if (n == 0)
-                return 0;
-        gv_mock_mig_device_t *a = calloc(n, sizeof(*a));
-        if (!a)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                a[i] = src[i];
-                a[i].profile = xstrdup(src[i].profile);
-                a[i].ci_profile = xstrdup(src[i].ci_profile);
-                a[i].uuid = xstrdup(src[i].uuid);
-        }
-        *dst = a;
-        return 0;
+                return NULL;
+        void *a = calloc(n, size);
+        if (a)
+                memcpy(a, src, n * size);
+        return a;
 }
 
 int mp_device_copy(gv_mock_device_t *dst, const gv_mock_device_t *src)
@@ -107,28 +84,29 @@ int mp_device_copy(gv_mock_device_t *dst, const gv_mock_device_t *src)
         dst->vbios_version = xstrdup(src->vbios_version);
         dst->board_part_number = xstrdup(src->board_part_number);
         dst->architecture_name = xstrdup(src->architecture_name);
-        dst->mig_profiles = NULL;
-        dst->mig_devices = NULL;
-        dst->processes = NULL;
-        int r = mig_profiles_copy(&dst->mig_profiles, src->mig_profiles, src->n_mig_profiles);
-        if (r >= 0)
-                r = mig_devices_copy(&dst->mig_devices, src->mig_devices, src->n_mig_devices);
-        if (r >= 0 && src->n_processes) {
-                dst->processes = calloc(src->n_processes, sizeof(*dst->processes));
-                if (!dst->processes)
-                        r = -ENOMEM;
-                for (size_t i = 0; r >= 0 && i < src->n_processes; i++) {
-                        dst->processes[i] = src->processes[i];
-                        dst->processes[i].name = xstrdup(src->processes[i].name);
-                }
+        /* the arrays are copied whole, then their strings (still shared with @src) are duplicated */
+        dst->mig_profiles = array_dup(src->mig_profiles, src->n_mig_profiles, sizeof(*src->mig_profiles));
+        dst->mig_devices = array_dup(src->mig_devices, src->n_mig_devices, sizeof(*src->mig_devices));
+        dst->processes = array_dup(src->processes, src->n_processes, sizeof(*src->processes));
+        for (size_t i = 0; dst->mig_profiles && i < src->n_mig_profiles; i++)
+                dst->mig_profiles[i].name = xstrdup(src->mig_profiles[i].name);
+        for (size_t i = 0; dst->mig_devices && i < src->n_mig_devices; i++) {
+                gv_mock_mig_device_t *m = &dst->mig_devices[i];
+                m->profile = xstrdup(m->profile);
+                m->ci_profile = xstrdup(m->ci_profile);
+                m->uuid = xstrdup(m->uuid);
         }
-        if (r < 0) {
-                dst->n_mig_profiles = dst->mig_profiles ? dst->n_mig_profiles : 0;
-                dst->n_mig_devices = dst->mig_devices ? dst->n_mig_devices : 0;
-                dst->n_processes = dst->processes ? dst->n_processes : 0;
-                mp_device_clear(dst);
-        }
-        return r;
+        for (size_t i = 0; dst->processes && i < src->n_processes; i++)
+                dst->processes[i].name = xstrdup(src->processes[i].name);
+        bool out_of_memory = (src->n_mig_profiles && !dst->mig_profiles) ||
+                             (src->n_mig_devices && !dst->mig_devices) || (src->n_processes && !dst->processes);
+        if (!out_of_memory)
+                return 0;
+        dst->n_mig_profiles = dst->mig_profiles ? dst->n_mig_profiles : 0;
+        dst->n_mig_devices = dst->mig_devices ? dst->n_mig_devices : 0;
+        dst->n_processes = dst->processes ? dst->n_processes : 0;
+        mp_device_clear(dst);
+        return -ENOMEM;
 }
 
 void gv_mock_profile_free(gv_mock_profile_t **pp)
