@@ -68,6 +68,35 @@ static int read_entries(json_object *o, const char *path, elist_t *l, gv_error_t
         return 0;
 }
 
+/* The fields of the manifest object @o (read from @path) into @m; -EINVAL (CONFIG) naming the bad one. */
+static int manifest_from_json(json_object *o, const char *path, manifest_t *m, gv_error_t **err)
+{
+        json_object *v;
+        _cleanup_free_ char *kind = jstr(o, "kind");
+        _cleanup_free_ char *nodes = jstr(o, "device_nodes");
+        _cleanup_free_ char *state = jstr(o, "state");
+        if (!kind || strcmp(kind, MANIFEST_KIND) != 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: kind: expected \"%s\"", path, MANIFEST_KIND);
+        m->profile = jstr(o, "profile");
+        m->profile_source = jstr(o, "profile_source");
+        m->node_name = jstr(o, "node_name");
+        m->driver_version = jstr(o, "driver_version");
+        m->cdi_spec = jstr(o, "cdi_spec");
+        m->previous_cdi_spec = jstr(o, "previous_cdi_spec");
+        if (state && strcmp(state, "installing") != 0 && strcmp(state, "complete") != 0)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: state: expected \"installing\" or "
+                                    "\"complete\"", path);
+        m->installing = state && strcmp(state, "installing") == 0;
+        if (json_object_object_get_ex(o, "gpu_count", &v))
+                m->gpu_count = (unsigned) json_object_get_int(v);
+        if (json_object_object_get_ex(o, "root_created", &v))
+                m->root_created = json_object_get_boolean(v);
+        m->device_nodes = nodes && strcmp(nodes, "char") == 0    ? GV_MOCK_NODES_CHAR
+                          : nodes && strcmp(nodes, "files") == 0 ? GV_MOCK_NODES_FILES
+                                                                 : GV_MOCK_NODES_DEFAULT;
+        return read_entries(o, path, &m->entries, err);
+}
+
 /* Read <root>/.gpu-validator-mock.json.  -ENOENT when absent; -EINVAL (CONFIG) when malformed. */
 int mr_manifest_read(const char *root, manifest_t *out, gv_error_t **err)
 {
@@ -81,34 +110,12 @@ int mr_manifest_read(const char *root, manifest_t *out, gv_error_t **err)
         _cleanup_json_ json_object *o = json_tokener_parse(text);
         if (!o)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: not valid JSON", path);
-        _cleanup_(mr_manifest_free) manifest_t m = { 0 };
-        json_object *v;
-        _cleanup_free_ char *kind = jstr(o, "kind");
-        _cleanup_free_ char *nodes = jstr(o, "device_nodes");
-        _cleanup_free_ char *state = jstr(o, "state");
-        if (!kind || strcmp(kind, MANIFEST_KIND) != 0)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: kind: expected \"%s\"", path, MANIFEST_KIND);
-        m.profile = jstr(o, "profile");
-        m.profile_source = jstr(o, "profile_source");
-        m.node_name = jstr(o, "node_name");
-        m.driver_version = jstr(o, "driver_version");
-        m.cdi_spec = jstr(o, "cdi_spec");
-        m.previous_cdi_spec = jstr(o, "previous_cdi_spec");
-        if (state && strcmp(state, "installing") != 0 && strcmp(state, "complete") != 0)
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: state: expected \"installing\" or "
-                                    "\"complete\"", path);
-        m.installing = state && strcmp(state, "installing") == 0;
-        if (json_object_object_get_ex(o, "gpu_count", &v))
-                m.gpu_count = (unsigned) json_object_get_int(v);
-        if (json_object_object_get_ex(o, "root_created", &v))
-                m.root_created = json_object_get_boolean(v);
-        m.device_nodes = nodes && strcmp(nodes, "char") == 0    ? GV_MOCK_NODES_CHAR
-                         : nodes && strcmp(nodes, "files") == 0 ? GV_MOCK_NODES_FILES
-                                                                : GV_MOCK_NODES_DEFAULT;
-        if ((r = read_entries(o, path, &m.entries, err)) < 0)
+        manifest_t m = { 0 };
+        if ((r = manifest_from_json(o, path, &m, err)) < 0) {
+                mr_manifest_free(&m);
                 return r;
+        }
         *out = m;
-        m = (manifest_t){ 0 };
         return 0;
 }
 
