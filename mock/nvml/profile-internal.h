@@ -22,6 +22,8 @@
 #define MAX_PROFILE_BYTES (4u << 20)
 
 #define KEY_IS(k, lit) (strcmp((k), (lit)) == 0)
+/* What a key reader returns for a key that is not one of its own (handled keys: 0 or -errno). */
+#define NOT_MINE 1
 
 /* Free *@dst and take @src (heap or NULL) in its place. */
 static inline void replace_str(char **dst, char *src)
@@ -127,6 +129,9 @@ char *mp_join(const char *prefix, const char *key);
 int mp_device_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data);
 
 void mp_device_defaults(gv_mock_device_t *d);
+
+/* The `mig` mapping of a GPU (profile-mig.c); a map_cb over @data, a gv_mock_device_t. */
+int mp_mig_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v, void *data);
 
 /* ---- loading (profile-parse.c) ---- */
 

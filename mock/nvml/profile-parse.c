@@ -78,7 +78,7 @@ static int faults_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                 const char *s = mp_scalar(v);
                 if (!s || gv_mock_parse_return_name(s, &f->init_error) < 0)
                         return mp_perr(c, v, prefix, key,
-                                    "expected none, driver-not-loaded, no-permission, lib-rm-version-mismatch or an NVML return number");
+                                       "expected none, driver-not-loaded, no-permission, lib-rm-version-mismatch or an NVML return number");
                 return 0;
         }
         if (KEY_IS(key, "lost_gpus")) {
@@ -164,7 +164,7 @@ static int top_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t *v
                 if (!ok || n < GV_MOCK_MIN_GPUS || n > GV_MOCK_MAX_GPUS) {
                         if (s && len <= 32)
                                 return mp_perr(c, v, prefix, key, "%s: expected %u to %u", s, GV_MOCK_MIN_GPUS,
-                                            GV_MOCK_MAX_GPUS);
+                                               GV_MOCK_MAX_GPUS);
                         return mp_perr(c, v, prefix, key, "expected %u to %u", GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
                 }
                 t->gpu_count = (unsigned) n;
@@ -241,6 +241,100 @@ int mp_derive_serial(gv_mock_device_t *d, const char *base, unsigned i)
         return 0;
 }
 
+/* The GPU template (`gpu` or `device_defaults`) that every GPU starts from: p->device_template. */
+static int parse_template(pctx_t *c, const top_t *t, const char *gname, gv_mock_profile_t *p)
+{
+        gv_mock_device_t *tmpl = calloc(1, sizeof(*tmpl));
+        if (!tmpl)
+                return mp_oom(c);
+        p->device_template = tmpl;
+        mp_device_defaults(tmpl);
+        int r;
+        if (t->nvlink) {
+                yaml_node_t *l = mp_map_get(c, t->nvlink, "links_per_gpu");
+                if (l && (r = mp_get_uint(c, l, "nvlink", "links_per_gpu", NVML_NVLINK_MAX_LINKS, &tmpl->nvlink_count)) < 0)
+                        return r;
+        }
+        r = mp_for_each_pair(c, t->gpu, gname, mp_device_cb, tmpl);
+        if (r < 0)
+                return r;
+        if (!tmpl->name)
+                return mp_perr(c, t->gpu, gname, "name", "required field missing");
+        if (!tmpl->memory_total_mib)
+                return mp_perr(c, t->gpu, gname, c->lenient ? "memory.total_bytes" : "memory_mib", "required field missing");
+        if (tmpl->uuid || tmpl->pci_bus_id)
+                return mp_perr(c, t->gpu, gname, tmpl->uuid ? "uuid" : "pci_bus_id",
+                               "set per GPU under devices, not for every GPU");
+        if (!mp_map_get(c, t->gpu, "mig") && !tmpl->n_mig_profiles) {
+                tmpl->mig_capable = false;
+                tmpl->unsupported |= GV_MOCK_FIELD_MIG;
+        }
+        if (!mp_map_get(c, t->gpu, "fabric") && tmpl->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+                tmpl->unsupported |= GV_MOCK_FIELD_FABRIC;
+        if (!mp_map_get(c, t->gpu, "nvlink") && !tmpl->nvlink_count)
+                tmpl->unsupported |= GV_MOCK_FIELD_NVLINK;
+        return 0;
+}
+
+/*
+ * The GPU index of each of the @n_over entries of `devices` (idx[i]; an
+ * entry's `index`, else its position), each at most once; *max_index is one
+ * past the highest.
+ */
+static int index_devices(pctx_t *c, const top_t *t, size_t n_over, unsigned *idx, unsigned *max_index)
+{
+        uint64_t seen = 0;
+        int r;
+        *max_index = 0;
+        for (size_t i = 0; i < n_over; i++) {
+                yaml_node_t *item = mp_ynode(c, t->devices->data.sequence.items.start[i]);
+                _cleanup_free_ char *ip = NULL;
+                if (asprintf(&ip, "devices[%zu]", i) < 0)
+                        return mp_oom(c);
+                if ((r = mp_want_map(c, item, ip, "")) < 0)
+                        return r;
+                yaml_node_t *in = mp_map_get(c, item, "index");
+                idx[i] = (unsigned) i;
+                if (in && (r = mp_get_uint(c, in, ip, "index", GV_MOCK_MAX_GPUS - 1, &idx[i])) < 0)
+                        return r;
+                if (seen & (1ULL << idx[i]))
+                        return mp_perr(c, in ? in : item, ip, "index", "GPU %u is listed twice", idx[i]);
+                seen |= 1ULL << idx[i];
+                if (idx[i] + 1 > *max_index)
+                        *max_index = idx[i] + 1;
+        }
+        return 0;
+}
+
+/* p->devices: @count copies of the template, then the @n_over `devices` entries applied to GPU idx[i]. */
+static int make_devices(pctx_t *c, const top_t *t, gv_mock_profile_t *p, unsigned count, const unsigned *idx,
+                        size_t n_over)
+{
+        const gv_mock_device_t *tmpl = p->device_template;
+        /* count >= 1 (max_index >= 1 whenever devices lists any); the analyser cannot see that across files */
+        p->devices = calloc(count ? count : 1, sizeof(*p->devices));
+        if (!p->devices)
+                return mp_oom(c);
+        for (unsigned i = 0; i < count; i++) {
+                if (mp_device_copy(&p->devices[i], tmpl) < 0)
+                        return mp_oom(c);
+                p->device_count = i + 1;
+                p->devices[i].index = i;
+                if (mp_derive_serial(&p->devices[i], tmpl->serial, i) < 0) /* devices[] may set its own */
+                        return mp_oom(c);
+        }
+        for (size_t i = 0; i < n_over; i++) {
+                yaml_node_t *item = mp_ynode(c, t->devices->data.sequence.items.start[i]);
+                _cleanup_free_ char *ip = NULL;
+                if (asprintf(&ip, "devices[%zu]", i) < 0)
+                        return mp_oom(c);
+                int r = mp_for_each_pair(c, item, ip, mp_device_cb, &p->devices[idx[i]]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int parse_root(pctx_t *c, gv_mock_profile_t *p)
 {
         yaml_node_t *root = yaml_document_get_root_node(c->doc);
@@ -259,35 +353,8 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
         const char *gname = c->lenient ? "device_defaults" : "gpu";
         if (!t.gpu)
                 return mp_perr(c, root, gname, "", "required field missing");
-
-        gv_mock_device_t *tmpl = calloc(1, sizeof(*tmpl));
-        if (!tmpl)
-                return mp_oom(c);
-        p->device_template = tmpl;
-        mp_device_defaults(tmpl);
-        if (t.nvlink) {
-                yaml_node_t *l = mp_map_get(c, t.nvlink, "links_per_gpu");
-                if (l && (r = mp_get_uint(c, l, "nvlink", "links_per_gpu", NVML_NVLINK_MAX_LINKS, &tmpl->nvlink_count)) < 0)
-                        return r;
-        }
-        r = mp_for_each_pair(c, t.gpu, gname, mp_device_cb, tmpl);
-        if (r < 0)
+        if ((r = parse_template(c, &t, gname, p)) < 0)
                 return r;
-        if (!tmpl->name)
-                return mp_perr(c, t.gpu, gname, "name", "required field missing");
-        if (!tmpl->memory_total_mib)
-                return mp_perr(c, t.gpu, gname, c->lenient ? "memory.total_bytes" : "memory_mib", "required field missing");
-        if (tmpl->uuid || tmpl->pci_bus_id)
-                return mp_perr(c, t.gpu, gname, tmpl->uuid ? "uuid" : "pci_bus_id",
-                            "set per GPU under devices, not for every GPU");
-        if (!mp_map_get(c, t.gpu, "mig") && !tmpl->n_mig_profiles) {
-                tmpl->mig_capable = false;
-                tmpl->unsupported |= GV_MOCK_FIELD_MIG;
-        }
-        if (!mp_map_get(c, t.gpu, "fabric") && tmpl->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
-                tmpl->unsupported |= GV_MOCK_FIELD_FABRIC;
-        if (!mp_map_get(c, t.gpu, "nvlink") && !tmpl->nvlink_count)
-                tmpl->unsupported |= GV_MOCK_FIELD_NVLINK;
 
         /* device count and per-device overrides */
         size_t n_over = t.devices ? (size_t) (t.devices->data.sequence.items.top - t.devices->data.sequence.items.start)
@@ -296,49 +363,13 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
         unsigned max_index = 0;
         if (n_over > GV_MOCK_MAX_GPUS)
                 return mp_perr(c, t.devices, "devices", "", "more than %u entries", GV_MOCK_MAX_GPUS);
-        uint64_t seen = 0;
-        for (size_t i = 0; i < n_over; i++) {
-                yaml_node_t *item = mp_ynode(c, t.devices->data.sequence.items.start[i]);
-                _cleanup_free_ char *ip = NULL;
-                if (asprintf(&ip, "devices[%zu]", i) < 0)
-                        return mp_oom(c);
-                if ((r = mp_want_map(c, item, ip, "")) < 0)
-                        return r;
-                yaml_node_t *in = mp_map_get(c, item, "index");
-                idx[i] = (unsigned) i;
-                if (in && (r = mp_get_uint(c, in, ip, "index", GV_MOCK_MAX_GPUS - 1, &idx[i])) < 0)
-                        return r;
-                if (seen & (1ULL << idx[i]))
-                        return mp_perr(c, in ? in : item, ip, "index", "GPU %u is listed twice", idx[i]);
-                seen |= 1ULL << idx[i];
-                if (idx[i] + 1 > max_index)
-                        max_index = idx[i] + 1;
-        }
+        if ((r = index_devices(c, &t, n_over, idx, &max_index)) < 0)
+                return r;
         unsigned count = t.gpu_count ? t.gpu_count : (n_over ? max_index : 8);
         if (t.gpu_count && max_index > t.gpu_count)
                 return mp_perr(c, t.gpu_count_node, "gpu_count", "", "%u, but devices lists GPU %u", t.gpu_count,
-                            max_index - 1);
-        /* count >= 1 (max_index >= 1 whenever devices lists any); the analyser cannot see that across files */
-        p->devices = calloc(count ? count : 1, sizeof(*p->devices));
-        if (!p->devices)
-                return mp_oom(c);
-        for (unsigned i = 0; i < count; i++) {
-                if (mp_device_copy(&p->devices[i], tmpl) < 0)
-                        return mp_oom(c);
-                p->device_count = i + 1;
-                p->devices[i].index = i;
-                if (mp_derive_serial(&p->devices[i], tmpl->serial, i) < 0) /* devices[] may set its own */
-                        return mp_oom(c);
-        }
-        for (size_t i = 0; i < n_over; i++) {
-                yaml_node_t *item = mp_ynode(c, t.devices->data.sequence.items.start[i]);
-                _cleanup_free_ char *ip = NULL;
-                if (asprintf(&ip, "devices[%zu]", i) < 0)
-                        return mp_oom(c);
-                if ((r = mp_for_each_pair(c, item, ip, mp_device_cb, &p->devices[idx[i]])) < 0)
-                        return r;
-        }
-        return 0;
+                               max_index - 1);
+        return make_devices(c, &t, p, count, idx, n_over);
 }
 
 /* A key of a mapping, for sorting: its text and the node that holds it. */

@@ -184,7 +184,7 @@ int mp_get_str(pctx_t *c, yaml_node_t *n, const char *prefix, const char *key, c
         for (const char *q = s; *q; q++)
                 if ((unsigned char) *q < 0x20 || *q == 0x7f)
                         return mp_perr(c, n, prefix, key, "contains a control character (0x%02x at offset %zu)",
-                                    (unsigned) (unsigned char) *q, (size_t) (q - s));
+                                       (unsigned) (unsigned char) *q, (size_t) (q - s));
         char *d = strdup(s);
         if (!d)
                 return mp_oom(c);

@@ -425,7 +425,7 @@ static int drop_stale(ictx_t *c, const manifest_t *old, const char *cdi_spec, gv
         if (r == 0 && stale.n) {
                 mr_step(c);
                 mr_remove_entries(c->root, &stale, old->cdi_spec, old->previous_cdi_spec ? old->previous_cdi_spec : cdi_spec,
-                               NULL, NULL);
+                                  NULL, NULL);
         }
         for (size_t i = 0; i < stale.n && r == 0; i++) {
                 if (stale.v[i].type != E_DIR)

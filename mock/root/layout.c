@@ -429,7 +429,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
             (r = install_libcuda(c, o->nvml_lib, p->driver_version, err)) < 0)
                 return r;
         if ((r = mr_put_file(c, "usr/lib64/" GV_MOCK_ROOT_PROFILE_NAME, profile_yaml, strlen(profile_yaml), 0644,
-                          err)) < 0)
+                             err)) < 0)
                 return r;
         if ((r = mr_copy_file(c, o->nvidia_smi, "usr/bin/nvidia-smi", 0755, err)) < 0)
                 return r;
