@@ -96,7 +96,8 @@ int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_m
                 places[n++] = (struct place){ exe_dir, "../lib/gpu-validator/libnvidia-ml.so.1",
                                                    "../lib/gpu-validator/nvidia-smi" };
         }
-        char *tried = NULL;
+        /* Declared first so that it is freed after the stream that writes it is closed. */
+        _cleanup_free_ char *tried = NULL;
         size_t tried_len = 0;
         _cleanup_fclose_ FILE *tf = open_memstream(&tried, &tried_len);
         if (!tf)
@@ -111,24 +112,17 @@ int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_m
                         _cleanup_free_ char *rs = realpath(smi, NULL);
                         if (!rl || !rs)
                                 continue;
-                        (void) fclose(TAKE_PTR(tf)); /* 'tried' is dropped */
-                        free(tried);
                         out->nvml_lib = TAKE_PTR(rl);
                         out->nvidia_smi = TAKE_PTR(rs);
                         return 0;
                 }
                 fprintf(tf, "\n  %s + %s%s", lib, smi, i == 0 && override_dir ? " (GPU_VALIDATOR_MOCK_DIR)" : "");
         }
-        if (fclose(TAKE_PTR(tf)) != 0) { /* out of memory: name no half list */
-                free(tried);
-                tried = NULL;
-        }
-        int r = gv_error_set(err, ENOENT, GV_REASON_CONFIG,
-                             "mock libnvidia-ml.so.1 and nvidia-smi not found (build them, or set "
-                             "GPU_VALIDATOR_MOCK_DIR to a folder holding both); tried:%s",
-                             tried && *tried ? tried : " (nowhere)");
-        free(tried);
-        return r;
+        (void) gv_memstream_close(TAKE_PTR(tf), &tried); /* out of memory: name no half list */
+        return gv_error_set(err, ENOENT, GV_REASON_CONFIG,
+                            "mock libnvidia-ml.so.1 and nvidia-smi not found (build them, or set "
+                            "GPU_VALIDATOR_MOCK_DIR to a folder holding both); tried:%s",
+                            tried && *tried ? tried : " (nowhere)");
 }
 
 /* Absolute form of @p (which need not exist), without "." / ".." resolution beyond realpath of its parent. */
