@@ -359,7 +359,7 @@ static int parse_root(pctx_t *c, gv_mock_profile_t *p)
         /* device count and per-device overrides */
         size_t n_over = t.devices ? (size_t) (t.devices->data.sequence.items.top - t.devices->data.sequence.items.start)
                                   : 0;
-        unsigned idx[GV_MOCK_MAX_GPUS];
+        unsigned idx[GV_MOCK_MAX_GPUS] = { 0 };
         unsigned max_index = 0;
         if (n_over > GV_MOCK_MAX_GPUS)
                 return mp_perr(c, t.devices, "devices", "", "more than %u entries", GV_MOCK_MAX_GPUS);
