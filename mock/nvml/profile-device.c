@@ -334,9 +334,9 @@ static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const 
                 return mp_oom(c);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *ip = NULL;
-                if (asprintf(&ip, "%s[%zu]", base, i) < 0)
+                yaml_node_t *item = mp_seq_item(c, v, base, i, &ip);
+                if (!ip)
                         return mp_oom(c);
-                yaml_node_t *item = mp_ynode(c, v->data.sequence.items.start[i]);
                 gv_mock_process_t *pr = &d->processes[d->n_processes++];
                 pr->gi_id = pr->ci_id = 0xFFFFFFFFu;
                 r = mp_want_map(c, item, ip, "");

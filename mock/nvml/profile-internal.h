@@ -123,6 +123,12 @@ int mp_unknown_key(pctx_t *c, yaml_node_t *v, const char *prefix, const char *ke
 
 char *mp_join(const char *prefix, const char *key);
 
+/*
+ * Item @i of the sequence @v (may be NULL) and its path "<base>[i]" in *@ip
+ * (heap, the caller frees); *@ip is NULL when out of memory.
+ */
+yaml_node_t *mp_seq_item(pctx_t *c, yaml_node_t *v, const char *base, size_t i, char **ip);
+
 /* ---- device fields (profile-device.c) ---- */
 
 /* NOLINTNEXTLINE(readability-function-size,readability-function-cognitive-complexity): one branch per device key of the profile schema; to be split in the architecture refactor */

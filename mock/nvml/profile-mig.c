@@ -193,9 +193,9 @@ static int parse_mig_list(pctx_t *c, yaml_node_t *v, const char *prefix, const c
         }
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *ip = NULL;
-                if (asprintf(&ip, "%s[%zu]", base, i) < 0)
+                yaml_node_t *item = mp_seq_item(c, v, base, i, &ip);
+                if (!ip)
                         return mp_oom(c);
-                yaml_node_t *item = mp_ynode(c, v->data.sequence.items.start[i]);
                 if (!item)
                         return mp_perr(c, v, ip, "", "missing item");
                 if (profiles) {

@@ -296,3 +296,12 @@ char *mp_join(const char *prefix, const char *key)
                 return NULL;
         return s;
 }
+
+yaml_node_t *mp_seq_item(pctx_t *c, yaml_node_t *v, const char *base, size_t i, char **ip)
+{
+        if (asprintf(ip, "%s[%zu]", base, i) < 0) {
+                *ip = NULL;
+                return NULL;
+        }
+        return mp_ynode(c, v->data.sequence.items.start[i]);
+}
