@@ -544,6 +544,7 @@ static int run_steps(ictx_t *c, install_run_t *run, manifest_t *meta, gv_error_t
 static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_result_t *out, gv_error_t **err)
 {
         const gv_mock_profile_t *p = run->p;
+        char *why = TAKE_PTR(run->why); /* the result owns it from here */
         gv_mock_install_result_t res = {
                 .root = strdup(c->root),
                 .cdi_spec = strdup(run->cdi_spec),
@@ -554,7 +555,7 @@ static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_resu
                 .gpu_count = p->device_count,
                 .device_nodes = run->kind,
                 .device_nodes_fallback = run->asked == GV_MOCK_NODES_CHAR && run->kind == GV_MOCK_NODES_FILES,
-                .fallback_reason = TAKE_PTR(run->why),
+                .fallback_reason = why,
                 .updated = run->existed == 1 && !run->old.installing,
                 .recovered = run->existed == 1 && run->old.installing,
                 .entries = (unsigned) c->now.n,
