@@ -30,20 +30,17 @@ import tempfile
 LAYERS = ['base', 'nvml', 'markers', 'k8s', 'workload', 'components',
           'metrics', 'nodesignal', 'cudacheck', 'cli']
 
-# The NVML ABI contract: includable from everywhere (product, mock, tools).
-# It includes nothing but itself.  Today it sits in src/nvml; issue 14 moves
-# it to abi/.
-ABI = ['abi/', 'src/nvml/nvml-abi.h', 'src/nvml/nvml-returns.h']
+# The NVML ABI contract (abi/nvml: nvml-abi.h, nvml-returns.h and the typed
+# dlopen loader): includable from everywhere (product, mock, tools).  It
+# includes itself and src/base (the loader reports through gv_error_t).
+ABI = ['abi/']
 
-# The mock's tree: mock/ and src/mockroot/ (the mock driver root installer,
-# moving under mock/ in issue 14).  It may include the ABI, src/base and
-# itself only.
-MOCK = ['mock/', 'src/mockroot/']
+# The mock's tree.  It may include the ABI, src/base and itself only.
+MOCK = ['mock/']
 
-# The mock's public headers: the only part of the mock the product may
-# include, and only from these layers.  src/mockroot/mockroot.h is today's
-# public header; mock/mock.h replaces it after the move.
-MOCK_PUBLIC = ['mock/mock.h', 'src/mockroot/mockroot.h']
+# The mock's public header: the only part of the mock the product may
+# include, and only from these layers.
+MOCK_PUBLIC = ['mock/mock.h']
 MOCK_PUBLIC_USERS = ['cli', 'components']
 
 # Headers made by the build (configure_file / custom_target), by name, and
@@ -55,7 +52,7 @@ GENERATED = {
 }
 
 # The -I folders of the build (meson.build: src_inc), in order.
-INCLUDE_PATH = ['src', 'mock', 'abi']
+INCLUDE_PATH = ['.', 'src']
 
 # Folders whose sources are checked.
 CHECKED = ['src', 'mock', 'abi']
@@ -63,13 +60,6 @@ CHECKED = ['src', 'mock', 'abi']
 # Edges that break a rule today and are waiting for their fix (FILE, TARGET):
 # they pass, and are listed with --verbose.  Delete a line when its fix lands.
 KNOWN = [
-    # issue 14 item 2: `gpu-validator mock` reads the profile model directly;
-    # goes when the mock's public header (mock/mock.h) lands.
-    ('src/cli/cmd_mock.c', 'mock/nvml/profile.h'),
-    ('src/cli/cmd_run.c', 'mock/nvml/profile.h'),
-    # nvidia-smi (a mock) opens the NVML library through the product's
-    # loader; issue 14 item 2.
-    ('mock/smi/nvidia-smi.c', 'src/nvml/nvml.h'),
 ]
 
 # ------------------------------------------------------------ the machinery --
@@ -113,7 +103,7 @@ def rule_for(src_zone, dst_zone):
     if dst_zone is None or src_zone is None:
         return None
     if src_zone == 'abi':
-        return None if dst_zone == 'abi' else 'abi/ (the NVML ABI contract) includes only itself'
+        return None if dst_zone in ('abi', 'base') else 'abi/ (the NVML ABI contract) includes only itself and src/base'
     if src_zone in ('mock', 'mock-public'):
         if dst_zone in ('abi', 'mock', 'mock-public', 'base'):
             return None
@@ -194,8 +184,9 @@ def run_check(root, tap, verbose):
 PLANTS = [
     ('src/base/zz-planted.c', '#include "cli/cli.h"\n', 'src/base/zz-planted.c:1: src/base/zz-planted.c -> src/cli/cli.h'),
     ('src/markers/zz-planted.c', '#include "components/component.h"\n', 'src/markers may include only itself'),
-    ('src/cudacheck/zz-planted.c', '#include "nvml/profile.h"\n', 'src/ includes nothing of mock/'),
-    ('src/metrics/zz-planted.c', '#include "mockroot/mockroot.h"\n', 'only src/cli and src/components'),
+    ('src/cudacheck/zz-planted.c', '#include "mock/nvml/profile.h"\n', 'src/ includes nothing of mock/'),
+    ('src/metrics/zz-planted.c', '#include "mock/mock.h"\n', 'only src/cli and src/components'),
+    ('abi/nvml/zz-planted.c', '#include "markers/markers.h"\n', 'abi/ (the NVML ABI contract) includes only itself'),
     ('mock/smi/zz-planted.c', '#include "k8s/k8s.h"\n', 'mock/ may include abi/, src/base and mock/ only'),
     ('src/k8s/zz-planted.c', '#include "no/such-header.h"\n', 'resolves to no file'),
 ]

@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 static double now_s(void)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libcuda-internal.h"
+#include "mock/cuda/libcuda-internal.h"
 
 /* Whether the GPU behind @dev is still there; a lost one poisons @ctx. */
 CUresult check_alive(int dev, struct CUctx_st *ctx)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libcuda-internal.h"
+#include "mock/cuda/libcuda-internal.h"
 
 CUresult cuDeviceGetCount(int *count)
 {

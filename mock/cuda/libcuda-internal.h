@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libcuda-internal.h"
-#include "ptx.h"
+#include "mock/cuda/libcuda-internal.h"
+#include "mock/cuda/ptx.h"
 
 /* ------------------------------------------------------------------ */
 /* modules and kernels                                                 */

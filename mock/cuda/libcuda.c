@@ -39,7 +39,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libcuda-internal.h"
+#include "mock/cuda/libcuda-internal.h"
 
 struct mock_cuda_state gv_mock_cuda_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
 

@@ -6,7 +6,7 @@
  * and compares each body, statement by statement with whitespace collapsed
  * and the parameters numbered by position, with the kernels it can run.
  */
-#include "ptx.h"
+#include "mock/cuda/ptx.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,7 +7,7 @@ Usage: gen-version-script.py nvml-abi.h nvml-api.txt OUT.map OUT-stubs.inc
 The library exports exactly the functions of nvml-api.txt (every function
 of NVIDIA's public nvml.h) plus nvmlErrorString.  The modelled ones are the
 X-lists GV_NVML_FUNCTIONS, GV_NVML_ALIASES, GV_NVML_MOCK_FUNCTIONS and
-GV_NVML_MOCK_ALIASES of src/nvml/nvml-abi.h; every other name gets a stub in
+GV_NVML_MOCK_ALIASES of abi/nvml/nvml-abi.h; every other name gets a stub in
 OUT-stubs.inc (included at the end of libnvml.c) that answers
 UNINITIALIZED / INVALID_ARGUMENT / NOT_SUPPORTED.  A modelled name missing
 from nvml-api.txt is an error: the table is the declared set.

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "base/cleanup.h"
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 /* ------------------------------------------------------------------ */
 /* enumeration and identity                                            */

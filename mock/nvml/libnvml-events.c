@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 /* ------------------------------------------------------------------ */
 /* events                                                              */

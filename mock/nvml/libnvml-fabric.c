@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 /* ------------------------------------------------------------------ */
 /* fabric, topology, NVLink                                            */

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 /* ------------------------------------------------------------------ */
 /* model facts (model-facts.c): BAR1, PCIe, thresholds, clocks, NVLink */

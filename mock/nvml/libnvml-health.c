@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 /* ECC counters exist when ECC is on: every counter of a healthy mock GPU is 0 (the captures' volatile counts). */
 static nvmlReturn_t ecc_counter(const gv_mock_device_t *d, unsigned errorType, unsigned counterType)

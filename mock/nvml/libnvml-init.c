@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "nvml/nvml-returns.h"
-#include "libnvml-internal.h"
+#include "abi/nvml/nvml-returns.h"
+#include "mock/nvml/libnvml-internal.h"
 
 #define PROFILE_BESIDE_LIBRARY "nvml-mock.yaml"
 

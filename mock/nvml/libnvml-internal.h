@@ -31,9 +31,9 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "nvml/nvml-abi.h"
-#include "model-facts.h"
-#include "profile.h"
+#include "abi/nvml/nvml-abi.h"
+#include "mock/nvml/model-facts.h"
+#include "mock/nvml/profile.h"
 
 #define GV_EXPORT __attribute__((visibility("default")))
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 /* Which process list a query reads. */
 enum process_list {

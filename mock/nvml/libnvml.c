@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mock libnvidia-ml.so.1: every entry point of GV_NVML_FUNCTIONS
- * (src/nvml/nvml-abi.h) answered from a GPU profile (profile.h).
+ * (abi/nvml/nvml-abi.h) answered from a GPU profile (mock/nvml/profile.h).
  *
  * Semantics follow shared/reference/nvml-abi.md: reference-counted init,
  * UNINITIALIZED before init, INVALID_ARGUMENT for NULL out-pointers and bad
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libnvml-internal.h"
+#include "mock/nvml/libnvml-internal.h"
 
 struct mock_state gv_mock_nvml_state = { .lock = PTHREAD_MUTEX_INITIALIZER, .fabric_override = -1 };
 

@@ -19,7 +19,7 @@
  * Supported graphics clocks step down by 15 MHz (A100, H100, L40S, T4 lists)
  * or 7.5 MHz (B200: 1965, 1957, 1950, 1942, ...).
  */
-#include "model-facts.h"
+#include "mock/nvml/model-facts.h"
 
 #include <stddef.h>
 

@@ -21,7 +21,7 @@
  *
  * Outside facts (NVML enumerations, bus id formats, product names) come from
  * shared/reference/nvml-abi.md and the real captures in
- * shared/cases/nvidia-smi/; numeric NVML values use src/nvml/nvml-abi.h.
+ * shared/cases/nvidia-smi/; numeric NVML values use abi/nvml/nvml-abi.h.
  *
  * Errors follow docs/errors.md: negative errno and a gv_error_t with reason
  * GV_REASON_CONFIG whose message names the file, the line and the field, for
@@ -35,10 +35,9 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "mock/mock.h"
 
-/* Bounds for the number of GPUs in a profile. */
-#define GV_MOCK_MAX_GPUS 64u
-#define GV_MOCK_MIN_GPUS 1u
+/* GV_MOCK_MIN_GPUS / GV_MOCK_MAX_GPUS, GV_MOCK_DEFAULT_PROFILE and gv_mock_profile_builtin_names() are in mock/mock.h. */
 /* The most MIG devices (GPU instance x compute instance) one GPU can hold. */
 #define GV_MOCK_MAX_MIG_DEVICES 8u
 /*
@@ -51,8 +50,6 @@
  * instance ids 0..7.
  */
 #define GV_MOCK_MAX_INSTANCE_ID 63u
-/* The name of the built-in profile used when nothing else is configured. */
-#define GV_MOCK_DEFAULT_PROFILE "a100-sxm4-40gb"
 
 /*
  * Fields a profile can mark as not supported (value `N/A` in YAML, or listed
@@ -237,9 +234,6 @@ int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_e
  * .json (what `mock profiles --json` writes is a profile too).
  */
 bool gv_mock_profile_is_path(const char *name);
-
-/* gv_mock_profile_builtin_names - NULL-terminated static list of built-in profile names (no aliases). */
-const char *const *gv_mock_profile_builtin_names(void);
 
 /*
  * gv_mock_profile_builtin_yaml - the YAML text of a built-in profile (name

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "base/cleanup.h"
-#include "nvidia-smi.h"
+#include "mock/smi/nvidia-smi.h"
 
 int nvsmi_view_csv(smi_t *s, const smi_query_t *q)
 {

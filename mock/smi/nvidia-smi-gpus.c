@@ -13,7 +13,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "nvidia-smi.h"
+#include "mock/smi/nvidia-smi.h"
 
 /* ---- library lookup ---- */
 

@@ -5,7 +5,7 @@
  * nvidia-smi.h.
  */
 #include "base/cleanup.h"
-#include "nvidia-smi.h"
+#include "mock/smi/nvidia-smi.h"
 
 int nvsmi_view_query(smi_t *s, bool xml)
 {

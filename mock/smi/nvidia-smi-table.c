@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "nvidia-smi.h"
+#include "mock/smi/nvidia-smi.h"
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)

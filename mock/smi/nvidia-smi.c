@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Our nvidia-smi: a subset of NVIDIA's tool written over NVML through the
- * project's dlopen loader (src/nvml/nvml.h), so it runs on the mock
+ * project's dlopen loader (abi/nvml/nvml-loader.h), so it runs on the mock
  * libnvidia-ml.so.1 and on a real driver alike.  Output formats follow the
  * real captures in shared/cases/nvidia-smi/; see docs/nvidia-smi.md.
  *
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "base/cleanup.h"
-#include "nvidia-smi.h"
+#include "mock/smi/nvidia-smi.h"
 
 static void usage(FILE *f)
 {

@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "nvml/nvml.h"
-#include "smi.h"
+#include "abi/nvml/nvml-loader.h"
+#include "mock/smi/smi.h"
 
 /* nvidia-smi's documented return codes (nvidia-smi(1) "RETURN VALUE"). */
 enum {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "smi.h"
+#include "mock/smi/smi.h"
 
 char *smi_xml_escape(const char *s)
 {

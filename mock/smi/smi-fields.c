@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "smi.h"
+#include "mock/smi/smi.h"
 
 /* ---- getters: each calls NVML through src->nvml and fills *v ---- */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "smi.h"
+#include "mock/smi/smi.h"
 
 /* ---- default table; widths from table__nvidia-smi_l40s_with-process_580.126.09.txt ---- */
 

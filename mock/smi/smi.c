@@ -5,7 +5,7 @@
  * text too, smi_format_q()).  Facts about the real output formats come from
  * shared/cases/nvidia-smi/ (named per function).
  */
-#include "smi.h"
+#include "mock/smi/smi.h"
 
 #include <errno.h>
 #include <stdio.h>

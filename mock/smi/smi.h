@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "nvml/nvml-abi.h"
-#include "nvml/nvml.h"
+#include "abi/nvml/nvml-abi.h"
+#include "abi/nvml/nvml-loader.h"
 
 /* Call an optional NVML entry point; a symbol the library lacks reads as FUNCTION_NOT_FOUND. */
 #define NV(n, fn, ...) ((n)->fn ? (n)->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)

@@ -18,7 +18,7 @@
 #include "common.h"
 #include "mock_run.h"
 #include "run.h"
-#include "nvml/profile.h"
+#include "mock/mock.h"
 
 static void help(FILE *f)
 {

@@ -9,7 +9,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mockroot/mockroot.h"
+#include "mock/mock.h"
 
 void gv_mock_run_clear(gv_mock_run_t *m)
 {

@@ -9,9 +9,8 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "mock/mock.h"
 #include "options.h"
-
-#define GV_MOCK_DEFAULT_PROFILE "a100-sxm4-40gb"
 
 typedef struct gv_mock_run {
         char *work_dir;    /* heap: the folder holding everything below */

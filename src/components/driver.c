@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +19,11 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "internal.h"
+#include "mock/mock.h"
 #include "nvml/nvml.h"
 #include "sandbox.h"
 
 #define COMPONENT "driver"
-#define MOCK_MANIFEST ".gpu-validator-mock.json"
 #define DRIVER_CTR_READY ".driver-ctr-ready"
 
 /* upstream's lib list, then ours (FR06: /opt/nvidia, Talos, GKE-style /usr/local/nvidia) */
@@ -130,53 +129,6 @@ static bool root_is_dir(const char *root, const char *rel)
         return gv_root_resolve(root, rel, &p, NULL) == 0 && is_dir(p);
 }
 
-/*
- * The mock manifest written by `gpu-validator mock install`:
- * <root>/.gpu-validator-mock.json, a JSON object with "device_nodes":
- * "char" | "files".  Returns 1 when present (sets *files_ok), 0 when absent,
- * negative errno (GV_REASON_CONFIG) when present but unreadable or malformed.
- */
-static int read_mock_manifest(const char *root, bool *files_ok, gv_error_t **err)
-{
-        _cleanup_free_ char *path = gv_path_join(root, MOCK_MANIFEST);
-        if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
-        _cleanup_error_ gv_error_t *e = NULL;
-        int r = gv_read_file_at(AT_FDCWD, path, true, (size_t) 64 * 1024, &text, &len, &e);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return gv_error_set(err, r, GV_REASON_CONFIG, "mock manifest: %s", e ? e->msg : strerror(-r));
-        json_tokener *tok = json_tokener_new();
-        if (!tok)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        json_object *obj = json_tokener_parse_ex(tok, text, (int) len);
-        enum json_tokener_error jerr = json_tokener_get_error(tok);
-        json_tokener_free(tok);
-        if (!obj || jerr != json_tokener_success || !json_object_is_type(obj, json_type_object)) {
-                json_object_put(obj);
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: not a JSON object (%s)", path,
-                                    json_tokener_error_desc(jerr));
-        }
-        json_object *dn = NULL;
-        bool files = false;
-        if (json_object_object_get_ex(obj, "device_nodes", &dn)) {
-                const char *v = json_object_is_type(dn, json_type_string) ? json_object_get_string(dn) : NULL;
-                if (v && strcmp(v, "files") == 0)
-                        files = true;
-                else if (!v || strcmp(v, "char") != 0) {
-                        json_object_put(obj);
-                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
-                                            "%s: \"device_nodes\" must be \"char\" or \"files\"", path);
-                }
-        }
-        json_object_put(obj);
-        *files_ok = files;
-        return 1;
-}
-
 /* A short note for FR02: is the kernel module there at all? "" when it is or for a mock. */
 static const char *module_note(const gv_config_t *cfg)
 {
@@ -275,7 +227,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
          */
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  DRIVER_CTR_READY);
-        _cleanup_free_ char *manifest = gv_path_join(ctr, MOCK_MANIFEST);
+        _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
         if (!flag || !manifest)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if (!cfg->mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
@@ -912,7 +864,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                     loc.lib, loc.smi ? ", " : "", loc.smi ? loc.smi : "");
 
         bool files_ok = false;
-        r = read_mock_manifest(loc.root, &files_ok, err);
+        r = gv_mock_manifest_probe(loc.root, &files_ok, err);
         if (r < 0)
                 return r;
         loc.mock = cfg->mock || r > 0;

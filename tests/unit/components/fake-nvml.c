@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 #define GV_FAKE_PROTO(name, params) __attribute__((visibility("default"))) nvmlReturn_t name params;
 GV_NVML_FUNCTIONS(GV_FAKE_PROTO)

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 static const char *lib_path, *fixtures;
 

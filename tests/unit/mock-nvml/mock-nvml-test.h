@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "nvml/nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 typedef struct api {
         void *dl;

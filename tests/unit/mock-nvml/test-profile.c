@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "base/cleanup.h"
-#include "profile.h"
+#include "mock/nvml/profile.h"
 
 static void test_every_builtin_loads_and_finalizes(void **state)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests of src/mockroot: install layout, manifest, idempotent update,
+ * Unit tests of mock/root: install layout, manifest, idempotent update,
  * refusal of foreign folders, and remove deleting exactly what install made.
  */
 #include <errno.h>
@@ -22,8 +22,8 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mockroot/ldcache.h"
-#include "mockroot/mockroot.h"
+#include "mock/mock.h"
+#include "mock/root/ldcache.h"
 
 typedef struct fx {
         char *tmp;      /* scratch folder */

@@ -34,8 +34,8 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mockroot/mockroot.h"
-#include "nvml/profile.h"
+#include "mock/mock.h"
+#include "mock/nvml/profile.h"
 
 typedef struct fx {
         char *tmp;       /* scratch folder */

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "base/cleanup.h"
-#include "smi.h"
+#include "mock/smi/smi.h"
 
 /* Line @n (1-based, without newline) of a capture in $GV_SHARED_DIR/cases/nvidia-smi. */
 static char *capture_line(const char *file, int n)

@@ -2,7 +2,7 @@
 /*
  * ld.so.cache writer (see ldcache.h for the format's source).
  */
-#include "ldcache.h"
+#include "mock/root/ldcache.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
  * NVIDIA's public nvml.h; no NVIDIA header is included or copied.
  *
  * One list, GV_NVML_FUNCTIONS, names every entry point with its parameter
- * list.  The NVML loader (src/nvml/nvml.h) turns it into a typed dlopen
+ * list.  The NVML loader (abi/nvml/nvml-loader.h) turns it into a typed dlopen
  * symbol table; the mock library (mock/nvml) turns it into prototypes that
  * its definitions must match, so the two can never drift apart.
  */

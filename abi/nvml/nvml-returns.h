@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The one table of NVML return codes, with their names and nvmlErrorString()
- * texts, shared by the NVML loader (src/nvml: its fallback when a library
- * has no text) and the mock library (mock/nvml: its nvmlErrorString), so
- * that the two can never disagree.  Part of the NVML ABI contract next to
+ * texts, shared by the NVML loader (abi/nvml/nvml-loader.c: its fallback
+ * when a library has no text) and the mock library (mock/nvml: its
+ * nvmlErrorString), so that the two can never disagree.  Part of the NVML ABI contract next to
  * nvml-abi.h; header-only (static inline), so neither side links the other.
  *
  * Codes: shared/reference/nvml-abi.md "nvmlReturn_t".  Texts: the wording
@@ -15,7 +15,7 @@
 #ifndef GV_NVML_RETURNS_H
 #define GV_NVML_RETURNS_H
 
-#include "nvml-abi.h"
+#include "abi/nvml/nvml-abi.h"
 
 /* X(code, name, text) for every nvmlReturn_t value. */
 #define GV_NVML_RETURNS(X)                                                                                    \

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
+ * The mock's public header: the ONLY mock header the product (src/)
+ * includes.  The mock GPU backend (mock/nvml: the GPU profiles and the mock
+ * libnvidia-ml.so.1; mock/smi: nvidia-smi; mock/cuda: libcuda.so.1) shares
+ * only the NVML ABI contract (abi/nvml) with the product; what the product
+ * needs from the mock is declared here: laying out and removing mock driver
+ * roots (mock/root), reading a root's manifest, and the profile list and
+ * views of `gpu-validator mock profiles`.
+ *
  * Mock driver roots: a folder laid out like a driver installation (the mock
  * libnvidia-ml.so.<version> with its links, nvidia-smi, the finalized GPU
  * profile beside the library, /proc/driver/nvidia/version, /proc/devices,
@@ -24,15 +32,47 @@
  * (modeset) from the NVIDIA driver's registered character major; the MIG
  * capability minors, mig-minors and capability file formats from NVIDIA's MIG
  * user guide ("Device Nodes and Capabilities"); ld.so.cache from glibc's
- * format (ldcache.h); the CDI layout from
+ * format (mock/root/ldcache.h); the CDI layout from
  * shared/cases/nvidia-smi/cdi__nvidia-ctk-cdi-generate_*.yaml.
  */
-#ifndef GV_MOCKROOT_MOCKROOT_H
-#define GV_MOCKROOT_MOCKROOT_H
+#ifndef GV_MOCK_MOCK_H
+#define GV_MOCK_MOCK_H
 
 #include <stdbool.h>
 
 #include "base/error.h"
+
+/* ---- GPU profiles (mock/nvml/profile.h holds the model itself) ---- */
+
+/* GPU count bounds of a profile and of `--gpus` (mock install, run --mock). */
+#define GV_MOCK_MAX_GPUS 64u
+#define GV_MOCK_MIN_GPUS 1u
+/* The profile `mock install` and `run --mock` use when none is given. */
+#define GV_MOCK_DEFAULT_PROFILE "a100-sxm4-40gb"
+
+/* gv_mock_profile_builtin_names - NULL-terminated static list of built-in profile names (no aliases). */
+const char *const *gv_mock_profile_builtin_names(void);
+
+/* What gv_mock_profile_view() writes. */
+typedef enum gv_mock_profile_view {
+        GV_MOCK_PROFILE_VIEW_JSON = 0, /* the finalized profile in its own schema, as JSON (loads back) */
+        GV_MOCK_PROFILE_VIEW_REPORT,   /* what NVML will report, flat, in NVML units (not a profile) */
+} gv_mock_profile_view_t;
+
+/*
+ * gv_mock_profile_view - load the profile @name (built-in name/alias, or a
+ * YAML/JSON file: see gv_mock_profile_is_path() in mock/nvml/profile.h),
+ * apply @gpus (0 keeps the profile's) and @node_name (NULL keeps it),
+ * finalize it and write it as @view: pretty JSON text ending in a newline.
+ * @text: receives the heap text, owned by the caller.
+ * Errors: those of the profile loader (-EINVAL / GV_REASON_CONFIG
+ * "<file>:<line>: <field>: <problem>"; an unreadable file is reported as
+ * GV_REASON_CONFIG too); -ENOMEM.
+ */
+int gv_mock_profile_view(const char *name, unsigned gpus, const char *node_name, gv_mock_profile_view_t view,
+                         char **text, gv_error_t **err);
+
+/* ---- mock driver roots (mock/root) ---- */
 
 /* File name of the manifest in the root. */
 #define GV_MOCK_MANIFEST_NAME ".gpu-validator-mock.json"
@@ -164,6 +204,19 @@ int gv_mock_install(const gv_mock_install_opts_t *opts, gv_mock_install_result_t
  * (GV_REASON_CONFIG) for an unreadable manifest; I/O errors (GV_REASON_IO).
  */
 int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error_t **err);
+
+/*
+ * gv_mock_manifest_probe - the driver component's view of @root's manifest
+ * (<root>/GV_MOCK_MANIFEST_NAME): whether it is there, and whether it says
+ * "device_nodes": "files" (*files_ok; then plain files stand in for
+ * /dev/nvidia* nodes).  Any JSON object counts as a manifest (an unfinished
+ * install too), so that a root gpu-validator laid out is never taken for a
+ * real driver.  Returns 1 when present, 0 when absent.
+ * Errors: -errno (GV_REASON_CONFIG, "mock manifest: ...") when it cannot be
+ * read or is over 64 KiB; -EINVAL (GV_REASON_CONFIG) when it is not a JSON
+ * object or its "device_nodes" is neither "char" nor "files"; -ENOMEM.
+ */
+int gv_mock_manifest_probe(const char *root, bool *files_ok, gv_error_t **err);
 
 /* What gv_mock_root_detect() found. */
 typedef struct gv_mock_root_info {
