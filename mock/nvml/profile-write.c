@@ -242,8 +242,11 @@ static void write_processes(FILE *f, const gv_mock_device_t *d, const char *in)
                         fprintf(f, "%s  - pid: %u\n%s    used_memory_mib: %llu\n", in, pr->pid, in, pr->used_memory_mib);
                         if (pr->name)
                                 put_str(f, in, "    name", pr->name);
+                        /* each id only when given: 0xFFFFFFFF (none) is not a value the parser takes back */
                         if (pr->gi_id != 0xFFFFFFFFu)
-                                fprintf(f, "%s    gi_id: %u\n%s    ci_id: %u\n", in, pr->gi_id, in, pr->ci_id);
+                                fprintf(f, "%s    gi_id: %u\n", in, pr->gi_id);
+                        if (pr->ci_id != 0xFFFFFFFFu)
+                                fprintf(f, "%s    ci_id: %u\n", in, pr->ci_id);
                 }
         }
 }
