@@ -74,6 +74,13 @@ int gv_kube_require(const gv_config_t *cfg, const char *component, bool need_nam
         return 0;
 }
 
+int gv_kube_open(const gv_config_t *cfg, const char *component, bool need_namespace, gv_k8s_client_t **out,
+                 gv_error_t **err)
+{
+        int r = gv_kube_require(cfg, component, need_namespace, err);
+        return r < 0 ? r : gv_kube_client(cfg, component, out, err);
+}
+
 static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         (void) store;
@@ -86,11 +93,8 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
                 *result = res;
                 return 0;
         }
-        int r = gv_kube_require(cfg, COMPONENT, true, err);
-        if (r < 0)
-                return r;
         gv_k8s_client_t *client = NULL;
-        r = gv_kube_client(cfg, COMPONENT, &client, err);
+        int r = gv_kube_open(cfg, COMPONENT, true, &client, err);
         if (r < 0)
                 return r;
         gv_workload_job_t job;

@@ -36,4 +36,12 @@ void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, const char *co
  */
 int gv_kube_require(const gv_config_t *cfg, const char *component, bool need_namespace, gv_error_t **err);
 
+/*
+ * gv_kube_open - gv_kube_require() then gv_kube_client(): what a component
+ * that talks to the API server does first.  *out is the caller's
+ * (gv_k8s_client_free()); errors as the two functions.
+ */
+int gv_kube_open(const gv_config_t *cfg, const char *component, bool need_namespace, gv_k8s_client_t **out,
+                 gv_error_t **err);
+
 #endif

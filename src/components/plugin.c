@@ -180,11 +180,8 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
 static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         (void) store;
-        int r = gv_kube_require(cfg, COMPONENT, cfg->with_workload, err);
-        if (r < 0)
-                return r;
         gv_k8s_client_t *client = NULL;
-        r = gv_kube_client(cfg, COMPONENT, &client, err);
+        int r = gv_kube_open(cfg, COMPONENT, cfg->with_workload, &client, err);
         if (r < 0)
                 return r;
 
