@@ -28,12 +28,16 @@ mkdir -p "$out/db"
 python3 - "$cc" "$out/db/compile_commands.json" "$src" <<'PY' || exit 1
 import json, os, sys
 cc, dest, src = sys.argv[1:]
-keep = []
+keep, trees = [], {"product": [], "mock": []}
 for e in json.load(open(cc)):
     path = os.path.normpath(os.path.join(e["directory"], e["file"]))
-    if os.path.relpath(path, src).split(os.sep)[0] in ("src", "mock", "abi"):
+    top = os.path.relpath(path, src).split(os.sep)[0]
+    if top in ("src", "mock", "abi"):
         keep.append(e)
+        trees["mock" if top == "mock" else "product"].append(e)
 json.dump(keep, open(dest, "w"), indent=1)
+for name, entries in trees.items():
+    json.dump(entries, open(os.path.join(os.path.dirname(dest), name + ".json"), "w"), indent=1)
 PY
 
 status=0
@@ -52,11 +56,19 @@ report() { # n, name, findings file, tool exit status
 }
 
 if command -v cppcheck >/dev/null 2>&1; then
-  cppcheck --project="$out/db/compile_commands.json" --enable=warning,portability,performance \
-    --suppressions-list=tools/static-analysis/cppcheck-suppressions.txt --inline-suppr \
-    --error-exitcode=1 --quiet -j "$jobs" \
-    --template='{file}:{line}:{column}: {severity}: {message} [{id}]' >"$out/cppcheck.txt" 2>&1
-  report 1 cppcheck "$out/cppcheck.txt" $?
+  # One run per tree (the product with abi/, then the mock): in one project run cppcheck 2.10
+  # took the mock's own macros (SCALAR_GETTER, GV_MOCK_ALIAS in mock/nvml/libnvml-internal.h)
+  # for unknown ones (unknownMacro) once the product's files were in the same run; each tree
+  # alone is analysed with every header found.
+  rc=0
+  : >"$out/cppcheck.txt"
+  for tree in product mock; do
+    cppcheck --project="$out/db/$tree.json" --enable=warning,portability,performance \
+      --suppressions-list=tools/static-analysis/cppcheck-suppressions.txt --inline-suppr \
+      --error-exitcode=1 --quiet -j "$jobs" \
+      --template='{file}:{line}:{column}: {severity}: {message} [{id}]' >>"$out/cppcheck.txt" 2>&1 || rc=1
+  done
+  report 1 cppcheck "$out/cppcheck.txt" $rc
 else
   echo "not ok 1 - cppcheck not installed (tools/setup-debian.sh installs it)"; status=1
 fi
