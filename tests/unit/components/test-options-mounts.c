@@ -79,7 +79,7 @@ static void test_files_are_not_folders(void **state)
         fixture_t *f = *state;
         FILE *fp = fopen(f->host, "w");
         assert_non_null(fp);
-        fclose(fp);
+        assert_int_equal(fclose(fp), 0);
         gv_config_t c = { .host_root = "/" };
         gv_options_resolve_mounts(&c, f->host, f->dev_char);
         assert_null(c.host_root_ctr_path);
