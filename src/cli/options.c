@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "gv-version.h"
@@ -106,7 +107,7 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         c->host_root = "/";
         c->driver_install_dir = "/run/nvidia/driver";
         c->driver_install_dir_ctr_path = "/run/nvidia/driver";
-        c->dev_char_dir = "/dev/char";
+        /* dev_char_dir and host_root_ctr_path: NULL until gv_options_finish() decides. */
         c->with_workload = true;
         c->sleep_interval_s = 5;
         c->max_backoff_s = 60;
@@ -320,8 +321,30 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
         }
 }
 
+static bool is_dir(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void gv_options_resolve_mounts(gv_config_t *c, const char *host_mount, const char *dev_char_mount)
+{
+        /* Upstream's validator looks for a host driver only under "/host" and writes the
+         * /dev/char links into "/host-dev-char", whatever HOST_ROOT says; its DaemonSet mounts
+         * the host's / and /dev/char there (NVIDIA/gpu-operator cmd/nvidia-validator/main.go:
+         * hostDevCharPath = "/host-dev-char", resolveHostNvidiaSMI("/host"); and
+         * assets/state-operator-validation/0500_daemonset.yaml).  Follow it when nothing was
+         * said explicitly and those mounts are there. */
+        bool host_is_root = !c->host_root || strcmp(c->host_root, "/") == 0;
+        if (!c->host_root_ctr_path && host_is_root && is_dir(host_mount))
+                c->host_root_ctr_path = host_mount;
+        if (!c->dev_char_dir)
+                c->dev_char_dir = is_dir(dev_char_mount) ? dev_char_mount : "/dev/char";
+}
+
 void gv_options_finish(gv_options_t *o)
 {
+        gv_options_resolve_mounts(&o->cfg, GV_OPERATOR_HOST_MOUNT, GV_OPERATOR_DEV_CHAR_MOUNT);
         o->cfg.lib_search = (const char *const *) o->lib_search;
         o->cfg.bin_search = (const char *const *) o->bin_search;
         o->cfg.cdi_dirs = (const char *const *) o->cdi_dirs;
@@ -359,7 +382,9 @@ void gv_options_help_validation(FILE *f)
                 "  --host-root DIR          host filesystem as the host sees it, written into driver-ready\n"
                 "                           (HOST_ROOT, default /)\n"
                 "  --host-root-ctr-path DIR where that filesystem is mounted here, searched for a host\n"
-                "                           driver (HOST_ROOT_CTR_PATH, default: the host root; the chart: /host)\n"
+                "                           driver (HOST_ROOT_CTR_PATH; default: /host when the host root is /\n"
+                "                           and /host is a folder, as in the GPU Operator's DaemonSet, else\n"
+                "                           the host root)\n"
                 "  --driver-install-dir DIR containerised driver root, host path (DRIVER_INSTALL_DIR,\n"
                 "                           default /run/nvidia/driver)\n"
                 "  --driver-install-dir-ctr-path DIR\n"
@@ -370,7 +395,9 @@ void gv_options_help_validation(FILE *f)
                 "  --cdi-dir DIR            CDI spec folder, repeatable (CDI_DIRS, default /etc/cdi:/var/run/cdi)\n"
                 "  --runtime-config FILE    container runtime configuration to inspect, repeatable\n"
                 "                           (RUNTIME_CONFIGS)\n"
-                "  --dev-char-dir DIR       where /dev/char/MAJ:MIN links go (DEV_CHAR_DIR, default /dev/char)\n"
+                "  --dev-char-dir DIR       where /dev/char/MAJ:MIN links go (DEV_CHAR_DIR; default:\n"
+                "                           /host-dev-char when it is a folder, as in the GPU Operator's\n"
+                "                           DaemonSet, else /dev/char)\n"
                 "  --disable-dev-char-symlinks\n"
                 "                           (DISABLE_DEV_CHAR_SYMLINK_CREATION)\n"
                 "  --skip-gpu-init          check the driver without initialising GPUs\n"

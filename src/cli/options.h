@@ -137,7 +137,26 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err);
  */
 int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **err);
 
-/* gv_options_finish - point cfg's lists at the parsed ones (call after parsing). */
+/* Where the GPU Operator's validator DaemonSet mounts the host's / and /dev/char (upstream's
+ * cmd/nvidia-validator/main.go looks only there). */
+#define GV_OPERATOR_HOST_MOUNT "/host"
+#define GV_OPERATOR_DEV_CHAR_MOUNT "/host-dev-char"
+
+/*
+ * gv_options_resolve_mounts - the defaults that depend on this container's mounts: when
+ * HOST_ROOT_CTR_PATH was not given, the host root is "/" (or unset) and @host_mount is a
+ * folder, host_root_ctr_path becomes @host_mount; when DEV_CHAR_DIR was not given,
+ * dev_char_dir becomes @dev_char_mount if that is a folder, else "/dev/char".  Explicit
+ * values are kept.  @host_mount and @dev_char_mount are borrowed: they must outlive @c.
+ * Never fails (a path that cannot be stat()ed is not a folder).
+ */
+void gv_options_resolve_mounts(gv_config_t *c, const char *host_mount, const char *dev_char_mount);
+
+/*
+ * gv_options_finish - point cfg's lists at the parsed ones and decide the mount defaults with
+ * gv_options_resolve_mounts(GV_OPERATOR_HOST_MOUNT, GV_OPERATOR_DEV_CHAR_MOUNT) (call after
+ * parsing).
+ */
 void gv_options_finish(gv_options_t *o);
 
 /*

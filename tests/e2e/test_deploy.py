@@ -190,7 +190,7 @@ class Chart(unittest.TestCase):
             self.assertEqual(env["OPERATOR_NAMESPACE"], {"fieldRef": {"fieldPath": "metadata.namespace"}})
             # Least privilege: only the driver check is privileged, and only it gets Bidirectional.
             self.assertIs(c["securityContext"]["privileged"], name == "driver", name)
-            self.assertEqual(c["securityContext"]["runAsUser"], 0)  # the image's user is 65532
+            self.assertEqual(c["securityContext"]["runAsUser"], 0)  # explicit, whatever the image's user
             m = mounts_of(c)
             self.assertEqual(m["run-nvidia-validations"]["mountPath"], "/run/nvidia/validations")
             self.assertEqual(m["run-nvidia-validations"]["mountPropagation"],
