@@ -364,7 +364,7 @@ class TestStates(MetricsTestCase):
         self.assertSeries(exp.samples(), expected(
             {"toolkit-ready": "inconsistent", "cuda-ready": "inconsistent", "plugin-ready": "inconsistent"},
             validated=CHAIN[1:], durations={"cuda-ready": 12.5}))
-        self.assertTrue(any("driver-ready: ready -> missing" in line for line in exp.log), "".join(exp.log))
+        self.assertTrue(exp.wait_log("driver-ready: ready -> missing"), "".join(exp.log))
 
     def test_pci_fake_sysfs(self):
         dev = os.path.join(self.sysfs, "bus", "pci", "devices")
