@@ -542,6 +542,17 @@ static void test_client_getters_of_issue_10(void **state)
         assert_int_equal(u, 4000);
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
 
+        /* H200: the non-MIG 580.173.02 -q capture (nvidia_gpu_exporter): memory 38 C, JPEG/OFA 0 %, buffer 4000 */
+        init_profile(a, "h200");
+        d = gpu(a, 0);
+        assert_int_equal(memory_temp(a, d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 38);
+        assert_int_equal(engine_util(a, d, true, &u), NVML_SUCCESS);
+        assert_int_equal(u, 0);
+        assert_int_equal(((uint_fn) sym(a, "nvmlDeviceGetAccountingBufferSize"))(d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 4000);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
         /* GDDR6 boards print memory_temp N/A (qx-l40s, qx-t4, the T4 515 capture) */
         static const char *const gddr[] = { "l40s", "t4" };
         for (size_t i = 0; i < 2; i++) {
