@@ -118,15 +118,8 @@ nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsig
         return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize)
-{
-        DEVICE_QUERY(ANY_HANDLE, device, bufferSize, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
-        if (!f || !f->accounting_buffer_size)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        *bufferSize = f->accounting_buffer_size; /* processes the accounting buffer keeps (4000 in every capture) */
-        return leave(NVML_SUCCESS);
-}
+/* Processes the accounting buffer keeps: 4000 in every capture. */
+FACT_GETTER(nvmlDeviceGetAccountingBufferSize, ANY_HANDLE, bufferSize, accounting_buffer_size)
 
 static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {

@@ -197,15 +197,7 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyTyp
         return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)
-{
-        DEVICE_QUERY(GPU_HANDLE, device, busWidth, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
-        if (!f || !f->memory_bus_width)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        *busWidth = f->memory_bus_width;
-        return leave(NVML_SUCCESS);
-}
+FACT_GETTER(nvmlDeviceGetMemoryBusWidth, GPU_HANDLE, busWidth, memory_bus_width)
 
 nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)
 {
