@@ -263,6 +263,7 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_FI_DEV_RETIRED_SBE 29
 #define NVML_FI_DEV_RETIRED_DBE 30
 #define NVML_FI_DEV_RETIRED_PENDING 31
+#define NVML_FI_DEV_MEMORY_TEMP 82
 #define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
 #define NVML_FI_DEV_NVLINK_LINK_COUNT 91
 #define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
@@ -551,6 +552,25 @@ typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
 /* NVML_STRUCT_VERSION(name, ver) = sizeof(struct) | ver << 24 (nvml.h). */
 #define GV_NVML_STRUCT_VERSION(type, ver) ((unsigned int) (sizeof(type) | ((unsigned int) (ver) << 24U)))
 #define nvmlGpuFabricInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v2_t, 2)
+
+/* nvmlTemperature_v1_t (nvml.h): nvmlDeviceGetTemperatureV's argument; the caller sets version and sensorType. */
+typedef struct nvmlTemperature_v1_st {
+        unsigned int version;                /* nvmlTemperature_v1 */
+        nvmlTemperatureSensors_t sensorType; /* NVML_TEMPERATURE_GPU */
+        int temperature;                     /* degrees C */
+} nvmlTemperature_v1_t;
+typedef nvmlTemperature_v1_t nvmlTemperature_t;
+#define nvmlTemperature_v1 GV_NVML_STRUCT_VERSION(nvmlTemperature_v1_t, 1)
+
+/* nvmlProcessUtilizationSample_t (nvml.h): one process's utilisation, nvmlDeviceGetProcessUtilization. */
+typedef struct nvmlProcessUtilizationSample_st {
+        unsigned int pid;
+        unsigned long long timeStamp; /* CPU timestamp of the sample, microseconds */
+        unsigned int smUtil;          /* SM (3D/compute), percent */
+        unsigned int memUtil;         /* frame buffer memory, percent */
+        unsigned int encUtil;         /* encoder, percent */
+        unsigned int decUtil;         /* decoder, percent */
+} nvmlProcessUtilizationSample_t;
 #define nvmlGpuFabricInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v3_t, 3)
 #define nvmlGpuInstanceProfileInfo_v2 GV_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2)
 #define nvmlGpuInstanceProfileInfo_v3 GV_NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v3_t, 3)
@@ -587,6 +607,9 @@ static_assert(sizeof(nvmlRowRemapperHistogramValues_t) == 20, "nvmlRowRemapperHi
 static_assert(sizeof(nvmlFBCStats_t) == 12, "nvmlFBCStats_t is 12 bytes");
 static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes");
 static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
+static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t is 12 bytes");
+static_assert(nvmlTemperature_v1 == 0x0100000Cu, "nvmlTemperature_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t is 32 bytes");
 #endif
 
 /*
@@ -698,7 +721,7 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlDeviceGetPcieThroughput, (nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)) \
         X(nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)) \
         X(nvmlDeviceGetCurrentClocksEventReasons, (nvmlDevice_t device, unsigned long long *clocksEventReasons)) \
-        X(nvmlDeviceGetSupportedClocksThrottleReasons, (nvmlDevice_t device, unsigned long long *supportedClocksThrottleReasons)) \
+        X(nvmlDeviceGetSupportedClocksEventReasons, (nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)) \
         X(nvmlDeviceGetApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
         X(nvmlDeviceGetDefaultApplicationsClock, (nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)) \
         X(nvmlDeviceGetEncoderUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
@@ -748,14 +771,20 @@ static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvml
         X(nvmlGpuInstanceGetComputeInstances, (nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)) \
         X(nvmlDeviceGetCpuAffinity, (nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)) \
         X(nvmlDeviceGetCpuAffinityWithinScope, (nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet, nvmlAffinityScope_t scope)) \
-        X(nvmlDeviceGetMemoryAffinity, (nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope))
+        X(nvmlDeviceGetMemoryAffinity, (nvmlDevice_t device, unsigned int nodeSetSize, unsigned long *nodeSet, nvmlAffinityScope_t scope)) \
+        X(nvmlDeviceGetTemperatureV, (nvmlDevice_t device, nvmlTemperature_t *temperature))                \
+        X(nvmlDeviceGetProcessUtilization, (nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)) \
+        X(nvmlDeviceGetAccountingBufferSize, (nvmlDevice_t device, unsigned int *bufferSize))              \
+        X(nvmlDeviceGetJpgUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+        X(nvmlDeviceGetOfaUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \
         X(nvmlDeviceGetComputeRunningProcesses_v2, nvmlDeviceGetComputeRunningProcesses_v3)               \
         X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlDeviceGetGraphicsRunningProcesses_v3)             \
         X(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlDeviceGetMPSComputeRunningProcesses_v3)         \
-        X(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)
+        X(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)              \
+        X(nvmlDeviceGetSupportedClocksThrottleReasons, nvmlDeviceGetSupportedClocksEventReasons)
 
 /* Function-pointer types: nvmlInit_v2_fn and so on. */
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'params' is a parameter list */

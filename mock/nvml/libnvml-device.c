@@ -252,6 +252,20 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
         return leave(NVML_SUCCESS);
 }
 
+/* The versioned query nvitop prefers: the same reading in an nvmlTemperature_v1_t. */
+nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, temperature, 0);
+        if (temperature->version != nvmlTemperature_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        if (temperature->sensorType != NVML_TEMPERATURE_GPU)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        temperature->temperature = (int) d->temperature_c;
+        return leave(NVML_SUCCESS);
+}
+
 SCALAR_GETTER(nvmlDeviceGetPowerUsage, unsigned int, power, GV_MOCK_FIELD_POWER_USAGE, d->power_usage_mw)
 SCALAR_GETTER(nvmlDeviceGetPowerManagementLimit, unsigned int, limit, GV_MOCK_FIELD_POWER_LIMIT, d->power_limit_mw)
 SCALAR_GETTER(nvmlDeviceGetPowerManagementDefaultLimit, unsigned int, defaultLimit, GV_MOCK_FIELD_POWER_LIMIT,

@@ -110,13 +110,16 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigne
         return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
-                                                         unsigned long long *supportedClocksThrottleReasons)
+/* nvmlDeviceGetSupportedClocksThrottleReasons is the same function under its older name (alias below). */
+nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)
 {
-        DEVICE_QUERY(GPU_HANDLE, device, supportedClocksThrottleReasons, GV_MOCK_FIELD_CLOCKS);
-        *supportedClocksThrottleReasons = GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED;
+        DEVICE_QUERY(GPU_HANDLE, device, supportedClocksEventReasons, GV_MOCK_FIELD_CLOCKS);
+        *supportedClocksEventReasons = GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED;
         return leave(NVML_SUCCESS);
 }
+
+/* Processes the accounting buffer keeps: 4000 in every capture. */
+FACT_GETTER(nvmlDeviceGetAccountingBufferSize, ANY_HANDLE, bufferSize, accounting_buffer_size)
 
 static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
@@ -147,13 +150,37 @@ nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlCloc
         return app_clock_query(device, clockType, clockMHz);
 }
 
-static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+/* The video and image engines of the utilisation queries. */
+enum engine {
+        ENGINE_CODEC, /* encoder and decoder: every model */
+        ENGINE_JPG,   /* NVJPG: models whose facts say so; a MIG device with a JPEG engine */
+        ENGINE_OFA,   /* optical flow: the same */
+};
+
+/* Whether @d (MIG slot @m, or -1) answers the utilisation of @engine. */
+static bool has_engine(const gv_mock_device_t *d, int m, enum engine engine)
+{
+        if (engine == ENGINE_CODEC)
+                return true;
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || !f->jpg_ofa)
+                return false;
+        if (m < 0)
+                return true;
+        const gv_mock_mig_profile_t *p = mig_profile_of(d, &d->mig_devices[m]);
+        return p && (engine == ENGINE_JPG ? p->jpeg_count : p->ofa_count) > 0;
+}
+
+static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs,
+                                enum engine engine)
 {
         DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
         if (!samplingPeriodUs)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (mig_on(d) && m < 0)
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG csv capture: utilization.encoder [N/A] */
+                return leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG captures: encoder, jpeg, ofa N/A */
+        if (!has_engine(d, m, engine))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
         *utilization = 0;
         *samplingPeriodUs = 167000; /* the driver's encoder/decoder sampling period */
         return leave(NVML_SUCCESS);
@@ -162,13 +189,23 @@ static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, 
 nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
                                              unsigned int *samplingPeriodUs)
 {
-        return codec_query(device, utilization, samplingPeriodUs);
+        return codec_query(device, utilization, samplingPeriodUs, ENGINE_CODEC);
 }
 
 nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
                                              unsigned int *samplingPeriodUs)
 {
-        return codec_query(device, utilization, samplingPeriodUs);
+        return codec_query(device, utilization, samplingPeriodUs, ENGINE_CODEC);
+}
+
+nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs, ENGINE_JPG);
+}
+
+nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)
+{
+        return codec_query(device, utilization, samplingPeriodUs, ENGINE_OFA);
 }
 
 /* nvmlDeviceGetPowerState is the deprecated name of the performance state query. */
@@ -310,3 +347,4 @@ nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned 
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */
 GV_MOCK_ALIAS(nvmlDeviceGetCurrentClocksThrottleReasons, nvmlDeviceGetCurrentClocksEventReasons)
+GV_MOCK_ALIAS(nvmlDeviceGetSupportedClocksThrottleReasons, nvmlDeviceGetSupportedClocksEventReasons)

@@ -197,15 +197,7 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyTyp
         return leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)
-{
-        DEVICE_QUERY(GPU_HANDLE, device, busWidth, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
-        if (!f || !f->memory_bus_width)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        *busWidth = f->memory_bus_width;
-        return leave(NVML_SUCCESS);
-}
+FACT_GETTER(nvmlDeviceGetMemoryBusWidth, GPU_HANDLE, busWidth, memory_bus_width)
 
 nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)
 {
@@ -331,6 +323,10 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
         case NVML_FI_DEV_REMAPPED_PENDING:
         case NVML_FI_DEV_REMAPPED_FAILURE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
         case NVML_FI_DEV_PCIE_REPLAY_COUNTER: break;
+        case NVML_FI_DEV_MEMORY_TEMP: /* the HBM sensor (model-facts.c); GDDR boards print N/A */
+                x = f ? f->memory_temp_c : 0;
+                r = !x || unsup(d, GV_MOCK_FIELD_TEMPERATURE) ? NVML_ERROR_NOT_SUPPORTED : r;
+                break;
         case NVML_FI_DEV_NVLINK_LINK_COUNT:
                 x = d->nvlink_count;
                 r = unsup(d, GV_MOCK_FIELD_NVLINK) || !f || !f->nvlink_version ? NVML_ERROR_NOT_SUPPORTED : r;
@@ -368,7 +364,7 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         DEVICE_QUERY(ANY_HANDLE, device, values, 0);
         if (valuesCount < 0)
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
-        /* The common fields exporters read: ECC, retired pages, remapped rows, power, energy, NVLink count. */
+        /* The common fields exporters read: ECC, retired pages, remapped rows, power, energy, NVLink count, memory temperature. */
         for (int i = 0; i < valuesCount; i++)
                 field_value(d, &values[i]);
         return leave(NVML_SUCCESS);

@@ -198,6 +198,24 @@ nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out
                 return leave(NVML_SUCCESS);                                   \
         }
 
+/*
+ * FACT_GETTER(fn, kind, out, field) - defines entry point @fn(device,
+ * unsigned int *out) answering the model fact @field (model-facts.h) for a
+ * @kind handle; NOT_SUPPORTED when the model is unknown or the fact is 0.
+ */
+#define FACT_GETTER(fn, kind, out, field)                                     \
+        /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'out' is a declarator, not an expression */ \
+        nvmlReturn_t fn(nvmlDevice_t device, unsigned int *out)               \
+        {                                                                     \
+                DEVICE_QUERY((kind), device, out, 0);                         \
+                const gv_mock_model_facts_t *f = facts_of(d);                 \
+                if (!f || !f->field)                                          \
+                        return leave(NVML_ERROR_NOT_SUPPORTED);               \
+                /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'field' is a member name */ \
+                *out = f->field;                                              \
+                return leave(NVML_SUCCESS);                                   \
+        }
+
 /* copy_str - @s into @buf of @length bytes: INVALID_ARGUMENT for NULL @buf, INSUFFICIENT_SIZE when it does not fit. */
 nvmlReturn_t copy_str(char *buf, unsigned length, const char *s);
 

@@ -78,6 +78,44 @@ PROCESS_GETTER(nvmlDeviceGetGraphicsRunningProcesses, nvmlProcessInfo_v1_t, GRAP
 PROCESS_GETTER(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlProcessInfo_t, MPS_PROCESSES)
 PROCESS_GETTER(nvmlDeviceGetMPSComputeRunningProcesses, nvmlProcessInfo_v1_t, MPS_PROCESSES)
 
+/*
+ * nvmlDeviceGetProcessUtilization - one sample per process of the profile,
+ * taken now (CLOCK_REALTIME, microseconds), when that is newer than
+ * @lastSeenTimeStamp; else NOT_FOUND, as nvml.h says when no sample is
+ * newer.  A NULL @utilization or a short buffer: INSUFFICIENT_SIZE with the
+ * count.  The profile gives no per-process figures: the GPU's SM and memory
+ * utilisation are shared evenly by its processes (the first ones get the
+ * remainder), the codecs are idle.  Not supported with MIG on (nvml.h).
+ */
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization,
+                                             unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, processSamplesCount, GV_MOCK_FIELD_PROCESSES | GV_MOCK_FIELD_UTILIZATION);
+        if (mig_on(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        unsigned long long stamp =
+                (unsigned long long) now.tv_sec * 1000000ULL + (unsigned long long) now.tv_nsec / 1000ULL;
+        unsigned n = stamp > lastSeenTimeStamp ? (unsigned) d->n_processes : 0;
+        if (!n)
+                return leave(NVML_ERROR_NOT_FOUND);
+        if (!utilization || *processSamplesCount < n) {
+                *processSamplesCount = n;
+                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+        }
+        for (unsigned i = 0; i < n; i++) {
+                utilization[i] = (nvmlProcessUtilizationSample_t) {
+                        .pid = d->processes[i].pid,
+                        .timeStamp = stamp,
+                        .smUtil = d->utilization_gpu / n + (i < d->utilization_gpu % n ? 1 : 0),
+                        .memUtil = d->utilization_memory / n + (i < d->utilization_memory % n ? 1 : 0),
+                };
+        }
+        *processSamplesCount = n;
+        return leave(NVML_SUCCESS);
+}
+
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */
 GV_MOCK_ALIAS(nvmlDeviceGetComputeRunningProcesses_v2, nvmlDeviceGetComputeRunningProcesses_v3)
 GV_MOCK_ALIAS(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlDeviceGetGraphicsRunningProcesses_v3)

@@ -10,14 +10,26 @@
  *   [B200] k8s-test-infra qx-b200.xml (580.105.08)
  *   [L40S] k8s-test-infra qx-l40s.xml (595.91.07); shared/cases csv__query-gpu_l40s_under-load_595.80.csv
  *   [T4]   shared/cases/nvidia-smi/xml__tesla-t4_515.105.01.xml; k8s-test-infra qx-t4.xml (595.91.07)
+ *   [H200] utkuozdemir/nvidia_gpu_exporter internal/captures/linux-x86_64__nvidia-h200__580.173.02.txt
+ *          (idle -q, MIG disabled; used here for memory temperature, accounting buffer, JPEG/OFA only)
  * Hopper, Ada and Blackwell report temperatures against T.Limit and print no
  * absolute shutdown/slowdown thresholds in those captures: 0 (NOT_SUPPORTED)
- * here rather than an invented value.  The H200 (0x2335) has no capture: its
- * BAR1 follows the power-of-two rule of gv_mock_bar1_mib(), its link the H100's.
+ * here rather than an invented value.  The H200 (0x2335): its BAR1 follows the
+ * power-of-two rule of gv_mock_bar1_mib() (262144 MiB, as [H200] prints), its link the H100's.
  * Memory bus widths are NVIDIA's datasheet figures (HBM2/HBM2e/HBM3: 1024 bits
  * a stack: A100 and H100 5, H200 6, B200 8 stacks; L40S 384, T4 256 bits GDDR).
  * Supported graphics clocks step down by 15 MHz (A100, H100, L40S, T4 lists)
  * or 7.5 MHz (B200: 1965, 1957, 1950, 1942, ...).
+ * Memory temperature (NVML_FI_DEV_MEMORY_TEMP) is the HBM sensor of the idle
+ * capture: A100-40GB 34 C (qx-a100, beside gpu_temp 33 C), A100-80GB 44 C [A80],
+ * H100 37 C (qx-h100 GPU 0; 37-39 C over its 8 GPUs), H200 38 C [H200], B200 39 C
+ * (qx-b200); the GDDR6 boards print memory_temp N/A (qx-l40s, qx-t4, [T4]).
+ * accounting_mode_buffer_size is 4000 in every capture (A100 40/80GB, H100,
+ * H200, B200, L40S, T4, also RTX A5000 and RTX 4090).  JPEG and OFA utilisation
+ * are 0 % on an idle GPU with MIG off in qx-a100, qx-h100, [H200], qx-b200,
+ * qx-l40s and qx-t4 (595.91.07); the A100-80GB
+ * (same GA100 chip as qx-a100, its 7g profile has 1 JPEG and 1 OFA engine) is
+ * taken to answer like it; N/A with MIG on ([A80], the H100 MIG -q capture).
  */
 #include "mock/nvml/model-facts.h"
 
@@ -26,20 +38,21 @@
 static const gv_mock_model_facts_t facts[] = {
         /* A100-SXM4-40GB [A40]: BAR1 65536 MiB, gen 4 x16, 92/89/85/95 C, app clocks 1095/1215 MHz,
          * 640 remapper banks, inforom G506.0200.00.04 / OEM 2.0 / ECC 6.16 (qx-a100). */
-        { 0x20B0, 65536, 4, 16, 4, 16, 92, 89, 85, 95, 1095, 1215, 3, 5120, 640, 30, "G506.0200.00.04", "2.0", "6.16" },
+        { 0x20B0, 65536, 4, 16, 4, 16, 92, 89, 85, 95, 1095, 1215, 3, 5120, 640, 30, "G506.0200.00.04", "2.0", "6.16", 34, 4000, 1 },
         /* A100-SXM4-80GB [A80]: BAR1 131072 MiB, gen 4 x16, 92/89/85/95 C, app clocks 1275/1593 MHz. */
-        { 0x20B2, 131072, 4, 16, 4, 16, 92, 89, 85, 95, 1275, 1593, 3, 5120, 0, 30, "G506.0212.00.01", "2.0", "6.16" },
+        { 0x20B2, 131072, 4, 16, 4, 16, 92, 89, 85, 95, 1275, 1593, 3, 5120, 0, 30, "G506.0212.00.01", "2.0", "6.16", 44, 4000, 1 },
         /* H100 80GB HBM3 [H100]: BAR1 131072 MiB, gen 5 x16, app clocks 1980/2619 MHz. */
-        { 0x2330, 131072, 5, 16, 5, 16, 0, 0, 0, 0, 1980, 2619, 4, 5120, 2560, 30, "G520.0200.00.05", "2.1", "7.16" },
-        /* H200: no capture; BAR1 by rule, PCIe gen 5 x16 and NVLink 4 like every Hopper SXM board. */
-        { 0x2335, 0, 5, 16, 5, 16, 0, 0, 0, 0, 0, 0, 4, 6144, 0, 30, NULL, NULL, NULL },
+        { 0x2330, 131072, 5, 16, 5, 16, 0, 0, 0, 0, 1980, 2619, 4, 5120, 2560, 30, "G520.0200.00.05", "2.1", "7.16", 37, 4000, 1 },
+        /* H200: BAR1 by rule, PCIe gen 5 x16 and NVLink 4 like every Hopper SXM board; memory 38 C,
+         * buffer 4000, JPEG/OFA 0 % from [H200]. */
+        { 0x2335, 0, 5, 16, 5, 16, 0, 0, 0, 0, 0, 0, 4, 6144, 0, 30, NULL, NULL, NULL, 38, 4000, 1 },
         /* B200 [B200]: BAR1 262144 MiB, gen 5 x16, app clocks 1965/3996 MHz. */
-        { 0x2901, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 1965, 3996, 5, 8192, 3840, 15, "G525.0220.00.03", "2.1", "7.16" },
+        { 0x2901, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 1965, 3996, 5, 8192, 3840, 15, "G525.0220.00.03", "2.1", "7.16", 39, 4000, 1 },
         /* L40S [L40S]: BAR1 65536 MiB, gen 4 x16 (x8 trained in qx-l40s, x16 in the csv); app clocks deprecated. */
-        { 0x26B9, 65536, 4, 16, 4, 16, 0, 0, 0, 0, 0, 0, 0, 384, 192, 30, "G133.0242.00.03", "2.1", "6.16" },
+        { 0x26B9, 65536, 4, 16, 4, 16, 0, 0, 0, 0, 0, 0, 0, 384, 192, 30, "G133.0242.00.03", "2.1", "6.16", 0, 4000, 1 },
         /* Tesla T4 [T4]: BAR1 256 MiB (no resizable BAR), gen 3 x16 (x8 trained), 96/93/85 C, no memory sensor,
          * app clocks 585/5001 MHz on 515. */
-        { 0x1EB8, 256, 3, 16, 3, 16, 96, 93, 85, 0, 585, 5001, 0, 256, 0, 30, "G183.0200.00.02", "1.1", "5.0" },
+        { 0x1EB8, 256, 3, 16, 3, 16, 96, 93, 85, 0, 585, 5001, 0, 256, 0, 30, "G183.0200.00.02", "1.1", "5.0", 0, 4000, 1 },
 };
 
 const gv_mock_model_facts_t *gv_mock_model_facts(unsigned pci_device_id)

@@ -2,7 +2,7 @@
 /*
  * Facts of real GPU models that the profile schema does not carry (yet):
  * BAR1 size, PCIe link, temperature thresholds, applications clocks, NVLink
- * version.  Looked up by PCI device id; every value names its real capture
+ * version, memory temperature, accounting buffer, JPEG/OFA engines.  Looked up by PCI device id; every value names its real capture
  * in model-facts.c.  A profile field for one of these, when added, wins.
  */
 #ifndef GV_MOCK_NVML_MODEL_FACTS_H
@@ -21,6 +21,9 @@ typedef struct gv_mock_model_facts {
         unsigned remap_banks;             /* row remapper banks (histogram "max"); 0: none known */
         unsigned clock_step_x2;           /* twice the step of the supported graphics clocks list, MHz */
         const char *inforom_image, *inforom_oem, *inforom_ecc; /* NULL: not known */
+        unsigned memory_temp_c;           /* HBM temperature of the idle capture, C (NVML_FI_DEV_MEMORY_TEMP); 0: N/A (GDDR) */
+        unsigned accounting_buffer_size;  /* nvmlDeviceGetAccountingBufferSize: processes kept; 0: no capture */
+        unsigned jpg_ofa;                 /* 1: JPEG/OFA utilisation answered (0 % idle) with MIG off; 0: N/A */
 } gv_mock_model_facts_t;
 
 /*

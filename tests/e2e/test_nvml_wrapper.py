@@ -19,6 +19,12 @@ BIN = os.path.join(WORK, "target", "debug", "nvml-wrapper-sweep")
 PROFILES = sorted(f[:-5] for f in os.listdir(os.path.join(SOURCE, "mock", "profiles")) if f.endswith(".yaml"))
 NODE = "nvml-wrapper-node"
 MIB = 1 << 20
+# Model facts of mock/nvml/model-facts.c from real captures: HBM temperature (NVML_FI_DEV_MEMORY_TEMP, C; the GDDR
+# boards print N/A) and the models whose captures print accounting_mode_buffer_size 4000.
+MEMORY_TEMP = {"NVIDIA A100-SXM4-40GB": 34, "NVIDIA A100-SXM4-80GB": 44, "NVIDIA H100 80GB HBM3": 37, "NVIDIA H200": 38,
+               "NVIDIA B200": 39}
+ACCOUNTING_BUFFER = {"NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", "NVIDIA H200",
+                     "NVIDIA B200", "NVIDIA L40S", "Tesla T4"}
 
 
 def build():
@@ -140,6 +146,13 @@ class NvmlWrapper(unittest.TestCase):
                            "running_compute_processes()", "running_graphics_processes()",
                            "running_compute_processes_v2()", "running_graphics_processes_v2()"):
                 self.assertTrue(got[(d, getter)][0], f"{config} GPU {d} {getter}: {got[(d, getter)]}")
+            if g["name"] in ACCOUNTING_BUFFER:
+                eq("accounting_buffer_size()", "4000")
+            else:
+                self.assertEqual(got[(d, "accounting_buffer_size()")], (False, "NotSupported"))
+            fields = got[(d, "field_values_for(ECC_CURRENT, POWER_INSTANT, MEMORY_TEMP)")]
+            self.assertTrue(fields[1].endswith(f"Ok(Ok(U32({MEMORY_TEMP[g['name']]})))]" if g["name"] in MEMORY_TEMP
+                                               else "Ok(Err(NotSupported))]"), f"{config} GPU {d} {fields}")
             answered += sum(1 for (dv, _), (ok, _) in got.items() if dv == d and ok)
         print(f"# {os.path.basename(config)}: {len(got)} calls, {answered} answered with a value")
 
@@ -147,6 +160,23 @@ class NvmlWrapper(unittest.TestCase):
         for name in PROFILES:
             with self.subTest(profile=name):
                 self.check_profile(os.path.join(SOURCE, "mock", "profiles", name + ".yaml"))
+
+    def test_process_utilization(self):
+        """nvtop's per-process usage: one sample per process, the GPU's utilisation shared (2 processes, 37 %)."""
+        path = os.path.join(WORK, "a100-processes.yaml")
+        with open(os.path.join(SOURCE, "mock", "profiles", "a100-sxm4-40gb.yaml")) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text + "devices:\n  - index: 0\n    utilization: {gpu: 37, memory: 12}\n    processes:\n"
+                    "      - {pid: 4242, name: python3, used_memory_mib: 1024}\n"
+                    "      - {pid: 4343, name: python3, used_memory_mib: 512}\n")
+        got = sweep(path, 2)
+        ok, value = got[("0", "process_utilization_stats(None)")]
+        self.assertTrue(ok, value)
+        self.assertRegex(value, r"^\[ProcessUtilizationSample \{ pid: 4242, timestamp: [1-9][0-9]*, sm_util: 19, "
+                                r"mem_util: 6, enc_util: 0, dec_util: 0 \}, ProcessUtilizationSample \{ pid: 4343, "
+                                r"timestamp: [1-9][0-9]*, sm_util: 18, mem_util: 6, enc_util: 0, dec_util: 0 \}\]$")
+        self.assertEqual(got[("1", "process_utilization_stats(None)")], (False, "NotFound"))  # GPU 1 runs nothing
 
     def test_mig_layout(self):
         path = os.path.join(WORK, "a100-mig.yaml")

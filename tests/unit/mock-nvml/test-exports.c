@@ -438,6 +438,187 @@ static void test_bar1_pcie_and_ci_profiles(void **state)
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
 }
 
+typedef nvmlReturn_t (*temp_v_fn)(nvmlDevice_t, nvmlTemperature_t *);
+typedef nvmlReturn_t (*uint_fn)(nvmlDevice_t, unsigned *);
+typedef nvmlReturn_t (*ull_fn)(nvmlDevice_t, unsigned long long *);
+typedef nvmlReturn_t (*engine_fn)(nvmlDevice_t, unsigned *, unsigned *);
+typedef nvmlReturn_t (*proc_util_fn)(nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned *, unsigned long long);
+
+/* Resolves @name in the mock (every name of nvml-api.txt is exported). */
+static void *sym(api_t *a, const char *name)
+{
+        void *f = dlsym(a->dl, name);
+        assert_non_null(f);
+        return f;
+}
+
+/* Loads built-in profile @name (mock/profiles/<name>.yaml) and initialises. */
+static void init_profile(api_t *a, const char *name)
+{
+        char *p = NULL;
+        assert_true(asprintf(&p, "%s/mock/profiles/%s.yaml", getenv("GV_SOURCE_DIR"), name) > 0);
+        setenv("MOCK_NVML_CONFIG", p, 1);
+        free(p);
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+}
+
+/* Field 82 (NVML_FI_DEV_MEMORY_TEMP) of @d: its own nvmlReturn, the value in *temp. */
+static nvmlReturn_t memory_temp(api_t *a, nvmlDevice_t d, unsigned *temp)
+{
+        nvmlFieldValue_t fv = { .fieldId = NVML_FI_DEV_MEMORY_TEMP };
+        assert_int_equal(a->nvmlDeviceGetFieldValues(d, 1, &fv), NVML_SUCCESS);
+        if (fv.nvmlReturn == NVML_SUCCESS) {
+                assert_int_equal(fv.valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+                *temp = fv.value.uiVal;
+        }
+        return fv.nvmlReturn;
+}
+
+/* JPEG (@ofa false) or OFA utilisation of @d: the return code, the value in *util. */
+static nvmlReturn_t engine_util(api_t *a, nvmlDevice_t d, bool ofa, unsigned *util)
+{
+        engine_fn f = (engine_fn) sym(a, ofa ? "nvmlDeviceGetOfaUtilization" : "nvmlDeviceGetJpgUtilization");
+        unsigned period = 0;
+        *util = 99;
+        nvmlReturn_t r = f(d, util, &period);
+        if (r == NVML_SUCCESS)
+                assert_true(period > 0);
+        return r;
+}
+
+/*
+ * What the real clients read (issue 10, docs/real-clients.md to-do 1-6):
+ * nvmlDeviceGetTemperatureV (nvitop), nvmlDeviceGetAccountingBufferSize
+ * (4000 in every capture), SupportedClocksEventReasons = its old name,
+ * JPEG/OFA utilisation (0 % in the non-MIG captures, N/A with MIG on) and
+ * the memory temperature field (HBM parts; N/A on GDDR ones).
+ */
+static void test_client_getters_of_issue_10(void **state)
+{
+        api_t *a = API(state);
+        init_profile(a, "a100-sxm4-40gb");
+        nvmlDevice_t d = gpu(a, 0);
+        temp_v_fn temp_v = (temp_v_fn) sym(a, "nvmlDeviceGetTemperatureV");
+        nvmlTemperature_t t = { .version = nvmlTemperature_v1, .sensorType = NVML_TEMPERATURE_GPU, .temperature = -1 };
+        unsigned plain = 0;
+        assert_int_equal(a->nvmlDeviceGetTemperature(d, NVML_TEMPERATURE_GPU, &plain), NVML_SUCCESS);
+        assert_int_equal(temp_v(d, &t), NVML_SUCCESS);
+        assert_int_equal(t.temperature, 33); /* the profile's temperature_c */
+        assert_int_equal(t.temperature, (int) plain);
+        assert_int_equal(t.version, nvmlTemperature_v1);
+        t.version = GV_NVML_STRUCT_VERSION(nvmlTemperature_v1_t, 2);
+        assert_int_equal(temp_v(d, &t), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        t.version = 0;
+        assert_int_equal(temp_v(d, &t), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        t = (nvmlTemperature_t) { .version = nvmlTemperature_v1, .sensorType = (nvmlTemperatureSensors_t) 7 };
+        assert_int_equal(temp_v(d, &t), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(temp_v(d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+        unsigned u = 0;
+        assert_int_equal(((uint_fn) sym(a, "nvmlDeviceGetAccountingBufferSize"))(d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 4000);
+        unsigned long long now_name = 0, old_name = 0;
+        assert_int_equal(((ull_fn) sym(a, "nvmlDeviceGetSupportedClocksEventReasons"))(d, &now_name), NVML_SUCCESS);
+        assert_int_equal(((ull_fn) sym(a, "nvmlDeviceGetSupportedClocksThrottleReasons"))(d, &old_name), NVML_SUCCESS);
+        assert_int_equal(now_name, old_name);
+        assert_int_equal(now_name, 0x1FF);
+        assert_int_equal(engine_util(a, d, false, &u), NVML_SUCCESS); /* qx-a100: jpeg_util 0 % */
+        assert_int_equal(u, 0);
+        assert_int_equal(engine_util(a, d, true, &u), NVML_SUCCESS);
+        assert_int_equal(u, 0);
+        assert_int_equal(memory_temp(a, d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 34); /* qx-a100: memory_temp 34 C beside gpu_temp 33 C */
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        init_profile(a, "h100-sxm5-80gb");
+        d = gpu(a, 0);
+        assert_int_equal(engine_util(a, d, false, &u), NVML_SUCCESS); /* qx-h100: jpeg_util, ofa_util 0 % */
+        assert_int_equal(u, 0);
+        assert_int_equal(engine_util(a, d, true, &u), NVML_SUCCESS);
+        assert_int_equal(u, 0);
+        assert_int_equal(memory_temp(a, d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 37); /* qx-h100 */
+        assert_int_equal(((uint_fn) sym(a, "nvmlDeviceGetAccountingBufferSize"))(d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 4000);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        /* H200: the non-MIG 580.173.02 -q capture (nvidia_gpu_exporter): memory 38 C, JPEG/OFA 0 %, buffer 4000 */
+        init_profile(a, "h200");
+        d = gpu(a, 0);
+        assert_int_equal(memory_temp(a, d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 38);
+        assert_int_equal(engine_util(a, d, true, &u), NVML_SUCCESS);
+        assert_int_equal(u, 0);
+        assert_int_equal(((uint_fn) sym(a, "nvmlDeviceGetAccountingBufferSize"))(d, &u), NVML_SUCCESS);
+        assert_int_equal(u, 4000);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        /* GDDR6 boards print memory_temp N/A (qx-l40s, qx-t4, the T4 515 capture) */
+        static const char *const gddr[] = { "l40s", "t4" };
+        for (size_t i = 0; i < 2; i++) {
+                init_profile(a, gddr[i]);
+                assert_int_equal(memory_temp(a, gpu(a, 0), &u), NVML_ERROR_NOT_SUPPORTED);
+                assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        }
+
+        /* MIG enabled (mig-fr14.yaml GPU 2): JPEG/OFA N/A on the parent, as the MIG captures */
+        use_fixture(a, "mig-fr14.yaml");
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+        assert_int_equal(engine_util(a, gpu(a, 2), false, &u), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(engine_util(a, gpu(a, 2), true, &u), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetProcessUtilization (nvtop's per-process GPU usage): a NULL
+ * buffer gives INSUFFICIENT_SIZE with the count, then one sample per
+ * process newer than lastSeenTimeStamp; none newer: NOT_FOUND (nvml.h).
+ */
+static void test_process_utilization(void **state)
+{
+        api_t *a = API(state);
+        const char *path = "process-utilization.yaml";
+        use_fixture(a, path);
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+        proc_util_fn f = (proc_util_fn) sym(a, "nvmlDeviceGetProcessUtilization");
+        nvmlDevice_t d = gpu(a, 0);
+        unsigned n = 0;
+        assert_int_equal(f(d, NULL, &n, 0), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_int_equal(n, 2);
+        nvmlProcessUtilizationSample_t *s = calloc(n, sizeof(*s)); /* exactly sized: ASan sees an overrun */
+        assert_non_null(s);
+        unsigned small = 1;
+        assert_int_equal(f(d, s, &small, 0), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_int_equal(small, 2);
+        assert_int_equal(f(d, s, &n, 0), NVML_SUCCESS);
+        assert_int_equal(n, 2);
+        assert_int_equal(s[0].pid, 1234);
+        assert_int_equal(s[1].pid, 5678);
+        /* the GPU's 60 % SM and 30 % memory utilisation shared by its two processes */
+        assert_int_equal(s[0].smUtil + s[1].smUtil, 60);
+        assert_int_equal(s[0].memUtil + s[1].memUtil, 30);
+        assert_int_equal(s[0].encUtil + s[0].decUtil + s[1].encUtil + s[1].decUtil, 0);
+        assert_true(s[0].timeStamp > 0);
+        unsigned long long seen = s[0].timeStamp;
+        assert_int_equal(f(d, s, &n, ~0ULL), NVML_ERROR_NOT_FOUND); /* nothing newer than the end of time */
+        assert_int_equal(f(d, NULL, &n, ~0ULL), NVML_ERROR_NOT_FOUND);
+        n = 2;
+        assert_int_equal(f(d, s, &n, seen - 1), NVML_SUCCESS);
+        assert_true(s[0].timeStamp > seen - 1);
+        free(s);
+        assert_int_equal(f(d, NULL, NULL, 0), NVML_ERROR_INVALID_ARGUMENT);
+        n = 0;
+        assert_int_equal(f(gpu(a, 1), NULL, &n, 0), NVML_ERROR_NOT_FOUND); /* GPU 1 runs nothing */
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        /* MIG enabled: "not currently supported" (nvml.h) */
+        use_fixture(a, "mig-fr14.yaml");
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+        n = 0;
+        assert_int_equal(f(gpu(a, 2), NULL, &n, 0), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -455,6 +636,8 @@ int main(int argc, char **argv)
                 T(test_every_export_good_arguments_mig),
                 T(test_process_entries_v1_are_16_bytes),
                 T(test_bar1_pcie_and_ci_profiles),
+                T(test_client_getters_of_issue_10),
+                T(test_process_utilization),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);
         dlclose(api.dl);
