@@ -115,4 +115,25 @@ size_t gv_strv_len(const char *const *v);
  */
 void gv_result_summary(gv_result_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * gv_devnodes_wait - FR03: wait up to cfg->dev_node_wait_s seconds for every
+ * node of @names (NULL-terminated, "nvidiactl", "nvidia0", ...) to be there
+ * under <@dev_root>/dev (character devices; regular files too when
+ * @files_ok, as a mock root without root privileges has), woken by the
+ * folder watcher and looking again at least every 100 ms (cfg->stop ends the
+ * wait).  Returns 0, or a negative errno with *err naming every missing or
+ * wrong node (GV_REASON_DEVICE_NODE_MISSING, GV_REASON_PERMISSION_DENIED when one
+ * cannot be read, GV_REASON_INTERRUPTED).  (devnodes.c)
+ */
+int gv_devnodes_wait(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok, gv_error_t **err);
+
+/*
+ * gv_devnodes_link_char - create cfg->dev_char_dir/MAJ:MIN -> <@dev_root_host>/dev/<name>
+ * for each character device of @names found under @dev_root_here, as
+ * upstream's validator does; a link that exists and points elsewhere is
+ * replaced.  Failures are logged as warnings, never errors.  (devnodes.c)
+ */
+void gv_devnodes_link_char(const gv_config_t *cfg, const char *dev_root_here, const char *dev_root_host,
+                           char **names, bool files_ok);
+
 #endif
