@@ -172,6 +172,12 @@ class Chart(unittest.TestCase):
         spec = ds["spec"]["template"]["spec"]
         self.assertEqual(spec["priorityClassName"], "system-node-critical")
         self.assertEqual(spec["nodeSelector"], {"nvidia.com/gpu.present": "true"})
+        # The GPU Operator's per-node switch (upstream's nodeSelector
+        # nvidia.com/gpu.deploy.operator-validator: "true"): "false" keeps the validator off a
+        # node, and a node without the label (no operator) still gets it.
+        self.assertEqual(spec["affinity"], {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{
+                "key": "nvidia.com/gpu.deploy.operator-validator", "operator": "NotIn", "values": ["false"]}]}]}}})
         self.assertEqual(spec["tolerations"], [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
         self.assertEqual(spec["serviceAccountName"], one(docs, "ServiceAccount")["metadata"]["name"])
 
