@@ -446,7 +446,14 @@ static void test_gpu_element_from_table_xml(void **state)
         assert_non_null(strstr(x, "\n\t\t<fb_memory_usage>\n\t\t\t<total>40960 MiB</total>\n"
                                   "\t\t\t<reserved>512 MiB</reserved>\n\t\t\t<used>1 MiB</used>\n"
                                   "\t\t\t<free>40447 MiB</free>\n\t\t</fb_memory_usage>\n"));
-        assert_non_null(strstr(x, "\n\t\t<temperature>\n\t\t\t<gpu_temp>39 C</gpu_temp>\n\t\t</temperature>\n"));
+        assert_non_null(strstr(x, "\n\t\t<temperature>\n\t\t\t<gpu_temp>39 C</gpu_temp>\n"
+                                  "\t\t\t<gpu_temp_max_threshold>N/A</gpu_temp_max_threshold>\n"));
+        /* Nested sections open and close once around their run of rows. */
+        assert_non_null(strstr(x, "\n\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n"
+                                  "\t\t\t\t\t<max_link_gen>N/A</max_link_gen>\n"
+                                  "\t\t\t\t\t<current_link_gen>N/A</current_link_gen>\n\t\t\t\t</pcie_gen>\n"
+                                  "\t\t\t\t<link_widths>\n"));
+        assert_non_null(strstr(x, "\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n\t\t\t<pci_bridge_chip>\n"));
         assert_non_null(strstr(x, "\n\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"));
         assert_non_null(strstr(x, "\t\t\t<state>N/A</state>\n"));
         assert_non_null(strstr(x, "\n\t\t<processes>\n\t\t</processes>\n\t</gpu>\n\n"));
@@ -463,6 +470,9 @@ static void test_gpu_element_from_table_text(void **state)
         assert_non_null(strstr(t, "    GPU 00000000:07:00.0\n"
                                   "        Product Name                                   : Fake <GPU>\n"));
         assert_non_null(strstr(t, "        PCI\n            Bus                                        : 0x07\n"));
+        assert_non_null(strstr(t, "        PCI\n"));
+        assert_non_null(strstr(t, "            GPU Link Info\n                PCIe Generation\n"
+                                  "                    Max                                : N/A\n"));
         assert_non_null(strstr(t, "        Temperature\n"
                                   "            GPU Current Temp                           : 39 C\n"));
         assert_non_null(strstr(t, "        Processes                                      : None\n\n"));
