@@ -549,6 +549,52 @@ static void get_app_clock(const smi_src_t *s, int arg, smi_value_t *v)
         set_text(v, "%u MHz", u);
 }
 
+/* Clock event reason counters (nvmlPerfPolicyType_t: 0 power, 1 thermal, 2 sync boost): time in that state, us. */
+static void get_violation(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlViolationTime_t t = { 0 };
+        v->ret = NVX(s->nvml, nvmlDeviceGetViolationStatus, s->dev, (nvmlPerfPolicyType_t) arg, &t);
+        set_text(v, "%llu us", t.violationTime / 1000ULL);
+}
+
+/* Most clocks a supported-clocks list holds (nvml.h gives no bound; real GPUs list under 200 graphics clocks). */
+#define SMI_MAX_SUPPORTED_CLOCKS 512
+
+/* <supported_clocks>: each memory clock with its graphics clocks (XML only: plain `-q` leaves it out, q__*). */
+static void emit_supported_clocks(smi_emit_t *e, const smi_src_t *src)
+{
+        if (!e->xml)
+                return;
+        unsigned mem[32], gr[SMI_MAX_SUPPORTED_CLOCKS];
+        unsigned n_mem = GV_ARRAY_SIZE(mem);
+        smi_emit_open(e, "supported_clocks", "Supported Clocks", NULL, NULL);
+        if (NVX(src->nvml, nvmlDeviceGetSupportedMemoryClocks, src->dev, &n_mem, mem) != NVML_SUCCESS)
+                n_mem = 0;
+        if (n_mem == 0)
+                smi_emit_text(e, "N/A", false);
+        for (unsigned i = 0; i < n_mem && i < GV_ARRAY_SIZE(mem); i++) {
+                unsigned n_gr = GV_ARRAY_SIZE(gr);
+                if (NVX(src->nvml, nvmlDeviceGetSupportedGraphicsClocks, src->dev, mem[i], &n_gr, gr) != NVML_SUCCESS)
+                        n_gr = 0;
+                smi_emit_open(e, "supported_mem_clock", "Memory", NULL, NULL);
+                smi_emit_leaf(e, "value", "Memory", "%u MHz", mem[i]);
+                for (unsigned k = 0; k < n_gr && k < GV_ARRAY_SIZE(gr); k++)
+                        smi_emit_leaf(e, "supported_graphics_clock", "Graphics", "%u MHz", gr[k]);
+                smi_emit_close(e, "supported_mem_clock");
+        }
+        smi_emit_close(e, "supported_clocks");
+}
+
+/* <accounted_processes>: empty, as with accounting disabled in every xml__ capture (XML only, like the real -q). */
+static void emit_accounted_processes(smi_emit_t *e, const smi_src_t *src)
+{
+        (void) src;
+        if (!e->xml)
+                return;
+        smi_emit_open(e, "accounted_processes", "Accounted Processes", NULL, NULL);
+        smi_emit_close(e, "accounted_processes");
+}
+
 /* ---- the table ---- */
 
 /* Row shorthands: no alias, a CSV-only row (no -q path), a `-q`-only row (no --query-gpu name). */
@@ -639,6 +685,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_CER_SYNC_BOOST, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons/clocks_event_reason_sync_boost", "Clocks Event Reasons/Sync Boost", get_event_reason, 0x10, NULL },
         { SMI_F_CER_SW_THERMAL_SLOWDOWN, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons/clocks_event_reason_sw_thermal_slowdown", "Clocks Event Reasons/SW Thermal Slowdown", get_event_reason, 0x20, NULL },
         { SMI_F_CER_DISPLAY_CLOCKS_SETTING, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons/clocks_event_reason_display_clocks_setting", "Clocks Event Reasons/Display Clock Setting", get_event_reason, 0x100, NULL },
+        { SMI_F_CER_COUNTER_SW_POWER_CAP, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap", "Clocks Event Reasons Counters/SW Power Capping", get_violation, 0, NULL },
+        { SMI_F_CER_COUNTER_SYNC_BOOST, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_sync_boost", "Clocks Event Reasons Counters/Sync Boost", get_violation, 2, NULL },
+        { SMI_F_CER_COUNTER_SW_THERMAL, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", "Clocks Event Reasons Counters/SW Thermal Slowdown", get_violation, 1, NULL },
         { SMI_F_MEMORY_TOTAL, "memory.total", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/total",
           "FB Memory Usage/Total", get_memory, MEM_TOTAL, NULL },
         { SMI_F_MEMORY_RESERVED, "memory.reserved", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/reserved",
@@ -713,6 +762,7 @@ static const smi_field_def_t field_table[] = {
           U_POWER_USAGE, NULL },
         { SMI_F_POWER_LIMIT, "power.limit", NO_ALIAS, "W", SMI_STYLE_WATT, "gpu_power_readings/current_power_limit",
           "GPU Power Readings/Current Power Limit", get_uint, U_POWER_LIMIT, NULL },
+        { SMI_F_POWER_REQUESTED_LIMIT, Q_ONLY, SMI_STYLE_WATT, "gpu_power_readings/requested_power_limit", "GPU Power Readings/Requested Power Limit", get_uint, U_POWER_LIMIT, NULL },
         { SMI_F_ENFORCED_POWER_LIMIT, "enforced.power.limit", NO_ALIAS, "W", SMI_STYLE_WATT, CSV_ONLY, get_uint,
           U_ENFORCED_LIMIT, NULL },
         { SMI_F_POWER_DEFAULT_LIMIT, "power.default_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
@@ -736,6 +786,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_APP_CLOCK_MEM, Q_ONLY, SMI_STYLE_STR, "applications_clocks/mem_clock", "Applications Clocks/Memory", get_app_clock, APP_CLOCK | NVML_CLOCK_MEM, NULL },
         { SMI_F_DEFAULT_APP_CLOCK_GR, Q_ONLY, SMI_STYLE_STR, "default_applications_clocks/graphics_clock", "Default Applications Clocks/Graphics", get_app_clock, DEFAULT_CLOCK | NVML_CLOCK_GRAPHICS, NULL },
         { SMI_F_DEFAULT_APP_CLOCK_MEM, Q_ONLY, SMI_STYLE_STR, "default_applications_clocks/mem_clock", "Default Applications Clocks/Memory", get_app_clock, DEFAULT_CLOCK | NVML_CLOCK_MEM, NULL },
+        { SMI_F_DEFERRED_CLOCK_MEM, Q_ONLY, SMI_STYLE_STR, "deferred_clocks/mem_clock", "Deferred Clocks/Memory", get_na, 0, NULL },
         { SMI_F_CLOCKS_MAX_GR, "clocks.max.graphics", ALIAS("clocks.max.gr"), "MHz", SMI_STYLE_MHZ,
           "max_clocks/graphics_clock", "Max Clocks/Graphics", get_clock, CLOCK_MAX | NVML_CLOCK_GRAPHICS, NULL },
         { SMI_F_CLOCKS_MAX_SM, "clocks.max.sm", NO_ALIAS, "MHz", SMI_STYLE_MHZ, "max_clocks/sm_clock",
@@ -754,7 +805,17 @@ static const smi_field_def_t field_table[] = {
           FAB_CLIQUE_ID, NULL },
         { SMI_F_FABRIC_CLUSTER_UUID, Q_ONLY, SMI_STYLE_STR, "fabric/clusterUuid", "Fabric/ClusterUUID", get_fabric,
           FAB_CLUSTER_UUID, NULL },
+        { SMI_F_FABRIC_HEALTH_SUMMARY, Q_ONLY, SMI_STYLE_STR, "fabric/health/summary", "Fabric/Health/Summary", get_na, 0, NULL },
+        { SMI_F_FABRIC_HEALTH_BANDWIDTH, Q_ONLY, SMI_STYLE_STR, "fabric/health/bandwidth", "Fabric/Health/Bandwidth", get_na, 0, NULL },
+        { SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS, Q_ONLY, SMI_STYLE_STR, "fabric/health/route_recovery_in_progress", "Fabric/Health/Route Recovery in progress", get_na, 0, NULL },
+        { SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY, Q_ONLY, SMI_STYLE_STR, "fabric/health/route_unhealthy", "Fabric/Health/Route Unhealthy", get_na, 0, NULL },
+        { SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY, Q_ONLY, SMI_STYLE_STR, "fabric/health/access_timeout_recovery", "Fabric/Health/Access Timeout Recovery", get_na, 0, NULL },
+        { SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION, Q_ONLY, SMI_STYLE_STR, "fabric/health/incorrect_configuration", "Fabric/Health/Incorrect Configuration", get_na, 0, NULL },
+        { SMI_F_SUPPORTED_CLOCKS, Q_ONLY, SMI_STYLE_STR, "supported_clocks", "Supported Clocks", NULL, 0,
+          emit_supported_clocks },
         { SMI_F_PROCESSES, Q_ONLY, SMI_STYLE_STR, "processes", "Processes", NULL, 0, smi_emit_processes },
+        { SMI_F_ACCOUNTED_PROCESSES, Q_ONLY, SMI_STYLE_STR, "accounted_processes", "Accounted Processes", NULL, 0,
+          emit_accounted_processes },
 };
 
 const smi_field_def_t *smi_fields(size_t *n)

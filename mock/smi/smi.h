@@ -195,6 +195,19 @@ typedef enum smi_field_id {
         SMI_F_BOOST_CLOCK_GR,
         SMI_F_AUTO_BOOST,
         SMI_F_AUTO_BOOST_DEFAULT,
+        SMI_F_CER_COUNTER_SW_POWER_CAP,
+        SMI_F_CER_COUNTER_SYNC_BOOST,
+        SMI_F_CER_COUNTER_SW_THERMAL,
+        SMI_F_POWER_REQUESTED_LIMIT,
+        SMI_F_DEFERRED_CLOCK_MEM,
+        SMI_F_FABRIC_HEALTH_SUMMARY,
+        SMI_F_FABRIC_HEALTH_BANDWIDTH,
+        SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS,
+        SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY,
+        SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY,
+        SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION,
+        SMI_F_SUPPORTED_CLOCKS,    /* a block (XML only): supported memory and graphics clocks */
+        SMI_F_ACCOUNTED_PROCESSES, /* a block (XML only): empty, accounting is off */
         SMI_F_MIG_DEVICES,         /* a block: the MIG devices of the GPU */
         SMI_F_PROCESSES,           /* a block: the GPU's compute processes */
         SMI_F__MAX

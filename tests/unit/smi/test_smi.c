@@ -456,7 +456,8 @@ static void test_gpu_element_from_table_xml(void **state)
         assert_non_null(strstr(x, "\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n\t\t\t<pci_bridge_chip>\n"));
         assert_non_null(strstr(x, "\n\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"));
         assert_non_null(strstr(x, "\t\t\t<state>N/A</state>\n"));
-        assert_non_null(strstr(x, "\n\t\t<processes>\n\t\t</processes>\n\t</gpu>\n\n"));
+        assert_non_null(strstr(x, "\n\t\t<supported_clocks>\n\t\t\tN/A\n\t\t</supported_clocks>\n\t\t<processes>\n"
+                                  "\t\t</processes>\n\t\t<accounted_processes>\n\t\t</accounted_processes>\n\t</gpu>\n\n"));
         assert_null(strstr(x, "<power_draw>")); /* CSV-only rows stay out */
         const char *first = strstr(x, "<pci>");
         assert_null(strstr(first + 1, "<pci>"));
