@@ -260,7 +260,7 @@ static void leaf_uint(smi_emit_t *e, const char *xml, const char *label, nvmlRet
 }
 
 /* One MIG device: ids, its shared engines and its memory. */
-static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
+static void emit_mig_device(smi_emit_t *e, const smi_src_t *src, const smi_mig_t *m)
 {
         smi_emit_open(e, "mig_device", "MIG Device", NULL, NULL);
         smi_emit_leaf(e, "index", "Index", "%u", m->dev);
@@ -278,6 +278,15 @@ static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
         leaf_uint(e, "jpg_count", "JPG count", r, a->sharedJpegCount);
         smi_emit_close(e, "shared");
         smi_emit_close(e, "device_attributes");
+        unsigned long long ecc = 0;
+        smi_emit_open(e, "ecc_error_count", "ECC Errors", NULL, NULL);
+        smi_emit_open(e, "volatile_count", "Volatile", NULL, NULL);
+        leaf_uint(e, "sram_uncorrectable", "SRAM Uncorrectable",
+                  NVX(src->nvml, nvmlDeviceGetMemoryErrorCounter, m->h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                      NVML_VOLATILE_ECC, SMI_NVML_MEMORY_LOCATION_SRAM, &ecc),
+                  ecc);
+        smi_emit_close(e, "volatile_count");
+        smi_emit_close(e, "ecc_error_count");
         smi_emit_open(e, "fb_memory_usage", "Shared FB Memory Usage", NULL, NULL);
         static const char *const names[][2] = {
                 { "total", "Total" }, { "reserved", "Reserved" }, { "used", "Used" }, { "free", "Free" }
@@ -290,6 +299,18 @@ static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
                         smi_emit_leaf(e, names[i][0], names[i][1], "%llu MiB", mib(bytes[i]));
         }
         smi_emit_close(e, "fb_memory_usage");
+        nvmlBAR1Memory_t bar1 = { 0 };
+        nvmlReturn_t br = NVX(src->nvml, nvmlDeviceGetBAR1MemoryInfo, m->h, &bar1);
+        smi_emit_open(e, "bar1_memory_usage", "Shared BAR1 Memory", NULL, NULL);
+        const unsigned long long bar1_bytes[] = { bar1.bar1Total, bar1.bar1Used, bar1.bar1Free };
+        static const char *const bar1_names[][2] = { { "total", "Total" }, { "used", "Used" }, { "free", "Free" } };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(bar1_bytes); i++) {
+                if (br != NVML_SUCCESS)
+                        smi_emit_leaf(e, bar1_names[i][0], bar1_names[i][1], "N/A");
+                else
+                        smi_emit_leaf(e, bar1_names[i][0], bar1_names[i][1], "%llu MiB", mib(bar1_bytes[i]));
+        }
+        smi_emit_close(e, "bar1_memory_usage");
         smi_emit_close(e, "mig_device");
 }
 
@@ -301,7 +322,7 @@ void smi_emit_mig_devices(smi_emit_t *e, const smi_src_t *src)
         if (src->n_migs == 0)
                 smi_emit_text(e, "None", false);
         for (size_t i = 0; i < src->n_migs; i++)
-                emit_mig_device(e, &src->migs[i]);
+                emit_mig_device(e, src, &src->migs[i]);
         if (e->xml)
                 smi_emit_close(e, "mig_devices");
 }

@@ -15,7 +15,6 @@
  * gpu_name); XML paths and labels from xml__* and q__* in
  * shared/cases/nvidia-smi/.
  */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -305,18 +304,6 @@ static void get_fabric(const smi_src_t *s, int arg, smi_value_t *v)
 
 /* ---- getters of the `-q` only rows: each writes the value's text as the real tool prints it ---- */
 
-/*
- * Entry points the loader does not resolve (GV_NVML_MOCK_FUNCTIONS: optional in the supported driver range) are
- * looked up by name in the library the loader opened; a library without one reads as FUNCTION_NOT_FOUND (N/A).
- */
-static void *nv_sym(const gv_nvml_t *n, const char *name)
-{
-        return n && n->handle ? dlsym(n->handle, name) : NULL;
-}
-
-#define NVX(n, fn, ...) \
-        (nv_sym((n), #fn) ? ((fn##_fn) nv_sym((n), #fn))(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
-
 /* A getter's text: the value as printf formats it; str points at it. */
 __attribute__((format(printf, 2, 3))) static void set_text(smi_value_t *v, const char *fmt, ...)
 {
@@ -476,13 +463,11 @@ static void get_sessions(const smi_src_t *s, int arg, smi_value_t *v)
 
 /* ECC error count: arg = counter type * 4 + location (0 SRAM, 1 DRAM) * 2 + error type. */
 #define ECC(counter, dram, uncorrected) ((counter) * 4 + (dram) * 2 + (uncorrected))
-#define NVML_MEMORY_LOCATION_DRAM 2 /* nvml.h nvmlMemoryLocation_t */
-#define NVML_MEMORY_LOCATION_SRAM 7
 
 static void get_ecc_count(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned long long c = 0;
-        nvmlMemoryLocation_t loc = (arg / 2) % 2 ? NVML_MEMORY_LOCATION_DRAM : NVML_MEMORY_LOCATION_SRAM;
+        nvmlMemoryLocation_t loc = (arg / 2) % 2 ? SMI_NVML_MEMORY_LOCATION_DRAM : SMI_NVML_MEMORY_LOCATION_SRAM;
         v->ret = NVX(s->nvml, nvmlDeviceGetMemoryErrorCounter, s->dev, (nvmlMemoryErrorType_t) (arg % 2),
                     (nvmlEccCounterType_t) (arg / 4), loc, &c);
         set_text(v, "%llu", c);
@@ -649,6 +634,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_GOM_PENDING, Q_ONLY, SMI_STYLE_STR, "gpu_operation_mode/pending_gom", "GPU Operation Mode/Pending", get_na, 0, NULL },
         { SMI_F_VIRTUALIZATION_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/virtualization_mode", "GPU Virtualization Mode/Virtualization Mode", get_board, B_VIRTUALIZATION, NULL },
         { SMI_F_HOST_VGPU_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/host_vgpu_mode", "GPU Virtualization Mode/Host VGPU Mode", get_na, 0, NULL },
+        { SMI_F_VGPU_HETEROGENEOUS_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/vgpu_heterogeneous_mode", "GPU Virtualization Mode/vGPU Heterogeneous Mode", get_na, 0, NULL },
         { SMI_F_RELAXED_ORDERING, Q_ONLY, SMI_STYLE_STR, "ibmnpu/relaxed_ordering_mode", "IBMNPU/Relaxed Ordering Mode", get_na, 0, NULL },
         { SMI_F_PCI_BUS, "pci.bus", NO_ALIAS, NULL, SMI_STYLE_HEX2, "pci/pci_bus", "PCI/Bus", get_pci, PCI_BUS,
           NULL },
@@ -716,6 +702,8 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_FBC_SESSIONS, Q_ONLY, SMI_STYLE_STR, "fbc_stats/session_count", "FBC Stats/Active Sessions", get_sessions, 3, NULL },
         { SMI_F_FBC_FPS, Q_ONLY, SMI_STYLE_STR, "fbc_stats/average_fps", "FBC Stats/Average FPS", get_sessions, 4, NULL },
         { SMI_F_FBC_LATENCY, Q_ONLY, SMI_STYLE_STR, "fbc_stats/average_latency", "FBC Stats/Average Latency", get_sessions, 5, NULL },
+        { SMI_F_DRAM_ENCRYPTION_CURRENT, Q_ONLY, SMI_STYLE_STR, "dram_encryption_mode/current_dram_encryption", "DRAM Encryption Mode/Current", get_na, 0, NULL },
+        { SMI_F_DRAM_ENCRYPTION_PENDING, Q_ONLY, SMI_STYLE_STR, "dram_encryption_mode/pending_dram_encryption", "DRAM Encryption Mode/Pending", get_na, 0, NULL },
         { SMI_F_ECC_MODE_CURRENT, "ecc.mode.current", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "ecc_mode/current_ecc",
           "ECC Mode/Current", get_pair, PAIR(PAIR_ECC_MODE, 0), NULL },
         { SMI_F_ECC_MODE_PENDING, "ecc.mode.pending", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "ecc_mode/pending_ecc",
@@ -774,6 +762,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_POWER_MAX_LIMIT, "power.max_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
           "gpu_power_readings/max_power_limit", "GPU Power Readings/Max Power Limit", get_pair,
           PAIR(PAIR_POWER_CONSTRAINTS, 1), NULL },
+        { SMI_F_POWER_SMOOTHING, Q_ONLY, SMI_STYLE_STR, "power_smoothing", "Power Smoothing", get_na, 0, NULL },
+        { SMI_F_POWER_PROFILES_REQUESTED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_requested_profiles", "Workload Power Profiles/Requested Profiles", get_na, 0, NULL },
+        { SMI_F_POWER_PROFILES_ENFORCED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_enforced_profiles", "Workload Power Profiles/Enforced Profiles", get_na, 0, NULL },
         { SMI_F_CLOCKS_GR, "clocks.current.graphics", ALIAS("clocks.gr"), "MHz", SMI_STYLE_MHZ,
           "clocks/graphics_clock", "Clocks/Graphics", get_clock, NVML_CLOCK_GRAPHICS, NULL },
         { SMI_F_CLOCKS_SM, "clocks.current.sm", ALIAS("clocks.sm"), "MHz", SMI_STYLE_MHZ, "clocks/sm_clock",

@@ -31,6 +31,21 @@
 /* Call an optional NVML entry point; a symbol the library lacks reads as FUNCTION_NOT_FOUND. */
 #define NV(n, fn, ...) ((n)->fn ? (n)->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
 
+/*
+ * smi_nvml_sym - an entry point the loader does not resolve (GV_NVML_MOCK_FUNCTIONS: optional in the supported
+ * driver range), looked up by name in the library @n opened; NULL when it lacks it (or @n has no library).
+ */
+void *smi_nvml_sym(const gv_nvml_t *n, const char *name);
+
+/* nvml.h nvmlMemoryLocation_t values the ECC rows read (abi/nvml names only the count). */
+#define SMI_NVML_MEMORY_LOCATION_DRAM 2
+#define SMI_NVML_MEMORY_LOCATION_SRAM 7
+
+/* Call such an entry point; a library without it reads as FUNCTION_NOT_FOUND (N/A). */
+#define NVX(n, fn, ...)                                                                                      \
+        (smi_nvml_sym((n), #fn) ? ((fn##_fn) smi_nvml_sym((n), #fn))(__VA_ARGS__)                          \
+                                : NVML_ERROR_FUNCTION_NOT_FOUND)
+
 /* How a field's value is written (CSV). */
 typedef enum smi_style {
         SMI_STYLE_STR,          /* the string as is */
@@ -206,6 +221,12 @@ typedef enum smi_field_id {
         SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY,
         SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY,
         SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION,
+        SMI_F_VGPU_HETEROGENEOUS_MODE,
+        SMI_F_DRAM_ENCRYPTION_CURRENT,
+        SMI_F_DRAM_ENCRYPTION_PENDING,
+        SMI_F_POWER_SMOOTHING,
+        SMI_F_POWER_PROFILES_REQUESTED,
+        SMI_F_POWER_PROFILES_ENFORCED,
         SMI_F_SUPPORTED_CLOCKS,    /* a block (XML only): supported memory and graphics clocks */
         SMI_F_ACCOUNTED_PROCESSES, /* a block (XML only): empty, accounting is off */
         SMI_F_MIG_DEVICES,         /* a block: the MIG devices of the GPU */
