@@ -309,7 +309,7 @@ __attribute__((format(printf, 2, 3))) static void set_text(smi_value_t *v, const
 {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(v->text, sizeof(v->text), fmt, ap);
+        (void) vsnprintf(v->text, sizeof(v->text), fmt, ap);
         va_end(ap);
         v->str = v->text;
 }

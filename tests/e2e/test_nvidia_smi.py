@@ -494,7 +494,8 @@ class TestCaptureCoverage(gvtest.TempDirTestCase):
                 share = 100.0 * len(ours & real) / len(real)
                 figures.append("%s: %d of %d (%.1f %%)" % (capture, len(ours & real), len(real), share))
                 self.assertGreaterEqual(share, COVERAGE_FLOOR[capture])
-        print("\n-q -x coverage of real captures:\n  " + "\n  ".join(figures))
+        # The figures, as TAP comments (docs/nvidia-smi.md quotes them).
+        print("# -q -x coverage of real captures:\n#   " + "\n#   ".join(figures))
 
 
 if __name__ == "__main__":
