@@ -141,17 +141,34 @@ void smi_emit_blank(smi_emit_t *e)
 
 /* ---- a GPU's element from the table of fields ---- */
 
-/* The section of a path ("fb_memory_usage" of "fb_memory_usage/total") as a heap string, or NULL at the top level. */
-static char *path_section(const char *path)
+/* Part @i of a slash-separated path ("pcie_gen" is part 1 of "pci_gpu_link_info/pcie_gen/max_link_gen") as a heap
+ * string, or NULL when the path has fewer parts. */
+static char *path_part(const char *path, size_t i)
 {
+        for (; i > 0 && path; i--) {
+                path = strchr(path, '/');
+                if (path)
+                        path++;
+        }
+        if (!path)
+                return NULL;
         const char *slash = strchr(path, '/');
-        return slash ? strndup(path, (size_t) (slash - path)) : NULL;
+        return slash ? strndup(path, (size_t) (slash - path)) : strdup(path);
+}
+
+/* The number of parts of a path. */
+static size_t path_parts(const char *path)
+{
+        size_t n = 1;
+        for (const char *c = path; *c; c++)
+                n += *c == '/';
+        return n;
 }
 
 /* The last part of a path ("total" of "fb_memory_usage/total"). */
 static const char *path_leaf(const char *path)
 {
-        const char *slash = strchr(path, '/');
+        const char *slash = strrchr(path, '/');
         return slash ? slash + 1 : path;
 }
 
@@ -164,6 +181,45 @@ static void emit_value(smi_emit_t *e, const smi_field_def_t *d, const smi_src_t 
         smi_emit_leaf(e, path_leaf(d->xml), path_leaf(d->label), "%s", text ? text : "N/A");
 }
 
+/* The sections open now, outermost first (at most SMI_PATH_MAX_DEPTH - 1). */
+#define SMI_PATH_MAX_DEPTH 4
+typedef struct {
+        char *name[SMI_PATH_MAX_DEPTH];
+        size_t n;
+} open_sections_t;
+
+/* Closes open sections down to @keep. */
+static void close_sections(smi_emit_t *e, open_sections_t *o, size_t keep)
+{
+        while (o->n > keep) {
+                o->n--;
+                smi_emit_close(e, o->name[o->n]);
+                free(TAKE_PTR(o->name[o->n]));
+        }
+}
+
+/* Closes the sections @d's path leaves and opens the ones it enters. */
+static void enter_sections(smi_emit_t *e, open_sections_t *o, const smi_field_def_t *d)
+{
+        size_t want = path_parts(d->xml) - 1;
+        if (want >= SMI_PATH_MAX_DEPTH)
+                want = SMI_PATH_MAX_DEPTH - 1;
+        size_t same = 0;
+        while (same < o->n && same < want) {
+                _cleanup_free_ char *part = path_part(d->xml, same);
+                if (!part || !o->name[same] || strcmp(part, o->name[same]) != 0)
+                        break;
+                same++;
+        }
+        close_sections(e, o, same);
+        for (size_t k = same; k < want; k++) {
+                char *section = path_part(d->xml, k);
+                _cleanup_free_ char *label = path_part(d->label, k);
+                smi_emit_open(e, section ? section : "", label ? label : (section ? section : ""), NULL, NULL);
+                o->name[o->n++] = section;
+        }
+}
+
 void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
 {
         smi_value_t bus;
@@ -171,29 +227,18 @@ void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
         smi_emit_open(e, "gpu", "GPU", "id", bus.text);
         size_t n;
         const smi_field_def_t *rows = smi_fields(&n);
-        _cleanup_free_ char *open_section = NULL; /* XML name of the section open now */
+        open_sections_t open = { 0 };
         for (size_t i = 0; i < n; i++) {
                 const smi_field_def_t *d = &rows[i];
                 if (!d->xml)
                         continue;
-                _cleanup_free_ char *section = path_section(d->xml);
-                bool same = open_section && section && strcmp(open_section, section) == 0;
-                if (open_section && !same) {
-                        smi_emit_close(e, open_section);
-                        free(TAKE_PTR(open_section));
-                }
-                if (section && !same) {
-                        _cleanup_free_ char *label = path_section(d->label);
-                        smi_emit_open(e, section, label ? label : section, NULL, NULL);
-                        open_section = TAKE_PTR(section);
-                }
+                enter_sections(e, &open, d);
                 if (d->block)
                         d->block(e, src);
                 else
                         emit_value(e, d, src);
         }
-        if (open_section)
-                smi_emit_close(e, open_section);
+        close_sections(e, &open, 0);
         smi_emit_close(e, "gpu");
         smi_emit_blank(e);
 }
@@ -215,7 +260,7 @@ static void leaf_uint(smi_emit_t *e, const char *xml, const char *label, nvmlRet
 }
 
 /* One MIG device: ids, its shared engines and its memory. */
-static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
+static void emit_mig_device(smi_emit_t *e, const smi_src_t *src, const smi_mig_t *m)
 {
         smi_emit_open(e, "mig_device", "MIG Device", NULL, NULL);
         smi_emit_leaf(e, "index", "Index", "%u", m->dev);
@@ -233,6 +278,15 @@ static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
         leaf_uint(e, "jpg_count", "JPG count", r, a->sharedJpegCount);
         smi_emit_close(e, "shared");
         smi_emit_close(e, "device_attributes");
+        unsigned long long ecc = 0;
+        smi_emit_open(e, "ecc_error_count", "ECC Errors", NULL, NULL);
+        smi_emit_open(e, "volatile_count", "Volatile", NULL, NULL);
+        leaf_uint(e, "sram_uncorrectable", "SRAM Uncorrectable",
+                  NVX(src->nvml, nvmlDeviceGetMemoryErrorCounter, m->h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                      NVML_VOLATILE_ECC, SMI_NVML_MEMORY_LOCATION_SRAM, &ecc),
+                  ecc);
+        smi_emit_close(e, "volatile_count");
+        smi_emit_close(e, "ecc_error_count");
         smi_emit_open(e, "fb_memory_usage", "Shared FB Memory Usage", NULL, NULL);
         static const char *const names[][2] = {
                 { "total", "Total" }, { "reserved", "Reserved" }, { "used", "Used" }, { "free", "Free" }
@@ -245,6 +299,18 @@ static void emit_mig_device(smi_emit_t *e, const smi_mig_t *m)
                         smi_emit_leaf(e, names[i][0], names[i][1], "%llu MiB", mib(bytes[i]));
         }
         smi_emit_close(e, "fb_memory_usage");
+        nvmlBAR1Memory_t bar1 = { 0 };
+        nvmlReturn_t br = NVX(src->nvml, nvmlDeviceGetBAR1MemoryInfo, m->h, &bar1);
+        smi_emit_open(e, "bar1_memory_usage", "Shared BAR1 Memory", NULL, NULL);
+        const unsigned long long bar1_bytes[] = { bar1.bar1Total, bar1.bar1Used, bar1.bar1Free };
+        static const char *const bar1_names[][2] = { { "total", "Total" }, { "used", "Used" }, { "free", "Free" } };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(bar1_bytes); i++) {
+                if (br != NVML_SUCCESS)
+                        smi_emit_leaf(e, bar1_names[i][0], bar1_names[i][1], "N/A");
+                else
+                        smi_emit_leaf(e, bar1_names[i][0], bar1_names[i][1], "%llu MiB", mib(bar1_bytes[i]));
+        }
+        smi_emit_close(e, "bar1_memory_usage");
         smi_emit_close(e, "mig_device");
 }
 
@@ -256,7 +322,7 @@ void smi_emit_mig_devices(smi_emit_t *e, const smi_src_t *src)
         if (src->n_migs == 0)
                 smi_emit_text(e, "None", false);
         for (size_t i = 0; i < src->n_migs; i++)
-                emit_mig_device(e, &src->migs[i]);
+                emit_mig_device(e, src, &src->migs[i]);
         if (e->xml)
                 smi_emit_close(e, "mig_devices");
 }

@@ -7,6 +7,7 @@
  */
 #include "mock/smi/smi.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,3 +280,7 @@ char *smi_csv_row(const smi_query_t *q, const smi_value_t *values)
         return buf;
 }
 
+void *smi_nvml_sym(const gv_nvml_t *n, const char *name)
+{
+        return n && n->handle ? dlsym(n->handle, name) : NULL;
+}

@@ -31,6 +31,21 @@
 /* Call an optional NVML entry point; a symbol the library lacks reads as FUNCTION_NOT_FOUND. */
 #define NV(n, fn, ...) ((n)->fn ? (n)->fn(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND)
 
+/*
+ * smi_nvml_sym - an entry point the loader does not resolve (GV_NVML_MOCK_FUNCTIONS: optional in the supported
+ * driver range), looked up by name in the library @n opened; NULL when it lacks it (or @n has no library).
+ */
+void *smi_nvml_sym(const gv_nvml_t *n, const char *name);
+
+/* nvml.h nvmlMemoryLocation_t values the ECC rows read (abi/nvml names only the count). */
+#define SMI_NVML_MEMORY_LOCATION_DRAM 2
+#define SMI_NVML_MEMORY_LOCATION_SRAM 7
+
+/* Call such an entry point; a library without it reads as FUNCTION_NOT_FOUND (N/A). */
+#define NVX(n, fn, ...)                                                                                      \
+        (smi_nvml_sym((n), #fn) ? ((fn##_fn) smi_nvml_sym((n), #fn))(__VA_ARGS__)                          \
+                                : NVML_ERROR_FUNCTION_NOT_FOUND)
+
 /* How a field's value is written (CSV). */
 typedef enum smi_style {
         SMI_STYLE_STR,          /* the string as is */
@@ -113,6 +128,107 @@ typedef enum smi_field_id {
         SMI_F_FABRIC_STATUS,
         SMI_F_FABRIC_CLIQUE_ID,
         SMI_F_FABRIC_CLUSTER_UUID,
+        SMI_F_ACCOUNTING_MODE,
+        SMI_F_ACCOUNTING_BUFFER,
+        SMI_F_DRIVER_MODEL_CURRENT,
+        SMI_F_DRIVER_MODEL_PENDING,
+        SMI_F_MULTIGPU_BOARD,
+        SMI_F_BOARD_ID,
+        SMI_F_INFOROM_IMAGE,
+        SMI_F_INFOROM_OEM,
+        SMI_F_INFOROM_ECC,
+        SMI_F_INFOROM_POWER,
+        SMI_F_GOM_CURRENT,
+        SMI_F_GOM_PENDING,
+        SMI_F_VIRTUALIZATION_MODE,
+        SMI_F_HOST_VGPU_MODE,
+        SMI_F_RELAXED_ORDERING,
+        SMI_F_PCIE_GEN_MAX,
+        SMI_F_PCIE_GEN_CURRENT,
+        SMI_F_PCIE_WIDTH_MAX,
+        SMI_F_PCIE_WIDTH_CURRENT,
+        SMI_F_BRIDGE_CHIP_TYPE,
+        SMI_F_BRIDGE_CHIP_FW,
+        SMI_F_PCIE_REPLAY,
+        SMI_F_PCIE_REPLAY_ROLLOVER,
+        SMI_F_PCIE_TX,
+        SMI_F_PCIE_RX,
+        SMI_F_CER_GPU_IDLE,
+        SMI_F_CER_APPLICATIONS_CLOCKS_SETTING,
+        SMI_F_CER_SW_POWER_CAP,
+        SMI_F_CER_HW_SLOWDOWN,
+        SMI_F_CER_HW_THERMAL_SLOWDOWN,
+        SMI_F_CER_HW_POWER_BRAKE_SLOWDOWN,
+        SMI_F_CER_SYNC_BOOST,
+        SMI_F_CER_SW_THERMAL_SLOWDOWN,
+        SMI_F_CER_DISPLAY_CLOCKS_SETTING,
+        SMI_F_BAR1_TOTAL,
+        SMI_F_BAR1_USED,
+        SMI_F_BAR1_FREE,
+        SMI_F_UTILIZATION_ENCODER,
+        SMI_F_UTILIZATION_DECODER,
+        SMI_F_UTILIZATION_JPEG,
+        SMI_F_UTILIZATION_OFA,
+        SMI_F_ENCODER_SESSIONS,
+        SMI_F_ENCODER_FPS,
+        SMI_F_ENCODER_LATENCY,
+        SMI_F_FBC_SESSIONS,
+        SMI_F_FBC_FPS,
+        SMI_F_FBC_LATENCY,
+        SMI_F_ECC_VOLATILE_SRAM_CORRECTABLE,
+        SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE,
+        SMI_F_ECC_VOLATILE_DRAM_CORRECTABLE,
+        SMI_F_ECC_VOLATILE_DRAM_UNCORRECTABLE,
+        SMI_F_ECC_AGGREGATE_SRAM_CORRECTABLE,
+        SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE,
+        SMI_F_ECC_AGGREGATE_DRAM_CORRECTABLE,
+        SMI_F_ECC_AGGREGATE_DRAM_UNCORRECTABLE,
+        SMI_F_RETIRED_SINGLE_BIT,
+        SMI_F_RETIRED_DOUBLE_BIT,
+        SMI_F_RETIRED_PENDING_BLACKLIST,
+        SMI_F_RETIRED_PENDING,
+        SMI_F_REMAPPED_CORR,
+        SMI_F_REMAPPED_UNC,
+        SMI_F_REMAPPED_PENDING,
+        SMI_F_REMAPPED_FAILURE,
+        SMI_F_REMAP_HISTOGRAM_MAX,
+        SMI_F_REMAP_HISTOGRAM_HIGH,
+        SMI_F_REMAP_HISTOGRAM_PARTIAL,
+        SMI_F_REMAP_HISTOGRAM_LOW,
+        SMI_F_REMAP_HISTOGRAM_NONE,
+        SMI_F_TEMP_SHUTDOWN,
+        SMI_F_TEMP_SLOWDOWN,
+        SMI_F_TEMP_GPU_MAX,
+        SMI_F_TEMP_TARGET,
+        SMI_F_TEMP_MEM_MAX,
+        SMI_F_TARGET_TEMP_MIN,
+        SMI_F_TARGET_TEMP_MAX,
+        SMI_F_APP_CLOCK_GR,
+        SMI_F_APP_CLOCK_MEM,
+        SMI_F_DEFAULT_APP_CLOCK_GR,
+        SMI_F_DEFAULT_APP_CLOCK_MEM,
+        SMI_F_BOOST_CLOCK_GR,
+        SMI_F_AUTO_BOOST,
+        SMI_F_AUTO_BOOST_DEFAULT,
+        SMI_F_CER_COUNTER_SW_POWER_CAP,
+        SMI_F_CER_COUNTER_SYNC_BOOST,
+        SMI_F_CER_COUNTER_SW_THERMAL,
+        SMI_F_POWER_REQUESTED_LIMIT,
+        SMI_F_DEFERRED_CLOCK_MEM,
+        SMI_F_FABRIC_HEALTH_SUMMARY,
+        SMI_F_FABRIC_HEALTH_BANDWIDTH,
+        SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS,
+        SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY,
+        SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY,
+        SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION,
+        SMI_F_VGPU_HETEROGENEOUS_MODE,
+        SMI_F_DRAM_ENCRYPTION_CURRENT,
+        SMI_F_DRAM_ENCRYPTION_PENDING,
+        SMI_F_POWER_SMOOTHING,
+        SMI_F_POWER_PROFILES_REQUESTED,
+        SMI_F_POWER_PROFILES_ENFORCED,
+        SMI_F_SUPPORTED_CLOCKS,    /* a block (XML only): supported memory and graphics clocks */
+        SMI_F_ACCOUNTED_PROCESSES, /* a block (XML only): empty, accounting is off */
         SMI_F_MIG_DEVICES,         /* a block: the MIG devices of the GPU */
         SMI_F_PROCESSES,           /* a block: the GPU's compute processes */
         SMI_F__MAX

@@ -450,5 +450,53 @@ class TestBuildTree(gvtest.TempDirTestCase):
         self.assertNotEqual(x.findtext("gpu/fb_memory_usage/total"), "N/A")
 
 
+# Our profile for each real capture of the same model, with MIG enabled like the capture
+# (issue 10 item 6: `-q -x` covers >= 90 % of a real capture's element paths).
+COVERAGE = [
+    ("xml__a100-sxm4-40gb_mig-enabled_510.47.03.xml", "a100-sxm4-40gb", "[{profile: 3g.20gb}, {profile: 3g.20gb}]"),
+    ("xml__a100-sxm4-80gb_mig-enabled_535.54.03.xml", "a100-sxm4-80gb", "[{profile: 3g.40gb}, {profile: 3g.40gb}]"),
+    ("xml__tesla-t4_515.105.01.xml", "t4", None),
+    ("xml__k8s-test-infra_qx-h100.xml", "h100-sxm5-80gb", None),
+    ("xml__k8s-test-infra_qx-l40s.xml", "l40s", None),
+]
+# The floor each reaches today (percent, rounded down): a regression fails the test.
+COVERAGE_FLOOR = {
+    "xml__a100-sxm4-40gb_mig-enabled_510.47.03.xml": 86,
+    "xml__a100-sxm4-80gb_mig-enabled_535.54.03.xml": 85,
+    "xml__tesla-t4_515.105.01.xml": 81,
+    "xml__k8s-test-infra_qx-h100.xml": 73,
+    "xml__k8s-test-infra_qx-l40s.xml": 72,
+}
+
+
+class TestCaptureCoverage(gvtest.TempDirTestCase):
+    """The share of a real capture's `-q -x` element paths that ours prints for the same model."""
+
+    def profile(self, name, mig):
+        text = open(os.path.join(gvtest.SOURCE, "mock", "profiles", name + ".yaml")).read()
+        text = re.sub(r"(?m)^gpu_count: \d+$", "gpu_count: 1", text)
+        if mig:
+            text = text.replace("    mode: disabled", "    mode: enabled")
+            text = text.replace("    devices: []", "    devices: " + mig)
+        path = self.path(name + ".yaml")
+        open(path, "w").write(text)
+        return path
+
+    def test_coverage_of_real_capture_paths(self):
+        figures = []
+        for capture, name, mig in COVERAGE:
+            with self.subTest(capture=capture):
+                real = element_paths(ET.parse(os.path.join(CAPTURES, capture)).getroot())
+                p = subprocess.run([gvtest.NVIDIA_SMI, "-q", "-x"], capture_output=True, text=True, timeout=60,
+                                   env={"PATH": "/usr/bin:/bin", "MOCK_NVML_CONFIG": self.profile(name, mig)})
+                self.assertEqual(p.returncode, 0, p.stdout)
+                ours = element_paths(ET.fromstring(p.stdout))
+                share = 100.0 * len(ours & real) / len(real)
+                figures.append("%s: %d of %d (%.1f %%)" % (capture, len(ours & real), len(real), share))
+                self.assertGreaterEqual(share, COVERAGE_FLOOR[capture])
+        # The figures, as TAP comments (docs/nvidia-smi.md quotes them).
+        print("# -q -x coverage of real captures:\n#   " + "\n#   ".join(figures))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -319,22 +319,24 @@ static void test_table_of_fields_is_consistent(void **state)
                         continue;
                 }
                 assert_non_null(d->label);
-                assert_true(path_depth(d->xml) <= 2);
+                assert_true(path_depth(d->xml) <= 4);
                 assert_int_equal(path_depth(d->xml), path_depth(d->label));
-                const char *slash = strchr(d->xml, '/');
-                if (!slash || i == 0)
+                if (i == 0)
                         continue;
-                /* The section of row i: no earlier row outside the run just before it has it. */
-                size_t len = (size_t) (slash - d->xml) + 1;
-                bool in_run = true;
-                for (size_t j = i; j-- > 0;) {
-                        if (!rows[j].xml)
-                                continue;
-                        bool same = strncmp(rows[j].xml, d->xml, len) == 0;
-                        if (!same)
-                                in_run = false;
-                        else if (!in_run)
-                                fail_msg("section of %s appears in two runs", d->xml);
+                /* Each section of row i (every prefix up to a slash): no earlier row outside the run just before it
+                 * has it. */
+                for (const char *slash = strchr(d->xml, '/'); slash; slash = strchr(slash + 1, '/')) {
+                        size_t len = (size_t) (slash - d->xml) + 1;
+                        bool in_run = true;
+                        for (size_t j = i; j-- > 0;) {
+                                if (!rows[j].xml)
+                                        continue;
+                                bool same = strncmp(rows[j].xml, d->xml, len) == 0;
+                                if (!same)
+                                        in_run = false;
+                                else if (!in_run)
+                                        fail_msg("section of %s appears in two runs", d->xml);
+                        }
                 }
         }
         assert_null(smi_field_lookup("product_brand")); /* -q only rows have no --query-gpu name */
@@ -444,10 +446,18 @@ static void test_gpu_element_from_table_xml(void **state)
         assert_non_null(strstr(x, "\n\t\t<fb_memory_usage>\n\t\t\t<total>40960 MiB</total>\n"
                                   "\t\t\t<reserved>512 MiB</reserved>\n\t\t\t<used>1 MiB</used>\n"
                                   "\t\t\t<free>40447 MiB</free>\n\t\t</fb_memory_usage>\n"));
-        assert_non_null(strstr(x, "\n\t\t<temperature>\n\t\t\t<gpu_temp>39 C</gpu_temp>\n\t\t</temperature>\n"));
+        assert_non_null(strstr(x, "\n\t\t<temperature>\n\t\t\t<gpu_temp>39 C</gpu_temp>\n"
+                                  "\t\t\t<gpu_temp_max_threshold>N/A</gpu_temp_max_threshold>\n"));
+        /* Nested sections open and close once around their run of rows. */
+        assert_non_null(strstr(x, "\n\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n"
+                                  "\t\t\t\t\t<max_link_gen>N/A</max_link_gen>\n"
+                                  "\t\t\t\t\t<current_link_gen>N/A</current_link_gen>\n\t\t\t\t</pcie_gen>\n"
+                                  "\t\t\t\t<link_widths>\n"));
+        assert_non_null(strstr(x, "\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n\t\t\t<pci_bridge_chip>\n"));
         assert_non_null(strstr(x, "\n\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"));
         assert_non_null(strstr(x, "\t\t\t<state>N/A</state>\n"));
-        assert_non_null(strstr(x, "\n\t\t<processes>\n\t\t</processes>\n\t</gpu>\n\n"));
+        assert_non_null(strstr(x, "\n\t\t<supported_clocks>\n\t\t\tN/A\n\t\t</supported_clocks>\n\t\t<processes>\n"
+                                  "\t\t</processes>\n\t\t<accounted_processes>\n\t\t</accounted_processes>\n\t</gpu>\n\n"));
         assert_null(strstr(x, "<power_draw>")); /* CSV-only rows stay out */
         const char *first = strstr(x, "<pci>");
         assert_null(strstr(first + 1, "<pci>"));
@@ -461,6 +471,9 @@ static void test_gpu_element_from_table_text(void **state)
         assert_non_null(strstr(t, "    GPU 00000000:07:00.0\n"
                                   "        Product Name                                   : Fake <GPU>\n"));
         assert_non_null(strstr(t, "        PCI\n            Bus                                        : 0x07\n"));
+        assert_non_null(strstr(t, "        PCI\n"));
+        assert_non_null(strstr(t, "            GPU Link Info\n                PCIe Generation\n"
+                                  "                    Max                                : N/A\n"));
         assert_non_null(strstr(t, "        Temperature\n"
                                   "            GPU Current Temp                           : 39 C\n"));
         assert_non_null(strstr(t, "        Processes                                      : None\n\n"));
