@@ -422,9 +422,11 @@ static void test_default_profile_values(void **state)
         nvmlPstates_t ps;
         assert_int_equal(a->nvmlDeviceGetPerformanceState(d, &ps), NVML_SUCCESS);
         assert_int_equal(ps, 0);
+        /* The A100 captures print display_mode Enabled, display_active Disabled. */
         assert_int_equal(a->nvmlDeviceGetDisplayMode(d, &e1), NVML_SUCCESS);
-        assert_int_equal(e1, NVML_FEATURE_DISABLED);
+        assert_int_equal(e1, NVML_FEATURE_ENABLED);
         assert_int_equal(a->nvmlDeviceGetDisplayActive(d, &e1), NVML_SUCCESS);
+        assert_int_equal(e1, NVML_FEATURE_DISABLED);
         unsigned cnt = 0;
         assert_int_equal(a->nvmlDeviceGetComputeRunningProcesses_v3(d, &cnt, NULL), NVML_SUCCESS);
         assert_int_equal(cnt, 0);
