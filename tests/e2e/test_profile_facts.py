@@ -30,11 +30,59 @@ QUOTED = [
     ("b200", "max_clocks/video_clock", "1965 MHz", "qx-b200.xml"),
     ("b200", "max_clocks/graphics_clock", "1965 MHz", "qx-b200.xml"),
     ("b200", "gpu_power_readings/max_power_limit", "1000.00 W", "qx-b200.xml"),
+    # The Grace-Blackwell built-ins, GPU 0 of each 4-GPU capture.
+    ("gb200", "product_name", "NVIDIA GB200", "qx-gb200.xml"),
+    ("gb200", "product_architecture", "Blackwell", "qx-gb200.xml"),
+    ("gb200", "pci/pci_device_id", "294110DE", "qx-gb200.xml"),
+    ("gb200", "pci/pci_sub_system_id", "204610DE", "qx-gb200.xml"),
+    ("gb200", "pci/pci_bus_id", "00000000:29:00.0", "qx-gb200.xml"),
+    ("gb200", "vbios_version", "97.00.B9.00.69", "qx-gb200.xml"),
+    ("gb200", "board_part_number", "900-2G548-A801-000", "qx-gb200.xml"),
+    ("gb200", "fb_memory_usage/total", "189471 MiB", "qx-gb200.xml"),
+    ("gb200", "fb_memory_usage/reserved", "742 MiB", "qx-gb200.xml"),
+    ("gb200", "gpu_power_readings/current_power_limit", "1200.00 W", "qx-gb200.xml"),
+    ("gb200", "gpu_power_readings/min_power_limit", "200.00 W", "qx-gb200.xml"),
+    ("gb200", "gpu_power_readings/max_power_limit", "1200.00 W", "qx-gb200.xml"),
+    ("gb200", "clocks/video_clock", "600 MHz", "qx-gb200.xml"),
+    ("gb200", "max_clocks/graphics_clock", "2062 MHz", "qx-gb200.xml"),
+    ("gb200", "max_clocks/mem_clock", "3996 MHz", "qx-gb200.xml"),
+    ("gb200", "max_clocks/video_clock", "1890 MHz", "qx-gb200.xml"),
+    ("gb200", "temperature/gpu_temp", "27 C", "qx-gb200.xml"),
+    ("gb200", "mig_mode/current_mig", "Disabled", "qx-gb200.xml"),
+    ("gb200", "fabric/state", "Completed", "qx-gb200.xml"),
+    ("gb200", "fabric/cliqueId", "2", "qx-gb200.xml"),
+    ("gb300", "product_name", "NVIDIA GB300", "qx-gb300.xml"),
+    ("gb300", "product_architecture", "Blackwell", "qx-gb300.xml"),
+    ("gb300", "pci/pci_device_id", "31C210DE", "qx-gb300.xml"),
+    ("gb300", "pci/pci_sub_system_id", "21F110DE", "qx-gb300.xml"),
+    ("gb300", "pci/pci_bus_id", "00000008:06:00.0", "qx-gb300.xml"),
+    ("gb300", "vbios_version", "97.10.4A.00.1A", "qx-gb300.xml"),
+    ("gb300", "board_part_number", "900-2G548-0081-000", "qx-gb300.xml"),
+    ("gb300", "fb_memory_usage/total", "284208 MiB", "qx-gb300.xml"),
+    ("gb300", "fb_memory_usage/reserved", "947 MiB", "qx-gb300.xml"),
+    ("gb300", "gpu_power_readings/current_power_limit", "1400.00 W", "qx-gb300.xml"),
+    ("gb300", "gpu_power_readings/min_power_limit", "200.00 W", "qx-gb300.xml"),
+    ("gb300", "gpu_power_readings/max_power_limit", "1400.00 W", "qx-gb300.xml"),
+    ("gb300", "clocks/video_clock", "600 MHz", "qx-gb300.xml"),
+    ("gb300", "max_clocks/graphics_clock", "2070 MHz", "qx-gb300.xml"),
+    ("gb300", "max_clocks/mem_clock", "3996 MHz", "qx-gb300.xml"),
+    ("gb300", "max_clocks/video_clock", "1912 MHz", "qx-gb300.xml"),
+    ("gb300", "temperature/gpu_temp", "38 C", "qx-gb300.xml"),
+    ("gb300", "mig_mode/current_mig", "Disabled", "qx-gb300.xml"),
+    ("gb300", "fabric/state", "Completed", "qx-gb300.xml"),
+    ("gb300", "fabric/cliqueId", "32766", "qx-gb300.xml"),
 ]
 
 
 class TestProfileFacts(gvtest.TempDirTestCase):
     def smi_xml(self, profile):
+        if not hasattr(self, "_xml"):
+            self._xml = {}
+        if profile not in self._xml:
+            self._xml[profile] = self.install_and_query(profile)
+        return self._xml[profile]
+
+    def install_and_query(self, profile):
         root = self.path("root-" + profile)
         gvtest.run(["mock", "install", "--root", root, "--profile", profile, "--gpus", "1",
                     "--device-nodes=files"], check=0)

@@ -752,6 +752,8 @@ static void test_every_builtin_profile_through_the_library(void **state)
                 { "l40s.yaml", "NVIDIA L40S", NVML_DEVICE_ARCH_ADA, false, false, false },
                 { "t4.yaml", "Tesla T4", NVML_DEVICE_ARCH_TURING, false, false, false },
                 { "b200.yaml", "NVIDIA B200", NVML_DEVICE_ARCH_BLACKWELL, false, true, true },
+                { "gb200.yaml", "NVIDIA GB200", NVML_DEVICE_ARCH_BLACKWELL, false, true, true },
+                { "gb300.yaml", "NVIDIA GB300", NVML_DEVICE_ARCH_BLACKWELL, false, true, true },
         };
         const char *src = getenv("GV_SOURCE_DIR");
         if (!src)
