@@ -8,6 +8,7 @@
  *   [H100] k8s-test-infra qx-h100.xml (580.105.08); shared/cases q__nvidia-smi-q_h100-80gb-hbm3_mig-enabled_590.48.01.txt,
  *          csv__query-gpu_h100-80gb-hbm3_mig-enabled_590.48.01.csv
  *   [B200] k8s-test-infra qx-b200.xml (580.105.08)
+ *   [GB200], [GB300] k8s-test-infra qx-gb200.xml, qx-gb300.xml (580.173.02, GPU 0 of 4)
  *   [L40S] k8s-test-infra qx-l40s.xml (595.91.07); shared/cases csv__query-gpu_l40s_under-load_595.80.csv
  *   [T4]   shared/cases/nvidia-smi/xml__tesla-t4_515.105.01.xml; k8s-test-infra qx-t4.xml (595.91.07)
  *   [H200] utkuozdemir/nvidia_gpu_exporter internal/captures/linux-x86_64__nvidia-h200__580.173.02.txt
@@ -48,6 +49,13 @@ static const gv_mock_model_facts_t facts[] = {
         { 0x2335, 0, 5, 16, 5, 16, 0, 0, 0, 0, 0, 0, 4, 6144, 0, 30, NULL, NULL, NULL, 38, 4000, 1 },
         /* B200 [B200]: BAR1 262144 MiB, gen 5 x16, app clocks 1965/3996 MHz. */
         { 0x2901, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 1965, 3996, 5, 8192, 3840, 15, "G525.0220.00.03", "2.1", "7.16", 39, 4000, 1 },
+        /* GB200 [GB200]: BAR1 262144 MiB, gen 5 x16 (max_link_gen; the device's own max is 6), app clocks
+         * 2062/3996 MHz, 3968 remapper banks, clocks in 7.5 MHz steps, memory 27 C, JPEG/OFA 0 %.
+         * NVLink 5 as every Blackwell part; bus width not in a capture: 0 (NOT_SUPPORTED). */
+        { 0x2941, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 2062, 3996, 5, 0, 3968, 15, "G548.0201.00.06", "2.1", "7.16", 27, 4000, 1 },
+        /* GB300 [GB300]: BAR1 524288 MiB, gen 6 x16, app clocks 2070/3996 MHz, 5952 remapper banks,
+         * clocks in 7.5 MHz steps (2070, 2062, 2055, ...), memory 38 C, JPEG/OFA 0 %; bus width as GB200. */
+        { 0x31C2, 524288, 6, 16, 6, 16, 0, 0, 0, 0, 2070, 3996, 5, 0, 5952, 15, "G548.0301.00.03", "2.1", "7.16", 38, 4000, 1 },
         /* L40S [L40S]: BAR1 65536 MiB, gen 4 x16 (x8 trained in qx-l40s, x16 in the csv); app clocks deprecated. */
         { 0x26B9, 65536, 4, 16, 4, 16, 0, 0, 0, 0, 0, 0, 0, 384, 192, 30, "G133.0242.00.03", "2.1", "6.16", 0, 4000, 1 },
         /* Tesla T4 [T4]: BAR1 256 MiB (no resizable BAR), gen 3 x16 (x8 trained), 96/93/85 C, no memory sensor,

@@ -22,9 +22,9 @@ MIB = 1 << 20
 # Model facts of mock/nvml/model-facts.c from real captures: HBM temperature (NVML_FI_DEV_MEMORY_TEMP, C; the GDDR
 # boards print N/A) and the models whose captures print accounting_mode_buffer_size 4000.
 MEMORY_TEMP = {"NVIDIA A100-SXM4-40GB": 34, "NVIDIA A100-SXM4-80GB": 44, "NVIDIA H100 80GB HBM3": 37, "NVIDIA H200": 38,
-               "NVIDIA B200": 39}
+               "NVIDIA B200": 39, "NVIDIA GB200": 27, "NVIDIA GB300": 38}
 ACCOUNTING_BUFFER = {"NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", "NVIDIA H200",
-                     "NVIDIA B200", "NVIDIA L40S", "Tesla T4"}
+                     "NVIDIA B200", "NVIDIA GB200", "NVIDIA GB300", "NVIDIA L40S", "Tesla T4"}
 
 
 def build():

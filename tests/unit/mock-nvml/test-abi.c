@@ -422,9 +422,11 @@ static void test_default_profile_values(void **state)
         nvmlPstates_t ps;
         assert_int_equal(a->nvmlDeviceGetPerformanceState(d, &ps), NVML_SUCCESS);
         assert_int_equal(ps, 0);
+        /* The A100 captures print display_mode Enabled, display_active Disabled. */
         assert_int_equal(a->nvmlDeviceGetDisplayMode(d, &e1), NVML_SUCCESS);
-        assert_int_equal(e1, NVML_FEATURE_DISABLED);
+        assert_int_equal(e1, NVML_FEATURE_ENABLED);
         assert_int_equal(a->nvmlDeviceGetDisplayActive(d, &e1), NVML_SUCCESS);
+        assert_int_equal(e1, NVML_FEATURE_DISABLED);
         unsigned cnt = 0;
         assert_int_equal(a->nvmlDeviceGetComputeRunningProcesses_v3(d, &cnt, NULL), NVML_SUCCESS);
         assert_int_equal(cnt, 0);
@@ -750,6 +752,8 @@ static void test_every_builtin_profile_through_the_library(void **state)
                 { "l40s.yaml", "NVIDIA L40S", NVML_DEVICE_ARCH_ADA, false, false, false },
                 { "t4.yaml", "Tesla T4", NVML_DEVICE_ARCH_TURING, false, false, false },
                 { "b200.yaml", "NVIDIA B200", NVML_DEVICE_ARCH_BLACKWELL, false, true, true },
+                { "gb200.yaml", "NVIDIA GB200", NVML_DEVICE_ARCH_BLACKWELL, false, true, true },
+                { "gb300.yaml", "NVIDIA GB300", NVML_DEVICE_ARCH_BLACKWELL, false, true, true },
         };
         const char *src = getenv("GV_SOURCE_DIR");
         if (!src)

@@ -46,7 +46,7 @@ static void test_every_builtin_loads_and_finalizes(void **state)
                 gv_mock_profile_free(&p);
                 assert_null(p);
         }
-        assert_int_equal(n, 7);
+        assert_int_equal(n, 9);   /* a100 x2, b200, gb200, gb300, h100, h200, l40s, t4 */
 }
 
 static void test_builtin_aliases_and_unknown(void **state)
