@@ -41,10 +41,12 @@ void *smi_nvml_sym(const gv_nvml_t *n, const char *name);
 #define SMI_NVML_MEMORY_LOCATION_DRAM 2
 #define SMI_NVML_MEMORY_LOCATION_SRAM 7
 
-/* Call such an entry point; a library without it reads as FUNCTION_NOT_FOUND (N/A). */
+/* Call such an entry point (one lookup); a library without it reads as FUNCTION_NOT_FOUND (N/A). */
 #define NVX(n, fn, ...)                                                                                      \
-        (smi_nvml_sym((n), #fn) ? ((fn##_fn) smi_nvml_sym((n), #fn))(__VA_ARGS__)                          \
-                                : NVML_ERROR_FUNCTION_NOT_FOUND)
+        __extension__({                                                                                      \
+                fn##_fn nvx_fn_ = (fn##_fn) smi_nvml_sym((n), #fn);                                          \
+                nvx_fn_ ? nvx_fn_(__VA_ARGS__) : NVML_ERROR_FUNCTION_NOT_FOUND;                              \
+        })
 
 /* How a field's value is written (CSV). */
 typedef enum smi_style {
