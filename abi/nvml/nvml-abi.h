@@ -776,7 +776,10 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetProcessUtilization, (nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization, unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)) \
         X(nvmlDeviceGetAccountingBufferSize, (nvmlDevice_t device, unsigned int *bufferSize))              \
         X(nvmlDeviceGetJpgUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
-        X(nvmlDeviceGetOfaUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs))
+        X(nvmlDeviceGetOfaUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
+        X(nvmlDeviceGetIrqNum, (nvmlDevice_t device, unsigned int *irqNum))                                \
+        X(nvmlDeviceGetSupportedPerformanceStates, (nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)) \
+        X(nvmlDeviceGetInforomConfigurationChecksum, (nvmlDevice_t device, unsigned int *checksum))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

@@ -3,6 +3,7 @@
  * The mock libnvidia-ml.so.1: queries answered from the model facts (model-facts.c) and the clock lists.
  * State, handles and helpers: libnvml-internal.h.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "mock/nvml/libnvml-internal.h"
@@ -343,6 +344,89 @@ nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned 
         for (unsigned k = 0; n < 512 && top * 2 >= low * 2 + k * step2; k++)
                 v[n++] = top - (k * step2) / 2;
         return leave(fill_list(count, clocksMHz, v, n));
+}
+
+/*
+ * The Linux interrupt number of the GPU, as the driver's
+ * /proc/driver/nvidia/gpus/<bus id>/information prints it ("IRQ:").  Every
+ * Linux GPU has one (NVIDIA's README "Using the /proc File System Interface":
+ * that file gives "model name, IRQ, BIOS version" of each GPU), so the query
+ * is answered on every model.  The number is the host's, not the GPU model's:
+ * a DGX Station's information files (V100, GPUs at 07:00.0, 08:00.0, ...)
+ * print 144, 145, 146, ... in GPU order, one MSI vector each; the mock gives
+ * the same sequence by enumeration index.  No A100 capture of the file was
+ * found, so no A100-specific number is claimed.
+ */
+nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, irqNum, 0);
+        *irqNum = 144 + d->index;
+        return leave(NVML_SUCCESS);
+}
+
+/* NVML_MAX_GPU_PERF_PSTATES (nvml.h): the longest list the query returns. */
+enum { MAX_GPU_PERF_PSTATES = 16 };
+
+/*
+ * The P-states the GPU supports.  A P-state is a memory clock level
+ * (sasha0552/nvidia-pstated #2: "the performance state is actually the memory
+ * clock"; #6: V100 and P100 have P0 only), and the HBM datacenter parts list
+ * one memory clock (nvmlDeviceGetSupportedMemoryClocks above, every
+ * SUPPORTED_CLOCKS capture: A100 1215 MHz) and run at P0 even idle (qx-a100,
+ * [A80], qx-h100, qx-b200: idle at P0 with 210 MHz graphics).  So a GPU whose
+ * profile idles at P0 answers {P0}.  The GDDR boards (T4, L40S) idle at P8 and
+ * list several memory clocks, whose P-states no capture here names: they stay
+ * NOT_SUPPORTED rather than get an invented list.  @size is in bytes (nvml.h);
+ * unused entries are NVML_PSTATE_UNKNOWN.
+ */
+nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, pstates, GV_MOCK_FIELD_PSTATE);
+        if (d->pstate != NVML_PSTATE_0)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        unsigned n = size / (unsigned) sizeof(*pstates);
+        if (n < 1)
+                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+        if (n > MAX_GPU_PERF_PSTATES)
+                n = MAX_GPU_PERF_PSTATES;
+        pstates[0] = NVML_PSTATE_0;
+        for (unsigned i = 1; i < n; i++)
+                pstates[i] = NVML_PSTATE_UNKNOWN;
+        return leave(NVML_SUCCESS);
+}
+
+/* FNV-1a over @s into @h (32 bits). */
+static uint32_t fnv1a(uint32_t h, const char *s)
+{
+        for (; s && *s; s++)
+                h = (h ^ (unsigned char) *s) * 16777619u;
+        return h;
+}
+
+/*
+ * The checksum of the configuration in the infoROM: "for all products with an
+ * inforom"; it "takes into account configuration stored in PWR and ECC infoROM
+ * objects" and "can change ... when user changes configuration (e.g.
+ * disable/enable ECC)" (nvml.h).  Every model whose captures print an infoROM
+ * image version (model-facts.c) answers; one without stays NOT_SUPPORTED
+ * (nvml.h: "if the device does not have an infoROM").  The real value is an
+ * opaque 32-bit number no capture prints; the mock's is an FNV-1a hash of what
+ * the doc says it covers (image, ECC object, ECC mode, power limit), so two
+ * GPUs configured alike answer alike and toggling ECC or the limit changes it.
+ */
+nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, checksum, 0);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || !f->inforom_image)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        uint32_t h = fnv1a(2166136261u, f->inforom_image);
+        h = fnv1a(h, f->inforom_ecc);
+        h = fnv1a(h, d->ecc_current ? "ecc:1" : "ecc:0");
+        h ^= d->power_limit_mw;
+        h *= 16777619u;
+        *checksum = h;
+        return leave(NVML_SUCCESS);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */

@@ -150,6 +150,11 @@ class NvmlWrapper(unittest.TestCase):
                 eq("accounting_buffer_size()", "4000")
             else:
                 self.assertEqual(got[(d, "accounting_buffer_size()")], (False, "NotSupported"))
+            # the Linux getters of docs/real-clients.md: one IRQ per GPU (144, 145, ... in GPU order)
+            eq("irq_num()", str(144 + g["index"]))
+            if g["name"] != "NVIDIA H200":  # no infoROM version of the H200 in a capture: NOT_SUPPORTED
+                self.assertEqual(got[(d, "config_checksum()")], got[("0", "config_checksum()")])
+                self.assertTrue(got[(d, "config_checksum()")][0], f"{config} GPU {d} config_checksum")
             fields = got[(d, "field_values_for(ECC_CURRENT, POWER_INSTANT, MEMORY_TEMP)")]
             self.assertTrue(fields[1].endswith(f"Ok(Ok(U32({MEMORY_TEMP[g['name']]})))]" if g["name"] in MEMORY_TEMP
                                                else "Ok(Err(NotSupported))]"), f"{config} GPU {d} {fields}")

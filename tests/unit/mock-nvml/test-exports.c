@@ -569,6 +569,63 @@ static void test_client_getters_of_issue_10(void **state)
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
 }
 
+typedef nvmlReturn_t (*pstates_fn)(nvmlDevice_t, nvmlPstates_t *, unsigned);
+
+/*
+ * The Linux getters a real A100 answers that NVIDIA's Python bindings sweep
+ * (docs/real-clients.md): the IRQ of /proc/driver/nvidia/gpus/.../information
+ * (one per GPU), the supported P-states (P0 only on the HBM parts, one memory
+ * clock; not claimed on the GDDR T4) and the infoROM configuration checksum
+ * (same configuration, same checksum; another infoROM, another one).
+ */
+static void test_linux_getters_of_a_real_a100(void **state)
+{
+        api_t *a = API(state);
+        init_profile(a, "a100-sxm4-40gb");
+        uint_fn irq = (uint_fn) sym(a, "nvmlDeviceGetIrqNum");
+        uint_fn sum = (uint_fn) sym(a, "nvmlDeviceGetInforomConfigurationChecksum");
+        pstates_fn ps = (pstates_fn) sym(a, "nvmlDeviceGetSupportedPerformanceStates");
+        unsigned q0 = 0, q1 = 0;
+        assert_int_equal(irq(gpu(a, 0), &q0), NVML_SUCCESS);
+        assert_int_equal(irq(gpu(a, 1), &q1), NVML_SUCCESS);
+        assert_int_equal(q0, 144); /* the DGX Station information files: 144, 145, ... in GPU order */
+        assert_int_equal(q1, 145);
+        assert_int_equal(irq(gpu(a, 0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+        nvmlPstates_t list[16];
+        memset(list, 0x55, sizeof(list));
+        assert_int_equal(ps(gpu(a, 0), list, sizeof(list)), NVML_SUCCESS);
+        assert_int_equal(list[0], NVML_PSTATE_0);
+        for (size_t i = 1; i < 16; i++)
+                assert_int_equal(list[i], NVML_PSTATE_UNKNOWN);
+        assert_int_equal(ps(gpu(a, 0), list, 0), NVML_ERROR_INSUFFICIENT_SIZE);
+        nvmlPstates_t *one = malloc(sizeof(*one)); /* exactly one entry: ASan sees an overrun */
+        assert_non_null(one);
+        assert_int_equal(ps(gpu(a, 0), one, sizeof(*one)), NVML_SUCCESS);
+        assert_int_equal(*one, NVML_PSTATE_0);
+        free(one);
+
+        assert_int_equal(sum(gpu(a, 0), &q0), NVML_SUCCESS);
+        assert_int_equal(sum(gpu(a, 7), &q1), NVML_SUCCESS);
+        assert_int_equal(q0, q1); /* eight GPUs configured alike */
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        init_profile(a, "t4");
+        assert_int_equal(ps(gpu(a, 0), list, sizeof(list)), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(sum(gpu(a, 0), &q1), NVML_SUCCESS);
+        assert_true(q1 != q0); /* another infoROM */
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+
+        /* MIG enabled (mig-fr14.yaml GPU 2): a MIG device handle is not a GPU */
+        use_fixture(a, "mig-fr14.yaml");
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+        nvmlDevice_t md;
+        assert_int_equal(a->nvmlDeviceGetMigDeviceHandleByIndex(gpu(a, 2), 0, &md), NVML_SUCCESS);
+        assert_int_equal(irq(md, &q0), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(irq(gpu(a, 2), &q0), NVML_SUCCESS);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+}
+
 /*
  * nvmlDeviceGetProcessUtilization (nvtop's per-process GPU usage): a NULL
  * buffer gives INSUFFICIENT_SIZE with the count, then one sample per
@@ -637,6 +694,7 @@ int main(int argc, char **argv)
                 T(test_process_entries_v1_are_16_bytes),
                 T(test_bar1_pcie_and_ci_profiles),
                 T(test_client_getters_of_issue_10),
+                T(test_linux_getters_of_a_real_a100),
                 T(test_process_utilization),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);
