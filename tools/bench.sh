@@ -24,7 +24,14 @@ run() { # title, command...
 run "marker store: publish -> wait latency (bench/markers)" "$build/bench/markers/bench-markers-wait" 1000
 run "mock libnvidia-ml: init + enumerate + shutdown (bench/nvml)" \
   "$build/bench/nvml/bench-mock-nvml" "$build/mock/nvml/libnvidia-ml.so.1" 200
+run "mock libnvidia-ml: every device query, 64 GPUs (bench/nvml)" \
+  env MOCK_NVML_NUM_DEVICES=64 "$build/bench/nvml/bench-mock-nvml-sweep" \
+  "$build/mock/nvml/libnvidia-ml.so.1" mock/nvml/nvml-api.txt 20
+run "mock libnvidia-ml: every device query, 64 GPUs x 7 MIG devices (bench/nvml)" \
+  env MOCK_NVML_CONFIG=bench/nvml/a100-64x7-mig.yaml "$build/bench/nvml/bench-mock-nvml-sweep" \
+  "$build/mock/nvml/libnvidia-ml.so.1" mock/nvml/nvml-api.txt 5
 run "nvidia-smi on the mock, 8 and 64 GPUs (bench/smi)" python3 bench/smi/bench-smi.py "$build"
+run "cuda-check on the mock libcuda, 8 and 64 GPUs (bench/cuda)" python3 bench/cuda/bench_cuda_check.py "$build" 5
 run "gpu-validator run --mock, the whole chain (bench/run)" python3 bench/run/bench_run.py "$build"
 run "metrics exporter: 1000 scrapes (bench/metrics)" python3 bench/metrics/bench_metrics.py "$build"
 exit $status
