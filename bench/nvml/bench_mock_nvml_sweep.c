@@ -134,6 +134,22 @@ static void sweep(query_t *q, size_t n, const nvmlDevice_t *devs, size_t n_devs,
         }
 }
 
+/* The MIG device handles of the @n_gpus GPUs in @devs into @migs (room for 8 a GPU); returns how many. */
+static size_t collect_mig(const nvmlDevice_t *devs, size_t n_gpus, nvmlDeviceGetMaxMigDeviceCount_fn max_mig,
+                          nvmlDeviceGetMigDeviceHandleByIndex_fn mig_by_index, nvmlDevice_t *migs)
+{
+        size_t n = 0;
+        for (size_t g = 0; g < n_gpus; g++) {
+                unsigned max = 0;
+                if (max_mig(devs[g], &max) != NVML_SUCCESS)
+                        continue;
+                for (unsigned k = 0; k < max && k < 8; k++)
+                        if (mig_by_index(devs[g], k, &migs[n]) == NVML_SUCCESS)
+                                n++;
+        }
+        return n;
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -177,14 +193,8 @@ int main(int argc, char **argv)
                 if (by_index(i, &devs[n_gpus]) == NVML_SUCCESS)
                         n_gpus++;
         nvmlDevice_t *migs = devs + n_gpus;
-        for (size_t g = 0; devs && g < n_gpus; g++) {
-                unsigned max = 0;
-                if (max_mig(devs[g], &max) != NVML_SUCCESS)
-                        continue;
-                for (unsigned k = 0; k < max && k < 8; k++)
-                        if (mig_by_index(devs[g], k, &migs[n_mig]) == NVML_SUCCESS)
-                                n_mig++;
-        }
+        if (devs)
+                n_mig = collect_mig(devs, n_gpus, max_mig, mig_by_index, migs);
         void *bufs[MAX_ARGS];
         for (size_t i = 0; i < MAX_ARGS; i++)
                 bufs[i] = calloc(1, BUF_BYTES);
