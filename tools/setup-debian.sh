@@ -24,6 +24,8 @@ packages=(
   cargo librust-nvml-wrapper-dev
   # the container image: build (tools/image.sh) and smoke test (tools/image-smoke.py)
   podman runc skopeo mmdebstrap python3-yaml
+  # peak RSS in the benchmarks (bench/run, bench/smi): GNU time
+  time
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,6 @@
 - peak RSS of `run`, `wait` and `status`.
 Usage: bench/run/bench_run.py [BUILD_DIR] [RUNS]"""
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -18,12 +17,15 @@ gv = os.path.join(build, "src", "cli", "gpu-validator")
 
 
 def peak_rss_kib(cmd):
-    """Peak RSS of one command, measured in a fresh child so earlier children don't count."""
-    probe = ("import resource,subprocess,sys;"
-             "subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL);"
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, check=True)
-    return int(out.stdout.strip())
+    """Peak RSS of one command in KiB, by GNU time (Debian's `time`), or "n/a" without it.
+    A child forked from Python would carry Python's own RSS into its ru_maxrss (about 10 MiB)."""
+    if not os.access("/usr/bin/time", os.X_OK):
+        return "n/a"
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out.name, *cmd],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lines = out.read().strip().splitlines()
+        return lines[-1] if lines and lines[-1].isdigit() else "n/a"
 
 
 def main():
