@@ -108,10 +108,13 @@ class Authorizer:
     def forbidden(self, verb, resource, sub, ns, name, group=""):
         """The 403 Status kube-apiserver answers with."""
         res = resource + ("/" + sub if sub else "")
-        what = '%s "%s"' % (resource, name) if name else resource
+        qualified = resource + "." + group if group else resource
+        what = '%s "%s"' % (qualified, name) if name else qualified
         where = 'in the namespace "%s"' % ns if ns else "at the cluster scope"
         msg = '%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s" %s' % (
             what, self.user, verb, res, group, where)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": msg,
-                "reason": "Forbidden", "details": {"name": name, "kind": resource} if name else {"kind": resource},
+                "reason": "Forbidden",
+                "details": dict({"name": name, "kind": resource} if name else {"kind": resource},
+                                **({"group": group} if group else {})),
                 "code": 403}

@@ -796,9 +796,20 @@ class Handler(BaseHTTPRequestHandler):
             return slice_from(obj, self.version)
         return obj
 
+    def qualified(self, resource):
+        """The resource as kube-apiserver's messages name it: "pods", "resourceslices.resource.k8s.io"."""
+        return resource + "." + discovery.GROUP_RESOURCES[resource][0] if resource in discovery.GROUP_RESOURCES \
+            else resource
+
+    def details(self, resource, name):
+        d = {"name": name, "kind": resource}
+        if resource in discovery.GROUP_RESOURCES:
+            d["group"] = discovery.GROUP_RESOURCES[resource][0]
+        return d
+
     def not_found(self, resource, name):
-        self.send_json(404, status_obj(404, "NotFound", '%s "%s" not found' % (resource, name),
-                                       {"name": name, "kind": resource}))
+        self.send_json(404, status_obj(404, "NotFound", '%s "%s" not found' % (self.qualified(resource), name),
+                                       self.details(resource, name)))
 
     def send_obj(self, code, obj):
         hdrs = {}
@@ -914,7 +925,7 @@ class Handler(BaseHTTPRequestHandler):
     def conflict(self, resource, name, detail="the object has been modified; please apply your changes to the "
                                               "latest version and try again"):
         self.send_json(409, status_obj(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s'
-                                       % (resource, name, detail), {"name": name, "kind": resource}))
+                                       % (self.qualified(resource), name, detail), self.details(resource, name)))
 
     # -- verbs -----------------------------------------------------------------------
     def get(self, resource, ns, name, sub, q, body):
@@ -963,8 +974,9 @@ class Handler(BaseHTTPRequestHandler):
         if not self.check(resource, obj, q):
             return
         if (md.get("namespace", ""), md["name"]) in st.objects[resource]:
-            self.send_json(409, status_obj(409, "AlreadyExists", '%s "%s" already exists' % (resource, md["name"]),
-                                           {"name": md["name"], "kind": resource}))
+            self.send_json(409, status_obj(409, "AlreadyExists", '%s "%s" already exists'
+                                           % (self.qualified(resource), md["name"]),
+                                           self.details(resource, md["name"])))
             return
         md["uid"] = str(uuid.uuid4())
         md["creationTimestamp"] = now_iso()
