@@ -327,9 +327,10 @@ static int nvml_view(gv_store_t *store, nvml_view_t *v, gv_error_t **err)
         const char *u = gv_kvlist_get(&info.content, "GPU_UUIDS");
         const char *n = gv_kvlist_get(&info.content, "GPU_COUNT");
         v->count = n ? (unsigned) strtoul(n, NULL, 10) : 0;
-        v->uuids = u && *u ? strdup(u) : NULL;
-        gv_marker_info_clear(&info);
-        if (u && *u && !v->uuids)
+        bool have = u && *u;
+        v->uuids = have ? strdup(u) : NULL;
+        gv_marker_info_clear(&info); /* u and n point into it */
+        if (have && !v->uuids)
                 return OOM(err);
         if (v->uuids && !v->count) { /* count the list when GPU_COUNT is absent */
                 v->count = 1;
