@@ -40,6 +40,7 @@ declare -A corpus=(
   [fuzz-cli-values]=tests/fuzz/cli/corpus-values
   [fuzz-env-print]=tests/fuzz/cli/corpus-env
   [fuzz-driver-ctr-ready]=tests/fuzz/components/corpus-driver-ctr-ready
+  [fuzz-dra-slices]=tests/fuzz/components/corpus-dra-slices
   [fuzz-ptx]=tests/fuzz/mock-nvml/corpus-ptx
   [fuzz-pod-progress]=tests/fuzz/nodesignal/corpus-pod
 )

@@ -67,6 +67,12 @@ static const struct {
         [GV_REASON_GPU_MISSING] = { "gpu-missing",
                 "NVML sees fewer GPUs than expected: a GPU fell off the bus or its driver failed to bind; check "
                 "dmesg (Xid 79, RmInitAdapter), drain the node and reset or replace the GPU", false },
+        [GV_REASON_DRA_DRIVER_NOT_READY] = { "dra-driver-not-ready",
+                "the node is in DRA mode but the NVIDIA DRA driver (gpu.nvidia.com) has not published its "
+                "ResourceSlices for it: check the nvidia-dra-driver-gpu kubelet plugin pod on this node and its log", true },
+        [GV_REASON_DRA_GPUS_MISSING] = { "dra-gpus-missing",
+                "the NVIDIA DRA driver's ResourceSlices list fewer GPUs than NVML sees: check the kubelet plugin's "
+                "log and its GPU selection (the GPUs named above are not allocatable)", true },
 };
 
 const char *gv_reason_name(gv_reason_t reason)

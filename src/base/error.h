@@ -48,6 +48,8 @@ typedef enum gv_reason {
         GV_REASON_MODULE_NOT_LOADED,     /* a kernel module (nvidia_fs, gdrdrv, nvidia_peermem, mlx5_core) is absent */
         GV_REASON_FABRIC_NOT_READY,      /* an NVSwitch GPU's fabric state is not COMPLETED with SUCCESS */
         GV_REASON_GPU_MISSING,           /* NVML sees fewer GPUs than expected (--expected-gpus or the PCI bus) */
+        GV_REASON_DRA_DRIVER_NOT_READY,  /* DRA mode: no complete ResourceSlice of gpu.nvidia.com for this node */
+        GV_REASON_DRA_GPUS_MISSING,      /* DRA mode: the driver's ResourceSlices publish fewer GPUs than NVML sees */
         GV_REASON__MAX
 } gv_reason_t;
 

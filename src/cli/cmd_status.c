@@ -51,6 +51,12 @@ static char *format_facts(const gv_marker_info_t *info)
                 fprintf(f, "ASSUMED by %s", assumed_by ? assumed_by : "?");
         else if (gv_kvlist_get(&info->content, "SKIPPED"))
                 fprintf(f, "SKIPPED (%s)", skip_reason ? skip_reason : "on purpose");
+        else if (info->id == GV_MARKER_PLUGIN && gv_kvlist_get(&info->content, "MODE") &&
+                 strcmp(gv_kvlist_get(&info->content, "MODE"), "dra") == 0) {
+                const char *gpus = gv_kvlist_get(&info->content, "DRA_GPUS");
+                const char *slices = gv_kvlist_get(&info->content, "RESOURCE_SLICES");
+                fprintf(f, "DRA (%s GPU(s) in ResourceSlices %s)", gpus ? gpus : "?", slices ? slices : "?");
+        }
         if (info->id == GV_MARKER_DRIVER || info->id == GV_MARKER_HOST_DRIVER) {
                 for (const char *const *k = driver_keys; *k; k++) {
                         const char *v = gv_kvlist_get(&info->content, *k);

@@ -8,6 +8,10 @@
  * WITH_WORKLOAD runs the plugin validation pod asking for one unit of the
  * resource found (MIG first, as upstream), which detects "every GPU already
  * allocated" (FR07).  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
+ * In DRA mode (node label nvidia.com/gpu.deploy.dra-driver=true, which wins
+ * over the device-plugin label) there is no nvidia.com/gpu capacity to wait
+ * for: the check is that the DRA driver's ResourceSlices publish this node's
+ * GPUs (dra.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "dra.h"
 #include "kube.h"
 
 #define COMPONENT "plugin"
@@ -26,6 +31,7 @@ typedef struct node_wait {
         bool missing;          /* the list had no such node (and once) or it was deleted */
         bool deleted;          /* a DELETED event came after the node was seen: the wait ends at once */
         bool disabled;         /* FR08 label */
+        bool dra;              /* DRA mode label (dra.h) */
         unsigned long devices; /* gv_node_gpu_devices() of the last version */
         json_object *node;     /* last version (owned) */
 } node_wait_t;
@@ -43,8 +49,9 @@ static bool node_cb(void *userdata, const gv_k8s_watch_event_t *ev)
                 w->seen = true;
                 w->missing = false;
                 w->disabled = gv_node_device_plugin_disabled(ev->object);
+                w->dra = gv_dra_node_enabled(ev->object);
                 w->devices = gv_node_gpu_devices(ev->object);
-                return !(w->disabled || w->devices > 0);
+                return !(w->dra || w->disabled || w->devices > 0);
         case GV_K8S_EVENT_DELETED:
                 json_object_put(w->node);
                 w->node = NULL;
@@ -91,13 +98,14 @@ static char *describe_resources(json_object *node)
 
 /*
  * What the capacity watch (result @r) found: 0 when @w holds a node with GPU
- * capacity, 1 when the device plugin is disabled there (skip), else a
+ * capacity, 1 when the device plugin is disabled there (skip), 2 when the
+ * node is in DRA mode, else a
  * negative errno with *err (no capacity in time, the node deleted or not
  * found, or the watch's own error).
  */
 static int capacity_check(const gv_config_t *cfg, const node_wait_t *w, int r, gv_error_t **err)
 {
-        if (r == -ETIMEDOUT || (r == 0 && w->once && !w->disabled && w->devices == 0 && !w->missing)) {
+        if (r == -ETIMEDOUT || (r == 0 && w->once && !w->dra && !w->disabled && w->devices == 0 && !w->missing)) {
                 _cleanup_free_ char *described = w->node ? describe_resources(w->node) : NULL;
                 return gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT,
                                     "no GPU advertised on node %s after %u s (allocatable: %s); is the NVIDIA device "
@@ -117,7 +125,7 @@ static int capacity_check(const gv_config_t *cfg, const node_wait_t *w, int r, g
         if (w->missing && !w->node)
                 return gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
                                     "node %s not found in the API (NODE_NAME must be this node's name)", cfg->node_name);
-        return w->disabled ? 1 : 0;
+        return w->dra ? 2 : w->disabled ? 1 : 0;
 }
 
 /* The result for a node whose device plugin is disabled: skipped on purpose, recorded. */
@@ -159,7 +167,7 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
         }
         char count[32];
         snprintf(count, sizeof(count), "%lu", w->devices);
-        if (r >= 0)
+        if (r >= 0 && (r = gv_kvlist_set(&res->facts, "MODE", "device-plugin", err)) >= 0)
                 r = gv_kvlist_set(&res->facts, "DEVICE_PLUGIN_DEVICES", count, err);
         if (r >= 0 &&
             (cfg->with_workload
@@ -179,7 +187,6 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
 
 static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
-        (void) store;
         gv_k8s_client_t *client = NULL;
         int r = gv_kube_open(cfg, COMPONENT, cfg->with_workload, &client, err);
         if (r < 0)
@@ -193,7 +200,9 @@ static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         r = gv_k8s_node_watch(client, cfg->node_name, NULL, cfg->capacity_wait_s ? cfg->capacity_wait_s : 1, node_cb,
                               &w, err);
         r = capacity_check(cfg, &w, r, err);
-        if (r > 0)
+        if (r == 2)
+                r = gv_dra_validate(cfg, client, store, &res, err);
+        else if (r == 1)
                 r = disabled_result(cfg, &res, err);
         else if (r == 0)
                 r = node_result(cfg, client, &w, &res, err);

@@ -3,7 +3,7 @@
  * A small Kubernetes API client: configuration (in-cluster service account
  * or kubeconfig), JSON requests with bounded retries, watches, and the few
  * typed calls the workload and plugin components need (pods, nodes, events,
- * pod logs).  See docs/kubernetes.md.
+ * pod logs, ResourceSlices).  See docs/kubernetes.md.
  *
  * Conventions (docs/errors.md): functions return 0 (or a count) or a
  * negative errno and fill `gv_error_t **err` (reason GV_REASON_KUBERNETES
@@ -366,6 +366,32 @@ typedef struct gv_k8s_event {
  */
 int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involved, const gv_k8s_event_t *ev,
                         gv_error_t **err);
+
+/* ------------------------------------------------------------------ */
+/* Typed calls (resource.k8s.io, Dynamic Resource Allocation)          */
+/* ------------------------------------------------------------------ */
+
+/* The resource.k8s.io versions gv_k8s_resource_slice_list() tries, newest
+ * first: "v1" (Kubernetes 1.34), "v1beta2" (1.33), "v1beta1" (1.32).
+ * NULL-terminated static table. */
+const char *const *gv_k8s_resource_versions(void);
+
+/*
+ * gv_k8s_resource_slice_list - LIST cluster-scoped ResourceSlices,
+ * GET /apis/resource.k8s.io/<version>/resourceslices with fieldSelector
+ * spec.nodeName=@node_name,spec.driver=@driver (each left out when NULL or
+ * ""; kube-apiserver supports both fields for ResourceSlices).  Tries the
+ * versions of gv_k8s_resource_versions() in order, starting at *@version when
+ * it names one (the version a previous call found; may be NULL or point to
+ * NULL), and moves to the next on 404 (a version the server does not serve).
+ * On success *out is the ResourceSliceList (owned; .items is the array) and
+ * *@version (when @version is not NULL) the version that answered (static).
+ * Errors: -ENOENT (GV_REASON_KUBERNETES) when every version answered 404,
+ * naming them; the first other error of gv_k8s_get() as it is (403 -EACCES
+ * when RBAC does not allow list on resourceslices).
+ */
+int gv_k8s_resource_slice_list(gv_k8s_client_t *c, const char *node_name, const char *driver, const char **version,
+                               json_object **out, gv_error_t **err);
 
 /* ------------------------------------------------------------------ */
 /* Helpers (exposed for tests and callers that build their own paths)  */

@@ -177,3 +177,28 @@ class TestApiServer:
         if label_selector:
             path += "?labelSelector=" + urllib.request.quote(label_selector)
         return self.api("GET", path)["items"]
+
+    # -- resource.k8s.io --------------------------------------------------------------
+    @staticmethod
+    def gpu_devices(uuids, migs=()):
+        """ResourceSlice devices (v1 shape) as NVIDIA's DRA driver publishes them: one "gpu-N"
+        per UUID (attributes type=gpu, uuid, index), and for each (parent UUID, MIG UUID) in
+        @migs a "gpu-N-mig-..." device (type=mig, uuid, parentUUID)."""
+        devs = [{"name": "gpu-%d" % i, "attributes": {"type": {"string": "gpu"}, "uuid": {"string": u},
+                                                       "index": {"int": i}},
+                 "capacity": {"memory": {"value": "80Gi"}}} for i, u in enumerate(uuids)]
+        for j, (parent, mig) in enumerate(migs):
+            devs.append({"name": "gpu-mig-%d" % j, "attributes": {"type": {"string": "mig"}, "uuid": {"string": mig},
+                                                                 "parentUUID": {"string": parent}}})
+        return devs
+
+    def resource_slice(self, name, node, devices, driver="gpu.nvidia.com", pool=None, generation=1, count=1,
+                       version="v1"):
+        """Create a ResourceSlice (devices in the v1 shape; sent as @version, v1beta1 wrapping each
+        device's fields in `basic`) with the admin token."""
+        if version == "v1beta1":
+            devices = [{"name": d["name"], "basic": {k: v for k, v in d.items() if k != "name"}} for d in devices]
+        body = {"apiVersion": "resource.k8s.io/" + version, "kind": "ResourceSlice", "metadata": {"name": name},
+                "spec": {"driver": driver, "nodeName": node, "devices": list(devices),
+                         "pool": {"name": pool or node, "generation": generation, "resourceSliceCount": count}}}
+        return self.api("POST", "/apis/resource.k8s.io/%s/resourceslices" % version, body)

@@ -2,8 +2,10 @@
 """Discovery documents of the test API server: /version, /api, /api/v1, /apis and OpenAPI v3.
 
 Shapes follow kube-apiserver (Kubernetes API reference: "API discovery", "OpenAPI v3").  Only
-core/v1 pods, pods/log, pods/status, nodes, nodes/status, events and namespaces are served, so
-only they are listed.  The OpenAPI v3 document declares, per path, the query parameters that
+core/v1 pods, pods/log, pods/status, nodes, nodes/status, events and namespaces, and
+resource.k8s.io resourceslices (in the versions the store serves: v1, v1beta2, v1beta1 by
+default, none to model a cluster without Dynamic Resource Allocation) are served, so only they
+are listed.  The OpenAPI v3 document covers core/v1 only.  The OpenAPI v3 document declares, per path, the query parameters that
 kubectl looks for (fieldValidation, dryRun) and the x-kubernetes-group-version-kind of each
 operation: kubectl then leaves schema validation to the server (`fieldValidation=Strict`), as it
 does with a real one.  The schemas are deliberately loose (type object): this server validates
@@ -37,13 +39,53 @@ KINDS = {"pods": "Pod", "nodes": "Node", "events": "Event", "namespaces": "Names
 NAMESPACED = {"pods": True, "nodes": False, "events": True, "namespaces": False}
 
 
+# API groups: resource -> (group, kind, verbs).  Each is served in the versions the store lists
+# (settings "resourceVersions"); a version not served answers 404 like kube-apiserver.
+GROUP_RESOURCES = {"resourceslices": ("resource.k8s.io", "ResourceSlice", ALL_VERBS)}
+RESOURCE_GROUP = "resource.k8s.io"
+# kube-apiserver 1.34+ serves resource.k8s.io v1 (GA), v1beta2 and v1beta1; v1 is preferred.
+RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
+
+
+def kind_of(resource):
+    """The kind of a core or group resource."""
+    return KINDS[resource] if resource in KINDS else GROUP_RESOURCES[resource][1]
+
+
+def namespaced(resource):
+    return NAMESPACED.get(resource, False)
+
+
+def _group_versions(versions):
+    return [{"groupVersion": "%s/%s" % (RESOURCE_GROUP, v), "version": v} for v in versions]
+
+
+def api_group(versions):
+    """/apis/resource.k8s.io: APIGroup, or None when no version is served."""
+    if not versions:
+        return None
+    gv = _group_versions(versions)
+    return {"kind": "APIGroup", "apiVersion": "v1", "name": RESOURCE_GROUP, "versions": gv, "preferredVersion": gv[0]}
+
+
+def group_resource_list(version):
+    out = []
+    for name, (group, kind, verbs) in GROUP_RESOURCES.items():
+        out.append({"name": name, "singularName": kind.lower(), "namespaced": False, "kind": kind, "verbs": verbs,
+                    "storageVersionHash": hashlib.sha256(("%s/%s" % (group, name)).encode()).hexdigest()[:11]})
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "%s/%s" % (RESOURCE_GROUP, version),
+            "resources": out}
+
+
 def api_versions(server_address):
     return {"kind": "APIVersions", "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]}
 
 
-def api_group_list():
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": []}
+def api_group_list(versions=RESOURCE_VERSIONS):
+    g = api_group(versions)
+    groups = [{k: g[k] for k in ("name", "versions", "preferredVersion")}] if g else []
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
 def api_resource_list():
@@ -118,8 +160,9 @@ def openapi_v3_core_text():
     return _CORE_DOC
 
 
-def lookup(path, server_address):
-    """The discovery document for @path, or None when it is not a discovery path."""
+def lookup(path, server_address, versions=RESOURCE_VERSIONS):
+    """The discovery document for @path, or None when it is not a discovery path.  @versions: the
+    resource.k8s.io versions served."""
     if path == "/version":
         return VERSION
     if path == "/api":
@@ -127,7 +170,12 @@ def lookup(path, server_address):
     if path == "/api/v1":
         return api_resource_list()
     if path == "/apis":
-        return api_group_list()
+        return api_group_list(versions)
+    if path == "/apis/" + RESOURCE_GROUP:
+        return api_group(versions)
+    for v in versions:
+        if path == "/apis/%s/%s" % (RESOURCE_GROUP, v):
+            return group_resource_list(v)
     if path == "/openapi/v3":
         return openapi_v3_root()
     return None

@@ -76,8 +76,19 @@ EVENT = {"kind": STR, "apiVersion": STR, "metadata": OBJECT_META,
          "related": ANY, "reportingComponent": STR, "reportingInstance": STR}
 NAMESPACE = {"kind": STR, "apiVersion": STR, "metadata": OBJECT_META, "spec": {"finalizers": [STR]},
              "status": ANY}
+# resource.k8s.io ResourceSlice in its v1 (and v1beta2) shape; v1beta1 objects are converted to it
+# first (their devices[].basic holds what v1 has on the device itself).
+DEVICE_ATTRIBUTE = {"int": INT, "bool": BOOL, "string": STR, "version": STR}
+DEVICE = {"name": STR, "attributes": {"*": DEVICE_ATTRIBUTE}, "capacity": {"*": {"value": QTY, "requestPolicy": ANY}},
+          "consumesCounters": ANY, "nodeName": STR, "nodeSelector": ANY, "allNodes": BOOL, "taints": ANY,
+          "bindsToNode": BOOL, "bindingConditions": [STR], "bindingFailureConditions": [STR],
+          "allowMultipleAllocations": BOOL}
+RESOURCE_SLICE = {"kind": STR, "apiVersion": STR, "metadata": OBJECT_META,
+                  "spec": {"driver": STR, "pool": {"name": STR, "generation": INT, "resourceSliceCount": INT},
+                           "nodeName": STR, "nodeSelector": ANY, "allNodes": BOOL, "perDeviceNodeSelection": BOOL,
+                           "devices": [DEVICE], "sharedCounters": ANY}}
 SCHEMAS = {"pods": ("Pod", POD), "nodes": ("Node", NODE), "events": ("Event", EVENT),
-           "namespaces": ("Namespace", NAMESPACE)}
+           "namespaces": ("Namespace", NAMESPACE), "resourceslices": ("ResourceSlice", RESOURCE_SLICE)}
 
 GO_TYPE = {STR: "string", INT: "int64", BOOL: "bool", TIME: "v1.Time", QTY: "resource.Quantity", MAP: "map"}
 QTY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
@@ -193,7 +204,8 @@ def parse_quantity(s):
 class FieldError:
     REASONS = {"Required value": "FieldValueRequired", "Invalid value": "FieldValueInvalid",
                "Duplicate value": "FieldValueDuplicate", "Unsupported value": "FieldValueNotSupported",
-               "Not found": "FieldValueNotFound", "Forbidden": "FieldValueForbidden", "Too long": "FieldValueTooLong"}
+               "Not found": "FieldValueNotFound", "Forbidden": "FieldValueForbidden", "Too long": "FieldValueTooLong",
+               "Too many": "FieldValueTooMany"}
 
     def __init__(self, kind, field, value=None, detail=""):
         self.kind, self.field, self.value, self.detail = kind, field, value, detail
@@ -542,7 +554,53 @@ def validate_namespace(obj):
     return validate_meta(obj.get("metadata") or {}, False, dns1123_label)
 
 
-VALIDATORS = {"pods": validate_pod, "nodes": validate_node, "namespaces": validate_namespace}
+RESOURCE_SLICE_MAX_DEVICES = 128  # resource.k8s.io ResourceSliceMaxDevices
+
+
+def validate_resource_slice(obj):
+    """The rules of pkg/apis/resource/validation ValidateResourceSlice that matter here: a driver
+    name, a pool with a name and a positive slice count, exactly one node selection, at most 128
+    devices with DNS-label names unique in the slice."""
+    errs = validate_meta(obj.get("metadata") or {}, False, dns1123_subdomain)
+    spec = obj.get("spec") or {}
+    drv = spec.get("driver") or ""
+    if not drv:
+        errs.append(required("spec.driver"))
+    else:
+        errs += [invalid("spec.driver", drv, m) for m in dns1123_subdomain(drv)]
+    pool = spec.get("pool") or {}
+    if not pool.get("name"):
+        errs.append(required("spec.pool.name"))
+    if (pool.get("generation") or 0) < 0:
+        errs.append(invalid("spec.pool.generation", pool.get("generation"), "must be greater than or equal to 0"))
+    if (pool.get("resourceSliceCount") or 0) <= 0:
+        errs.append(invalid("spec.pool.resourceSliceCount", pool.get("resourceSliceCount") or 0,
+                            "must be greater than zero"))
+    chosen = [f for f in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection") if spec.get(f)]
+    if len(chosen) != 1:
+        errs.append(FieldError("Required value" if not chosen else "Invalid value", "spec",
+                               None if not chosen else "{%s}" % ", ".join("`%s`" % c for c in chosen),
+                               "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` "
+                               "is required"))
+    devices = spec.get("devices") or []
+    if len(devices) > RESOURCE_SLICE_MAX_DEVICES:
+        errs.append(FieldError("Too many", "spec.devices", len(devices),
+                               "must have at most %d items" % RESOURCE_SLICE_MAX_DEVICES))
+    seen = set()
+    for i, d in enumerate(devices):
+        name = d.get("name") or ""
+        if not name:
+            errs.append(required("spec.devices[%d].name" % i))
+        else:
+            errs += [invalid("spec.devices[%d].name" % i, name, m) for m in dns1123_label(name)]
+            if name in seen:
+                errs.append(FieldError("Duplicate value", "spec.devices[%d].name" % i, name))
+            seen.add(name)
+    return errs
+
+
+VALIDATORS = {"pods": validate_pod, "nodes": validate_node, "namespaces": validate_namespace,
+              "resourceslices": validate_resource_slice}
 
 
 def invalid_status(kind, name, errs):

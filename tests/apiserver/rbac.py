@@ -87,10 +87,10 @@ class Authorizer:
         lst = lst or []
         return "*" in lst or value in lst
 
-    def allowed(self, verb, resource, sub, ns, name):
+    def allowed(self, verb, resource, sub, ns, name, group=""):
         res = resource + ("/" + sub if sub else "")
         for rule in self._rules(ns):
-            if not self._has(rule.get("apiGroups"), ""):
+            if not self._has(rule.get("apiGroups"), group):
                 continue
             if not (self._has(rule.get("resources"), res) or (sub and "*/" + sub in (rule.get("resources") or []))):
                 continue
@@ -105,13 +105,16 @@ class Authorizer:
     def allowed_path(self, path):
         return path in ("/api", "/apis", "/version") or path.startswith(DISCOVERY_PREFIXES)
 
-    def forbidden(self, verb, resource, sub, ns, name):
+    def forbidden(self, verb, resource, sub, ns, name, group=""):
         """The 403 Status kube-apiserver answers with."""
         res = resource + ("/" + sub if sub else "")
-        what = '%s "%s"' % (resource, name) if name else resource
+        qualified = resource + "." + group if group else resource
+        what = '%s "%s"' % (qualified, name) if name else qualified
         where = 'in the namespace "%s"' % ns if ns else "at the cluster scope"
-        msg = '%s is forbidden: User "%s" cannot %s resource "%s" in API group "" %s' % (
-            what, self.user, verb, res, where)
+        msg = '%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s" %s' % (
+            what, self.user, verb, res, group, where)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": msg,
-                "reason": "Forbidden", "details": {"name": name, "kind": resource} if name else {"kind": resource},
+                "reason": "Forbidden",
+                "details": dict({"name": name, "kind": resource} if name else {"kind": resource},
+                                **({"group": group} if group else {})),
                 "code": 403}

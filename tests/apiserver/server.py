@@ -3,7 +3,8 @@
 """A fake Kubernetes API server for gpu-validator's tests that answers like kube-apiserver.
 
 Standard library only.  Listens on 127.0.0.1 only.  Serves core/v1 pods (with log and status),
-nodes (with status), events and namespaces from memory, with discovery and OpenAPI v3
+nodes (with status), events and namespaces, and resource.k8s.io ResourceSlices (v1, v1beta2,
+v1beta1, converted from one stored shape) from memory, with discovery and OpenAPI v3
 (discovery.py), decoding and validation (kube_validation.py), the three patch types
 (patch.py), optimistic concurrency, list paging, watches, graceful deletion by a simulated
 kubelet, and an optional RBAC mode (rbac.py).  A control API under /_test/ scripts behaviour;
@@ -84,7 +85,34 @@ FIELD_LABELS = {
                "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent",
                "source", "type"},
     "namespaces": {"metadata.name", "status.phase"},
+    # pkg/registry/resource/resourceslice/strategy.go ToSelectableFields (cluster-scoped: no
+    # metadata.namespace)
+    "resourceslices": {"metadata.name", "spec.nodeName", "spec.driver"},
 }
+
+
+def slice_as(obj, version):
+    """A stored ResourceSlice (resource.k8s.io/v1 shape) as @version shows it: v1beta1 keeps a
+    device's fields other than its name under `basic`; v1beta2 has the v1 shape."""
+    o = copy.deepcopy(obj)
+    o["apiVersion"] = "%s/%s" % (discovery.RESOURCE_GROUP, version)
+    if version == "v1beta1":
+        for d in (o.get("spec") or {}).get("devices") or []:
+            if isinstance(d, dict):
+                basic = {k: d.pop(k) for k in [k for k in d if k != "name"]}
+                d["basic"] = basic
+    return o
+
+
+def slice_from(obj, version):
+    """A ResourceSlice sent in @version, in the stored (v1) shape (in place; returns it)."""
+    if version == "v1beta1" and isinstance(obj, dict) and isinstance(obj.get("spec"), dict):
+        for d in obj["spec"].get("devices") or []:
+            if isinstance(d, dict) and isinstance(d.get("basic"), dict):
+                d.update(d.pop("basic"))
+    if isinstance(obj, dict) and "apiVersion" in obj:
+        obj["apiVersion"] = "%s/v1" % discovery.RESOURCE_GROUP
+    return obj
 
 
 class SelectorError(ValueError):
@@ -241,7 +269,8 @@ class Store:
 
     def reset(self):
         self.rv = 100
-        self.objects = {"pods": {}, "nodes": {}, "events": {}, "namespaces": {}}
+        self.objects = {"pods": {}, "nodes": {}, "events": {}, "namespaces": {}, "resourceslices": {}}
+        self.resource_versions = list(discovery.RESOURCE_VERSIONS)  # resource.k8s.io versions served
         self.history = []          # (rv, type, resource, obj, previous obj or None)
         self.last = {}             # (resource, key) -> the object as last emitted
         self.floor = 0             # versions <= floor are compacted: 410
@@ -720,6 +749,14 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, path):
         """-> (resource, namespace, name, subresource) or None."""
         parts = [urllib.parse.unquote(p) for p in path.strip("/").split("/")]
+        self.version = "v1"
+        self.group = ""
+        if parts[:2] == ["apis", discovery.RESOURCE_GROUP] and len(parts) >= 4:
+            if parts[2] not in self.store.resource_versions or parts[3] not in discovery.GROUP_RESOURCES \
+                    or len(parts) > 5:
+                return None
+            self.version, self.group = parts[2], discovery.RESOURCE_GROUP
+            return parts[3], None, parts[4] if len(parts) > 4 else None, None
         if parts[:2] != ["api", "v1"]:
             return None
         parts = parts[2:]
@@ -741,11 +778,38 @@ class Handler(BaseHTTPRequestHandler):
         return resource, ns, name, sub
 
     def kind_of(self, resource):
-        return discovery.KINDS[resource]
+        return discovery.kind_of(resource)
+
+    def api_version(self):
+        """The apiVersion of this request's objects: "v1" or "resource.k8s.io/<version>"."""
+        return "%s/%s" % (self.group, self.version) if self.group else "v1"
+
+    def present(self, resource, obj):
+        """@obj as this request's version shows it (group resources are stored in one shape)."""
+        if obj is None or resource not in discovery.GROUP_RESOURCES:
+            return obj
+        return slice_as(obj, self.version)
+
+    def intake(self, resource, obj):
+        """@obj sent in this request's version, in the stored shape."""
+        if resource in discovery.GROUP_RESOURCES:
+            return slice_from(obj, self.version)
+        return obj
+
+    def qualified(self, resource):
+        """The resource as kube-apiserver's messages name it: "pods", "resourceslices.resource.k8s.io"."""
+        return resource + "." + discovery.GROUP_RESOURCES[resource][0] if resource in discovery.GROUP_RESOURCES \
+            else resource
+
+    def details(self, resource, name):
+        d = {"name": name, "kind": resource}
+        if resource in discovery.GROUP_RESOURCES:
+            d["group"] = discovery.GROUP_RESOURCES[resource][0]
+        return d
 
     def not_found(self, resource, name):
-        self.send_json(404, status_obj(404, "NotFound", '%s "%s" not found' % (resource, name),
-                                       {"name": name, "kind": resource}))
+        self.send_json(404, status_obj(404, "NotFound", '%s "%s" not found' % (self.qualified(resource), name),
+                                       self.details(resource, name)))
 
     def send_obj(self, code, obj):
         hdrs = {}
@@ -757,7 +821,7 @@ class Handler(BaseHTTPRequestHandler):
         st = self.store
         if path != "/" and path.endswith("/"):
             path = path.rstrip("/")  # kube-apiserver serves /version/ as /version
-        doc = discovery.lookup(path, "127.0.0.1:%d" % self.server.server_address[1])
+        doc = discovery.lookup(path, "127.0.0.1:%d" % self.server.server_address[1], st.resource_versions)
         if method == "GET" and doc is not None:
             self.send_json(200, doc)
             return
@@ -771,8 +835,8 @@ class Handler(BaseHTTPRequestHandler):
         resource, ns, name, sub = r
         if st.rbac is not None and not self.admin:
             verb = rbac.verb_of(method, name, q)
-            if not st.rbac.allowed(verb, resource, sub, ns, name):
-                self.send_json(403, st.rbac.forbidden(verb, resource, sub, ns, name))
+            if not st.rbac.allowed(verb, resource, sub, ns, name, self.group):
+                self.send_json(403, st.rbac.forbidden(verb, resource, sub, ns, name, self.group))
                 return
         if method == "GET" and name is None:
             if truthy(q.get("watch")):
@@ -861,7 +925,7 @@ class Handler(BaseHTTPRequestHandler):
     def conflict(self, resource, name, detail="the object has been modified; please apply your changes to the "
                                               "latest version and try again"):
         self.send_json(409, status_obj(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s'
-                                       % (resource, name, detail), {"name": name, "kind": resource}))
+                                       % (self.qualified(resource), name, detail), self.details(resource, name)))
 
     # -- verbs -----------------------------------------------------------------------
     def get(self, resource, ns, name, sub, q, body):
@@ -869,7 +933,7 @@ class Handler(BaseHTTPRequestHandler):
         if cur is None:
             self.not_found(resource, name)
         else:
-            self.send_json(200, cur)
+            self.send_json(200, self.present(resource, cur))
 
     def create(self, resource, ns, name, sub, q, body):
         st = self.store
@@ -879,6 +943,7 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(obj, dict):
             self.send_status(400, "BadRequest", "the body of the request was in an unknown format")
             return
+        obj = self.intake(resource, obj)
         md = obj.setdefault("metadata", {}) if isinstance(obj.get("metadata", {}), dict) else None
         if md is None:
             self.check(resource, obj, q)
@@ -898,30 +963,33 @@ class Handler(BaseHTTPRequestHandler):
         for f in ("resourceVersion", "uid", "creationTimestamp", "deletionTimestamp", "selfLink"):
             md.pop(f, None)
         obj.setdefault("kind", self.kind_of(resource))
-        obj.setdefault("apiVersion", "v1")
+        obj.setdefault("apiVersion", self.intake(resource, {"apiVersion": self.api_version()})["apiVersion"])
         if resource == "pods":
             default_pod(obj)
-        if resource != "events":  # spec and status are structs: always there in kube-apiserver's JSON
+        if resource not in ("events", "resourceslices"):  # spec and status are structs: always there
             obj.setdefault("spec", {})
             obj.setdefault("status", {})
+        elif resource == "resourceslices":  # a ResourceSlice has no status
+            obj.setdefault("spec", {})
         if not self.check(resource, obj, q):
             return
         if (md.get("namespace", ""), md["name"]) in st.objects[resource]:
-            self.send_json(409, status_obj(409, "AlreadyExists", '%s "%s" already exists' % (resource, md["name"]),
-                                           {"name": md["name"], "kind": resource}))
+            self.send_json(409, status_obj(409, "AlreadyExists", '%s "%s" already exists'
+                                           % (self.qualified(resource), md["name"]),
+                                           self.details(resource, md["name"])))
             return
         md["uid"] = str(uuid.uuid4())
         md["creationTimestamp"] = now_iso()
         if q.get("dryRun") == "All":
             md["resourceVersion"] = ""
-            self.send_obj(201, obj)
+            self.send_obj(201, self.present(resource, obj))
             return
         if resource == "pods":
             st.kubelet_admit(obj)
         st.put(resource, obj, "ADDED")
         if resource == "pods":
             st.kubelet_start(obj)
-        self.send_obj(201, obj)
+        self.send_obj(201, self.present(resource, obj))
 
     def delete(self, resource, ns, name, sub, q, body):
         st = self.store
@@ -946,7 +1014,7 @@ class Handler(BaseHTTPRequestHandler):
         if q.get("gracePeriodSeconds", "").lstrip("-").isdigit():
             grace = int(q["gracePeriodSeconds"])
         if q.get("dryRun") == "All" or (opts or {}).get("dryRun") == ["All"]:
-            self.send_json(200, cur)
+            self.send_json(200, self.present(resource, cur))
             return
         if resource == "pods":
             self.send_json(200, st.delete_pod(cur, grace))
@@ -955,7 +1023,7 @@ class Handler(BaseHTTPRequestHandler):
             for res in ("pods", "events"):
                 for (ons, oname) in [k for k in st.objects[res] if k[0] == name]:
                     st.remove(res, ons, oname)
-        self.send_json(200, st.remove(resource, ns, name))
+        self.send_json(200, self.present(resource, st.remove(resource, ns, name)))
 
     def update(self, resource, ns, name, sub, q, body):
         data = self.decode(body)
@@ -964,6 +1032,7 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(data, dict) or not isinstance(data.get("metadata", {}), dict):
             self.send_status(400, "BadRequest", "the body of the request was in an unknown format")
             return
+        data = self.intake(resource, data)
         md = data.get("metadata") or {}
         if md.get("name") and md["name"] != name:
             self.send_status(400, "BadRequest", "the name of the object (%s) does not match the name on the URL (%s)"
@@ -981,6 +1050,7 @@ class Handler(BaseHTTPRequestHandler):
         if data is None:
             return
         ct = self.headers.get("Content-Type", "").split(";")[0].strip()
+        cur = self.present(resource, cur)  # the patch applies to the object as this version shows it
         try:
             if ct == "application/merge-patch+json":
                 if not isinstance(data, dict):
@@ -1010,6 +1080,7 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(new, dict) or not isinstance(new.get("metadata"), dict):
             self.send_status(422, "Invalid", "the patch removes metadata")
             return
+        new = self.intake(resource, new)
         self.replace(resource, ns, name, sub, q, new, new["metadata"].get("resourceVersion"))
 
     def replace(self, resource, ns, name, sub, q, new, want_rv):
@@ -1028,7 +1099,7 @@ class Handler(BaseHTTPRequestHandler):
                           % (md["uid"], cur["metadata"]["uid"]))
             return
         new.setdefault("kind", self.kind_of(resource))
-        new.setdefault("apiVersion", "v1")
+        new.setdefault("apiVersion", cur.get("apiVersion", "v1"))
         if sub == "status":
             # The status subresource changes only status (metav1 ResetObjectMetaForStatus).
             status = new.get("status")
@@ -1041,7 +1112,7 @@ class Handler(BaseHTTPRequestHandler):
             new["status"] = copy.deepcopy(cur["status"])
         else:
             new.pop("status", None)
-        if resource != "events":
+        if resource not in ("events", "resourceslices"):
             new.setdefault("spec", {})
             new.setdefault("status", {})
         for f in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
@@ -1053,14 +1124,14 @@ class Handler(BaseHTTPRequestHandler):
         if not self.check(resource, new, q, old=cur if resource == "pods" and sub is None else None):
             return
         if q.get("dryRun") == "All":
-            self.send_obj(200, new)
+            self.send_obj(200, self.present(resource, new))
             return
         if new == dict(cur, metadata=dict(cur["metadata"], resourceVersion=new["metadata"].get("resourceVersion"))):
-            self.send_obj(200, cur)  # a no-op write keeps the version and sends no event
+            self.send_obj(200, self.present(resource, cur))  # a no-op write keeps the version, sends no event
             return
         st.objects[resource][(ns or "", name)] = new
         st.put(resource, new, "MODIFIED")
-        self.send_obj(200, new)
+        self.send_obj(200, self.present(resource, new))
 
     # -- list and watch --------------------------------------------------------------
     def selectors(self, resource, q):
@@ -1112,17 +1183,17 @@ class Handler(BaseHTTPRequestHandler):
                 if start is not None and "%s/%s" % (ons, oname) <= start:
                     continue
                 if self.matches(obj, ns, *sel):
-                    items.append(copy.deepcopy(obj))
+                    items.append(self.present(resource, copy.deepcopy(obj)))
         meta = {"resourceVersion": rv}
         if limit is not None and len(items) > limit:
             last = items[limit - 1]["metadata"]
             tok = {"v": "meta.k8s.io/v1", "rv": int(rv),
-                   "start": "%s/%s" % (last.get("namespace", "") if discovery.NAMESPACED[resource] else "",
+                   "start": "%s/%s" % (last.get("namespace", "") if discovery.namespaced(resource) else "",
                                        last["name"])}
             meta["continue"] = base64.urlsafe_b64encode(json.dumps(tok).encode()).decode().rstrip("=")
             meta["remainingItemCount"] = len(items) - limit
             items = items[:limit]
-        self.send_json(200, {"kind": self.kind_of(resource) + "List", "apiVersion": "v1",
+        self.send_json(200, {"kind": self.kind_of(resource) + "List", "apiVersion": self.api_version(),
                              "metadata": meta, "items": items})
 
     def write_chunk(self, data):
@@ -1171,7 +1242,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             initial = []
             if rv_s in ("", "0") or initial_end:
-                initial = [copy.deepcopy(o) for _, o in sorted(st.objects[resource].items())
+                initial = [self.present(resource, copy.deepcopy(o)) for _, o in sorted(st.objects[resource].items())
                            if self.matches(o, ns, *sel)]
                 rv = st.rv
             gen = st.drop_generation
@@ -1195,7 +1266,7 @@ class Handler(BaseHTTPRequestHandler):
             for o in initial:
                 self.write_event("ADDED", o)
             if initial_end and bookmarks:
-                self.write_event("BOOKMARK", {"kind": self.kind_of(resource), "apiVersion": "v1", "metadata": {
+                self.write_event("BOOKMARK", {"kind": self.kind_of(resource), "apiVersion": self.api_version(), "metadata": {
                     "resourceVersion": str(rv), "annotations": {"k8s.io/initial-events-end": "true"}}})
             self.stream(resource, ns, sel, rv, end, bookmarks, gen, waiter[0])
         finally:
@@ -1228,7 +1299,7 @@ class Handler(BaseHTTPRequestHandler):
                     rv = max(rv, hrv)
                     seen = self.transition(t, o, prev, ns, sel)
                     if seen:
-                        out.append((seen, o))
+                        out.append((seen, self.present(resource, o)))
                 rv = max(rv, st.rv)  # everything up to here was looked at
             for t, o in out:
                 self.write_event(t, o)
@@ -1237,7 +1308,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             if bookmarks and time.time() - last_bookmark >= st.bookmark_ms / 1000.0:
                 last_bookmark = time.time()
-                self.write_event("BOOKMARK", {"kind": self.kind_of(resource), "apiVersion": "v1",
+                self.write_event("BOOKMARK", {"kind": self.kind_of(resource), "apiVersion": self.api_version(),
                                               "metadata": {"resourceVersion": str(rv)}})
 
     # -- the control API ---------------------------------------------------------------
@@ -1289,6 +1360,13 @@ class Handler(BaseHTTPRequestHandler):
                     st.gone_as = data["goneAs"]
                 if "bookmarkMs" in data:
                     st.bookmark_ms = int(data["bookmarkMs"])
+                if "resourceVersions" in data:
+                    bad = [v for v in data["resourceVersions"] if v not in discovery.RESOURCE_VERSIONS]
+                    if bad:
+                        self.send_status(400, "BadRequest", "unknown resource.k8s.io versions %s; known: %s"
+                                         % (bad, discovery.RESOURCE_VERSIONS))
+                        return
+                    st.resource_versions = [v for v in discovery.RESOURCE_VERSIONS if v in data["resourceVersions"]]
                 if "relax" in data:
                     bad = [c for c in data["relax"] if c not in RELAXABLE]
                     if bad:

@@ -124,7 +124,44 @@ def events_and_errors():
     assert "Precondition failed: UID in precondition: not-the-uid" in body["message"], body
 
 
-SCENARIOS = {f.__name__: f for f in (version_get_list, create_watch_delete, patch_node_status, events_and_errors)}
+def resource_slices():
+    """resource.k8s.io through the dynamic client (this client version has no typed
+    ResourceSlice API): discovery finds the group and its preferred version, create, list with
+    the field selectors the validator sends, v1beta1's shape, and the 400 of an unsupported
+    field."""
+    from kubernetes import dynamic
+    dyn = dynamic.DynamicClient(api().api_client)
+    rs = dyn.resources.get(api_version="resource.k8s.io/v1", kind="ResourceSlice")
+    assert rs.name == "resourceslices" and not rs.namespaced, rs
+    preferred = dyn.resources.get(group="resource.k8s.io", kind="ResourceSlice", preferred=True)
+    assert preferred.group_version == "resource.k8s.io/v1", preferred
+    dev = {"name": "gpu-0", "attributes": {"type": {"string": "gpu"}, "uuid": {"string": "GPU-a"}}}
+    for name, node, drv in (("a-gpu", "node-a", "gpu.nvidia.com"), ("a-nic", "node-a", "dra.net.example.com"),
+                            ("b-gpu", "node-b", "gpu.nvidia.com")):
+        made = rs.create(body={"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                               "metadata": {"name": name},
+                               "spec": {"driver": drv, "nodeName": node, "devices": [dev],
+                                        "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}}})
+        assert made.metadata.name == name and made.metadata.resourceVersion, made
+    got = rs.get(field_selector="spec.nodeName=node-a,spec.driver=gpu.nvidia.com")
+    assert got.kind == "ResourceSliceList" and [i.metadata.name for i in got.items] == ["a-gpu"], got
+    assert got.items[0].spec.devices[0].attributes.uuid.string == "GPU-a", got
+    assert sorted(i.metadata.name for i in rs.get(field_selector="spec.nodeName=node-a").items) == ["a-gpu", "a-nic"]
+    beta = dyn.resources.get(api_version="resource.k8s.io/v1beta1", kind="ResourceSlice")
+    one = beta.get(name="a-gpu")
+    assert one.apiVersion == "resource.k8s.io/v1beta1", one
+    assert one.spec.devices[0].basic.attributes.uuid.string == "GPU-a", one
+    try:
+        rs.get(field_selector="spec.pool.name=node-a")
+    except dynamic.exceptions.BadRequestError as e:
+        body = e.body.decode() if isinstance(e.body, bytes) else e.body
+        assert "field label not supported: spec.pool.name" in body, body
+    else:
+        raise AssertionError("an unsupported field selector must be a 400")
+
+
+SCENARIOS = {f.__name__: f for f in (version_get_list, create_watch_delete, patch_node_status, events_and_errors,
+                                     resource_slices)}
 
 if __name__ == "__main__":
     SCENARIOS[sys.argv[1]]()

@@ -86,6 +86,33 @@ class Kubectl(ConformanceCase):
             self.assertRegex(out, rf"(?m)^{res}\s")
         self.assertIn(NS, self.kubectl("get", "namespaces", "-o", "name").stdout)
 
+    def test_resource_slices(self):
+        """`kubectl get resourceslices` finds the group by discovery, lists with the field selectors
+        the plugin component sends, reads v1beta1's shape, and gets kube-apiserver's 404 and 400."""
+        out = self.kubectl("api-resources", "--api-group", "resource.k8s.io", "--no-headers").stdout
+        self.assertRegex(out, r"(?m)^resourceslices\s+resource\.k8s\.io/v1\s+false\s+ResourceSlice$")
+        devs = self.api.gpu_devices(["GPU-a", "GPU-b"])
+        self.api.resource_slice("node-a-gpu", "node-a", devs)
+        self.api.resource_slice("node-a-nic", "node-a", [{"name": "nic-0"}], driver="dra.net.example.com")
+        self.api.resource_slice("node-b-gpu", "node-b", devs, version="v1beta1")
+        self.assertEqual(self.kubectl("get", "resourceslices", "-o", "name").stdout.split(),
+                         ["resourceslice.resource.k8s.io/" + n for n in ("node-a-gpu", "node-a-nic", "node-b-gpu")])
+        got = self.kjson("get", "resourceslices", "--field-selector", "spec.nodeName=node-a,spec.driver=gpu.nvidia.com")
+        self.assertEqual([i["metadata"]["name"] for i in got["items"]], ["node-a-gpu"])
+        self.assertEqual(got["items"][0]["spec"]["devices"][1]["attributes"]["uuid"], {"string": "GPU-b"})
+        beta = self.kjson("get", "resourceslices.v1beta1.resource.k8s.io", "node-b-gpu")
+        self.assertEqual(beta["apiVersion"], "resource.k8s.io/v1beta1")
+        self.assertEqual(beta["spec"]["devices"][0]["basic"]["attributes"]["type"], {"string": "gpu"})
+        table = self.kubectl("get", "resourceslices").stdout
+        self.assertRegex(table, r"(?m)^NAME\s")
+        self.assertRegex(table, r"(?m)^node-b-gpu\s")
+        p = self.kubectl("get", "resourceslice", "nope", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('resourceslices.resource.k8s.io "nope" not found', p.stderr)
+        p = self.kubectl("get", "resourceslices", "--field-selector", "spec.pool.name=x", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("field label not supported: spec.pool.name", p.stderr)
+
     def test_get_list_nodes(self):
         self.assertEqual([n["metadata"]["name"] for n in self.kjson("get", "nodes")["items"]], ["node-a"])
         node = self.kjson("get", "node", "node-a")
@@ -220,8 +247,17 @@ class KubectlRbac(Kubectl):
         self.assertIn('pods is forbidden: User "%s" cannot list resource "pods" in API group "" in the '
                       'namespace "kube-system"' % self.user, p.stderr)
 
+    def test_chart_rules_list_resource_slices_only(self):
+        """The chart lets the validator list ResourceSlices (the plugin component in DRA mode) and
+        do nothing else with them."""
+        self.assertEqual(self.kubectl("get", "resourceslices", "--field-selector",
+                                      "spec.nodeName=node-a,spec.driver=gpu.nvidia.com", "-o", "name").stdout, "")
+        p = self.kubectl("get", "resourceslice", "x", check=False)
+        self.assertIn('resourceslices.resource.k8s.io "x" is forbidden: User "%s" cannot get resource '
+                      '"resourceslices" in API group "resource.k8s.io" at the cluster scope' % self.user, p.stderr)
+
     # the plain kubectl scenarios do not apply with the chart's rules
-    test_version_and_discovery = test_get_list_nodes = None
+    test_version_and_discovery = test_get_list_nodes = test_resource_slices = None
     test_create_rendered_pods_and_server_dry_run = test_strict_validation_errors = None
     test_strategic_merge_patch_of_node_status = test_delete_with_grace_and_watch = None
     test_events = test_list_paging = None
@@ -282,6 +318,9 @@ class PythonClient(ConformanceCase):
 
     def test_events_and_errors(self):
         self.scenario("events_and_errors")
+
+    def test_resource_slices_through_the_dynamic_client(self):
+        self.scenario("resource_slices")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ do not reach: watch selector transitions, bookmarks only when asked, 410 for com
 versions and continue tokens, strategic merge patch directives and merge keys, optimistic
 concurrency, the Event namespace rule and its switch, the fault set (connection reset
 mid-body, invalid JSON, huge and non-Status bodies, node deletion through the control API),
-request body limit, Warning headers, RBAC denials.  Standard library only."""
+request body limit, Warning headers, RBAC denials, ResourceSlices across versions (conversion,
+validation, watches, versions not served).  Standard library only."""
 import http.client
 import json
 import os
@@ -71,6 +72,81 @@ class Server(gvtest.TempDirTestCase):
         t = threading.Thread(target=reader, daemon=True)
         t.start()
         return t, out
+
+
+class ResourceSlices(Server):
+    BASE = "/apis/resource.k8s.io/%s/resourceslices"
+
+    def slice(self, name, node="node-a", driver="gpu.nvidia.com", version="v1", **spec):
+        dev = {"name": "gpu-0", "attributes": {"uuid": {"string": "GPU-a"}}, "capacity": {"memory": {"value": "1Gi"}}}
+        if version == "v1beta1":
+            dev = {"name": "gpu-0", "basic": {k: v for k, v in dev.items() if k != "name"}}
+        body = {"apiVersion": "resource.k8s.io/" + version, "kind": "ResourceSlice", "metadata": {"name": name},
+                "spec": dict({"driver": driver, "nodeName": node, "devices": [dev],
+                              "pool": {"name": node, "generation": 0, "resourceSliceCount": 1}}, **spec)}
+        return self.call("POST", self.BASE % version, body)
+
+    def test_one_stored_object_in_three_versions(self):
+        s, _, made = self.slice("beta", version="v1beta1")
+        self.assertEqual(s, 201, made)
+        self.assertEqual(made["apiVersion"], "resource.k8s.io/v1beta1")
+        self.assertIn("basic", made["spec"]["devices"][0])
+        for v in ("v1", "v1beta2"):
+            s, _, got = self.call("GET", (self.BASE % v) + "/beta")
+            self.assertEqual(s, 200)
+            self.assertEqual(got["apiVersion"], "resource.k8s.io/" + v)
+            self.assertEqual(got["spec"]["devices"][0]["attributes"]["uuid"], {"string": "GPU-a"})
+            self.assertNotIn("basic", got["spec"]["devices"][0])
+            self.assertNotIn("status", got, "a ResourceSlice has no status")
+        # a merge patch applies to the version's own shape
+        s, _, p = self.call("PATCH", (self.BASE % "v1beta1") + "/beta",
+                            {"spec": {"devices": [{"name": "gpu-0", "basic": {"attributes": {"uuid": {"string": "GPU-b"}}}}]}},
+                            MERGE)
+        self.assertEqual(s, 200, p)
+        s, _, got = self.call("GET", (self.BASE % "v1") + "/beta")
+        self.assertEqual(got["spec"]["devices"][0]["attributes"]["uuid"], {"string": "GPU-b"})
+        s, _, gone = self.call("DELETE", (self.BASE % "v1") + "/beta")
+        self.assertEqual(s, 200)
+        s, _, nf = self.call("GET", (self.BASE % "v1") + "/beta")
+        self.assertEqual((s, nf["message"], nf["details"]["group"]),
+                         (404, 'resourceslices.resource.k8s.io "beta" not found', "resource.k8s.io"))
+
+    def test_validation_and_conflicts(self):
+        s, _, st = self.slice("bad", driver="", nodeName="", allNodes=False, pool={"name": "", "resourceSliceCount": 0})
+        self.assertEqual(s, 422, st)
+        fields = sorted(c["field"] for c in st["details"]["causes"])
+        self.assertEqual(fields, ["spec", "spec.driver", "spec.pool.name", "spec.pool.resourceSliceCount"])
+        s, _, st = self.slice("two", allNodes=True)
+        self.assertEqual(s, 422)
+        self.assertIn("exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
+                      st["message"])
+        self.assertEqual(self.slice("ok")[0], 201)
+        s, _, st = self.slice("ok")
+        self.assertEqual((s, st["reason"], st["message"]), (409, "AlreadyExists",
+                                                           'resourceslices.resource.k8s.io "ok" already exists'))
+        s, _, st = self.call("GET", (self.BASE % "v1") + "?fieldSelector=spec.pool.name%3Dx")
+        self.assertEqual((s, st["message"]), (400, "field label not supported: spec.pool.name"))
+
+    def test_watch_with_node_selector_and_versions_not_served(self):
+        t, out = self.watch((self.BASE % "v1beta1") + "?fieldSelector=spec.nodeName%3Dnode-a&resourceVersion=0", 2)
+        time.sleep(0.3)
+        self.slice("a")
+        self.slice("b", node="node-b")
+        t.join()
+        self.assertEqual([(e["type"], e["object"]["metadata"]["name"], e["object"]["apiVersion"]) for e in out],
+                         [("ADDED", "a", "resource.k8s.io/v1beta1")])
+        self.api.settings(resourceVersions=["v1beta2"])
+        self.assertEqual(self.call("GET", self.BASE % "v1")[0], 404)
+        self.assertEqual(self.call("GET", self.BASE % "v1beta2")[0], 200)
+        s, _, groups = self.call("GET", "/apis")
+        self.assertEqual(groups["groups"][0]["versions"], [{"groupVersion": "resource.k8s.io/v1beta2",
+                                                            "version": "v1beta2"}])
+        self.api.settings(resourceVersions=[])
+        self.assertEqual(self.call("GET", "/apis")[2]["groups"], [])
+        self.assertEqual(self.call("GET", "/apis/resource.k8s.io")[0], 404)
+        self.assertEqual(self.call("GET", self.BASE % "v1beta2")[0], 404)
+        with self.assertRaises(RuntimeError):
+            self.api.settings(resourceVersions=["v1alpha3"])
 
 
 class Watches(Server):

@@ -286,7 +286,9 @@ class Chart(unittest.TestCase):
             self.assertEqual(cr["rules"], [{"apiGroups": [""], "resources": ["nodes"],
                                             "verbs": ["get", "list", "watch"] + (["patch"] if patch else [])}]
                              + ([{"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]}]
-                                if patch else []))
+                                if patch else [])
+                             + [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"],
+                                 "verbs": ["list"]}])
             sa = one(docs, "ServiceAccount")["metadata"]["name"]
             for kind, ref in (("RoleBinding", "Role"), ("ClusterRoleBinding", "ClusterRole")):
                 for b in by_kind(docs, kind):

@@ -147,6 +147,8 @@ static void test_reason_names_are_stable(void **state)
                 { GV_REASON_MODULE_NOT_LOADED, "module-not-loaded" },
                 { GV_REASON_FABRIC_NOT_READY, "fabric-not-ready" },
                 { GV_REASON_GPU_MISSING, "gpu-missing" },
+                { GV_REASON_DRA_DRIVER_NOT_READY, "dra-driver-not-ready" },
+                { GV_REASON_DRA_GPUS_MISSING, "dra-gpus-missing" },
         };
         assert_int_equal(GV_ARRAY_SIZE(want), GV_REASON__MAX);
         for (size_t i = 0; i < GV_ARRAY_SIZE(want); i++)

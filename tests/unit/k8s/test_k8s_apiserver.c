@@ -673,6 +673,95 @@ static void test_nodes_logs_events(void **state)
         json_object_put(events);
 }
 
+/* POST a ResourceSlice of @driver for @node as @version through the control client. */
+static void post_slice(fixture_t *f, const char *version, const char *name, const char *node, const char *driver)
+{
+        _cleanup_free_ char *path = NULL, *body = NULL;
+        assert_true(asprintf(&path, "/apis/resource.k8s.io/%s/resourceslices", version) > 0);
+        assert_true(asprintf(&body,
+                             "{\"metadata\":{\"name\":\"%s\"},\"spec\":{\"driver\":\"%s\",\"nodeName\":\"%s\","
+                             "\"pool\":{\"name\":\"%s\",\"generation\":1,\"resourceSliceCount\":1},\"devices\":[]}}",
+                             name, driver, node, node) > 0);
+        ctl0(f, "POST", path, body);
+}
+
+/* The names of a ResourceSliceList's items, comma-separated (heap). */
+static char *item_names(json_object *list)
+{
+        json_object *items = NULL;
+        assert_true(json_object_object_get_ex(list, "items", &items));
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        assert_non_null(m);
+        for (size_t i = 0; i < json_object_array_length(items); i++)
+                fprintf(m, "%s%s", i ? "," : "", jstr(json_object_array_get_idx(items, i), "metadata", "name"));
+        assert_int_equal(fclose(m), 0);
+        return buf;
+}
+
+static void test_resource_slice_list(void **state)
+{
+        fixture_t *f = *state;
+        _cleanup_error_ gv_error_t *err = NULL;
+        post_slice(f, "v1", "a-gpu", "node-a", "gpu.nvidia.com");
+        post_slice(f, "v1", "a-nic", "node-a", "dra.net.example.com");
+        post_slice(f, "v1beta1", "b-gpu", "node-b", "gpu.nvidia.com");
+        /* both field selectors; v1 first */
+        const char *version = NULL;
+        json_object *list = NULL;
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, "node-a", "gpu.nvidia.com", &version, &list, &err), 0);
+        assert_string_equal(version, "v1");
+        char *names = item_names(list);
+        assert_string_equal(names, "a-gpu");
+        free(names);
+        assert_string_equal(jstr(list, "apiVersion", NULL), "resource.k8s.io/v1");
+        json_object_put(list);
+        /* one selector, or none */
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, "node-a", NULL, NULL, &list, &err), 0);
+        names = item_names(list);
+        assert_string_equal(names, "a-gpu,a-nic");
+        free(names);
+        json_object_put(list);
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, NULL, "gpu.nvidia.com", NULL, &list, &err), 0);
+        names = item_names(list);
+        assert_string_equal(names, "a-gpu,b-gpu");
+        free(names);
+        json_object_put(list);
+        assert_int_equal(count_requests(f, "GET", "/apis/resource.k8s.io/v1/resourceslices", 0), 3);
+
+        /* an older server: v1 and v1beta2 are 404, v1beta1 answers; the version found is used first next time */
+        ctl0(f, "POST", "/_test/settings", "{\"resourceVersions\":[\"v1beta1\"]}");
+        ctl0(f, "DELETE", "/_test/requests", NULL);
+        version = NULL;
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, "node-b", "gpu.nvidia.com", &version, &list, &err), 0);
+        assert_string_equal(version, "v1beta1");
+        assert_string_equal(jstr(list, "apiVersion", NULL), "resource.k8s.io/v1beta1");
+        json_object_put(list);
+        assert_int_equal(count_requests(f, "GET", "/apis/resource.k8s.io/", 0), 3);
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, "node-b", "gpu.nvidia.com", &version, &list, &err), 0);
+        json_object_put(list);
+        assert_int_equal(count_requests(f, "GET", "/apis/resource.k8s.io/", 0), 4);
+
+        /* no version served: -ENOENT naming the paths */
+        ctl0(f, "POST", "/_test/settings", "{\"resourceVersions\":[]}");
+        version = NULL;
+        list = NULL;
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, "node-a", "gpu.nvidia.com", &version, &list, &err), -ENOENT);
+        assert_null(list);
+        assert_null(version);
+        assert_int_equal(err->reason, GV_REASON_KUBERNETES);
+        assert_non_null(strstr(err->msg, "/apis/resource.k8s.io/{v1,v1beta2,v1beta1}/resourceslices"));
+        gv_error_free(&err);
+
+        /* any other error is final (a 403 of RBAC): no other version is tried */
+        ctl0(f, "POST", "/_test/settings", "{\"resourceVersions\":[\"v1\",\"v1beta2\",\"v1beta1\"]}");
+        ctl0(f, "POST", "/_test/faults", "{\"type\":\"status\",\"code\":403,\"count\":1,\"path\":\"/resourceslices\"}");
+        ctl0(f, "DELETE", "/_test/requests", NULL);
+        assert_int_equal(gv_k8s_resource_slice_list(f->c, "node-a", "gpu.nvidia.com", NULL, &list, &err), -EACCES);
+        assert_int_equal(count_requests(f, "GET", "/apis/resource.k8s.io/", 0), 1);
+}
+
 typedef struct nodew {
         fixture_t *f;
         bool changed;
@@ -906,6 +995,7 @@ int main(void)
                 cmocka_unit_test_setup(test_unreachable, test_setup),
                 cmocka_unit_test_setup(test_nodes_logs_events, test_setup),
                 cmocka_unit_test_setup(test_node_watch, test_setup),
+                cmocka_unit_test_setup(test_resource_slice_list, test_setup),
                 cmocka_unit_test_setup(test_token_file_rotation_and_secrecy, test_setup),
                 cmocka_unit_test_setup(test_tls, test_setup),
                 cmocka_unit_test_setup(test_huge_bodies, test_setup),
