@@ -41,6 +41,7 @@ declare -A corpus=(
   [fuzz-env-print]=tests/fuzz/cli/corpus-env
   [fuzz-driver-ctr-ready]=tests/fuzz/components/corpus-driver-ctr-ready
   [fuzz-ptx]=tests/fuzz/mock-nvml/corpus-ptx
+  [fuzz-state]=tests/fuzz/mock-nvml/corpus-state
   [fuzz-pod-progress]=tests/fuzz/nodesignal/corpus-pod
 )
 targets=${FUZZ_TARGETS:-$(printf '%s\n' "${!corpus[@]}" | sort)}
