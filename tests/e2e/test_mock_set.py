@@ -76,6 +76,15 @@ for line in sys.stdin:
     print(json.dumps(res), flush=True)
 '''
 
+def sanitizer_env(lib):
+    """A sanitizer build's mock library needs the runtimes loaded first in the (uninstrumented) Python."""
+    p = subprocess.run(["readelf", "-d", lib], capture_output=True, text=True)
+    libs = [subprocess.run(["cc", f"-print-file-name={name}.so"], capture_output=True, text=True).stdout.strip()
+            for name in ("libasan", "libubsan") if name + ".so" in p.stdout]
+    # Python's own allocations at exit are not the library's leaks.
+    return {"LD_PRELOAD": " ".join(libs), "ASAN_OPTIONS": "detect_leaks=0"} if libs else {}
+
+
 SUCCESS, INSUFFICIENT_SIZE, TIMEOUT, GPU_IS_LOST = 0, 7, 10, 15
 
 
@@ -86,9 +95,9 @@ class MockSetTestCase(gvtest.TempDirTestCase):
         gvtest.run(["mock", "install", "--root", self.root, "--gpus", "4", "--device-nodes=files"], check=0)
         self.libdir = os.path.join(self.root, "usr", "lib64")
         self.state = os.path.join(self.libdir, "nvml-mock.state")
-        self.client = subprocess.Popen([sys.executable, "-c", CLIENT, os.path.join(self.libdir, "libnvidia-ml.so.1")],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                       env=gvtest.clean_env())
+        lib = os.path.join(self.libdir, "libnvidia-ml.so.1")
+        self.client = subprocess.Popen([sys.executable, "-c", CLIENT, lib], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True, env=gvtest.clean_env(**sanitizer_env(lib)))
         self.addCleanup(self.stop_client)
         self.assertEqual(self.client.stdout.readline().strip(), "ready")
 
