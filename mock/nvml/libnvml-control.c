@@ -73,8 +73,13 @@ static void apply_processes(unsigned i, gv_mock_device_t *d, const gv_mock_gpu_s
                 return;
         size_t keep = clear ? 0 : d->n_processes;
         size_t n = keep + g->n_processes;
-        gv_mock_process_t *list = n ? calloc(n, sizeof(*list)) : NULL;
-        if (n && !list) {
+        if (!n) {
+                d->processes = NULL;
+                d->n_processes = 0;
+                return;
+        }
+        gv_mock_process_t *list = calloc(n, sizeof(*list));
+        if (!list) {
                 debug("runtime state: out of memory for the processes of GPU %u", i);
                 return;
         }
@@ -123,8 +128,8 @@ static void apply(void)
 /* Reads the open state file @fd (@st its fstat) into a new state, or NULL (logged). */
 static gv_mock_state_t *read_state(int fd, const struct stat *st)
 {
-        if (st->st_size < 0 || (unsigned long long) st->st_size > GV_MOCK_STATE_MAX_BYTES) {
-                debug("%s: larger than %u bytes; ignored", C.path, GV_MOCK_STATE_MAX_BYTES);
+        if (st->st_size < 0 || (unsigned long long) st->st_size > (unsigned long long) GV_MOCK_STATE_MAX_BYTES) {
+                debug("%s: larger than %zu bytes; ignored", C.path, GV_MOCK_STATE_MAX_BYTES);
                 return NULL;
         }
         size_t want = (size_t) st->st_size;

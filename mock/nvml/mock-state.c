@@ -228,7 +228,7 @@ static int parse_line(gv_mock_state_t *s, char *line, gv_error_t **err)
 int gv_mock_state_parse(const char *source, const char *text, size_t len, gv_mock_state_t **out, gv_error_t **err)
 {
         if (len > GV_MOCK_STATE_MAX_BYTES)
-                return gv_error_set(err, EFBIG, GV_REASON_CONFIG, "%s: larger than %u bytes", source,
+                return gv_error_set(err, EFBIG, GV_REASON_CONFIG, "%s: larger than %zu bytes", source,
                                     GV_MOCK_STATE_MAX_BYTES);
         _cleanup_free_ gv_mock_state_t *s = calloc(1, sizeof(*s));
         _cleanup_free_ char *copy = malloc(len + 1);

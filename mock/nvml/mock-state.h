@@ -29,7 +29,7 @@
 /* The most processes `mock set` can add to one GPU. */
 #define GV_MOCK_STATE_MAX_PROCESSES 64u
 /* The most bytes of a state file (64 GPUs x every key x 64 processes fit well below). */
-#define GV_MOCK_STATE_MAX_BYTES (1024u * 1024u)
+#define GV_MOCK_STATE_MAX_BYTES ((size_t) 1 << 20)
 /* The longest process name (bytes), as NVML's own process name buffers. */
 #define GV_MOCK_STATE_MAX_NAME 63u
 
