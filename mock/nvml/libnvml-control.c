@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mock libnvidia-ml.so.1: runtime control.  `gpu-validator mock set`
- * replaces the state file (mock-state.h) atomically; every entry point looks
- * at it with one stat() (control_refresh() from BEGIN / enter_device) and,
- * when its identity (device, inode, size, mtime, ctime) changed, reads it,
+ * replaces the state file (mock-state.h) atomically; entry points look at
+ * it with one stat() at most every GV_MOCK_CONTROL_CHECK_NS (1 ms;
+ * control_refresh() from BEGIN / enter_device) and, when its identity (device, inode, size, mtime, ctime) changed, reads it,
  * puts the profile's values back and applies the new overlay.  No thread, no
  * watch descriptor: nothing outlives nvmlShutdown.  State, handles and
  * helpers: libnvml-internal.h.
@@ -165,6 +165,14 @@ void control_refresh(void)
 {
         if (!C.path)
                 return;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long ns = (long long) (now.tv_sec - C.checked_at.tv_sec) * 1000000000LL +
+                       (now.tv_nsec - C.checked_at.tv_nsec);
+        if (C.checked && ns >= 0 && ns < GV_MOCK_CONTROL_CHECK_NS)
+                return;
+        C.checked = true;
+        C.checked_at = now;
         struct stat st;
         if (stat(C.path, &st) < 0) {
                 if (!C.seen)
@@ -203,6 +211,7 @@ void control_open(void)
         const char *env = getenv("MOCK_NVML_STATE_FILE");
         C.path = env && *env ? strdup(env) : control_beside(S.profile->source, GV_MOCK_ROOT_STATE_NAME);
         C.seen = false;
+        C.checked = false;
         C.state = NULL;
         C.base_lost = S.lost;
         for (unsigned i = 0; i < S.profile->device_count && i < GV_MOCK_MAX_GPUS; i++) {
@@ -233,4 +242,5 @@ void control_close(void)
         free(C.path);
         C.path = NULL;
         C.seen = false;
+        C.checked = false;
 }
