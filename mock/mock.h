@@ -235,4 +235,51 @@ typedef struct gv_mock_root_info {
  */
 bool gv_mock_root_detect(const char *root, gv_mock_root_info_t *info);
 
+/* ---- runtime changes of a mock root (mock/nvml/mock-set.c, `gpu-validator mock set`) ---- */
+
+/*
+ * Files beside the profile (<root>/usr/lib64/<name>) that the mock library
+ * watches while it is loaded: the runtime state (an overlay on the profile,
+ * replaced atomically) and the Xid control file (lines "<gpu> <xid>", appended).
+ */
+#define GV_MOCK_ROOT_STATE_NAME "nvml-mock.state"
+#define GV_MOCK_ROOT_XID_NAME "nvml-mock.xid"
+
+/* What to change.  Strings are borrowed for the duration of the call. */
+typedef struct gv_mock_set_opts {
+        const char *root;              /* the mock driver root (made by gv_mock_install()) */
+        const char *gpu;               /* "all" (or NULL), a GPU index or a GPU UUID */
+        const char *const *settings;   /* "KEY=VALUE" each (docs/mock-nvml.md, Faults: runtime changes) */
+        size_t n_settings;
+        bool clear;                    /* first drop the runtime changes of the selected GPUs */
+        bool seeded;                   /* draw the faults' amounts from @seed (else fixed amounts) */
+        unsigned long long seed;
+} gv_mock_set_opts_t;
+
+/* What gv_mock_set() did.  Heap string, released by gv_mock_set_result_clear(). */
+typedef struct gv_mock_set_result {
+        char *state_file;              /* absolute path of the state file */
+        unsigned gpus;                 /* GPUs selected */
+        unsigned xids;                 /* Xid events appended to the Xid control file */
+        bool removed;                  /* no change is left: the state file was removed */
+} gv_mock_set_result_t;
+
+/* gv_mock_set_result_clear - free the strings of @r and zero it. */
+void gv_mock_set_result_clear(gv_mock_set_result_t *r);
+
+/*
+ * gv_mock_set - change the runtime state of the GPUs of a mock root while
+ * clients keep its libnvidia-ml.so.1 loaded: reads the root's profile and
+ * state file, applies --clear and the settings (KEY=VALUE, or fault=NAME:
+ * ecc-burst, fell-off-the-bus, thermal-slowdown, power-slowdown, nvlink-down)
+ * to the selected GPUs, appends the faults' Xid events to the Xid control
+ * file and replaces the state file atomically (under an flock of the
+ * library folder, so concurrent calls do not lose each other's changes).
+ * Nothing is written when any setting is refused.
+ * Errors: -EINVAL (GV_REASON_CONFIG) for a bad selection, key or value (the
+ * message names them) or a root without a profile; -errno (GV_REASON_IO)
+ * when a file cannot be read or written.
+ */
+int gv_mock_set(const gv_mock_set_opts_t *opts, gv_mock_set_result_t *out, gv_error_t **err);
+
 #endif

@@ -42,6 +42,7 @@ declare -A corpus=(
   [fuzz-driver-ctr-ready]=tests/fuzz/components/corpus-driver-ctr-ready
   [fuzz-dra-slices]=tests/fuzz/components/corpus-dra-slices
   [fuzz-ptx]=tests/fuzz/mock-nvml/corpus-ptx
+  [fuzz-state]=tests/fuzz/mock-nvml/corpus-state
   [fuzz-pod-progress]=tests/fuzz/nodesignal/corpus-pod
 )
 targets=${FUZZ_TARGETS:-$(printf '%s\n' "${!corpus[@]}" | sort)}

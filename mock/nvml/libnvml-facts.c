@@ -107,7 +107,8 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigne
 {
         DEVICE_QUERY(GPU_HANDLE, device, clocksEventReasons, GV_MOCK_FIELD_CLOCKS);
         /* An idle GPU reports GpuIdle (0x1), a busy one none (csv captures: H100 idle 0x1, L40S under load 0x0). */
-        *clocksEventReasons = d->utilization_gpu == 0 ? nvmlClocksEventReasonGpuIdle : nvmlClocksEventReasonNone;
+        *clocksEventReasons = (d->utilization_gpu == 0 ? nvmlClocksEventReasonGpuIdle : nvmlClocksEventReasonNone) |
+                              control_gpu(g)->clock_event_reasons; /* slowdowns of `mock set` */
         return leave(NVML_SUCCESS);
 }
 

@@ -24,8 +24,9 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorTyp
 {
         DEVICE_QUERY(GPU_HANDLE, device, eccCounts, 0);
         nvmlReturn_t r = ecc_counter(d, errorType, counterType);
-        if (r == NVML_SUCCESS)
-                *eccCounts = 0;
+        if (r == NVML_SUCCESS) /* 0 unless `mock set` burst errors (volatile = aggregate) */
+                *eccCounts = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? control_gpu(g)->ecc_corrected
+                                                                          : control_gpu(g)->ecc_uncorrected;
         return leave(r);
 }
 
@@ -37,8 +38,10 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
         nvmlReturn_t r = ecc_counter(d, errorType, counterType);
         if (r == NVML_SUCCESS && locationType >= NVML_MEMORY_LOCATION_COUNT)
                 r = NVML_ERROR_INVALID_ARGUMENT;
-        if (r == NVML_SUCCESS)
-                *count = 0;
+        if (r == NVML_SUCCESS) /* a burst of `mock set` is counted in device memory (DRAM, location 2) */
+                *count = locationType != 2                                ? 0
+                         : errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? control_gpu(g)->ecc_corrected
+                                                                          : control_gpu(g)->ecc_uncorrected;
         return leave(r);
 }
 
@@ -62,9 +65,19 @@ nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetiremen
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!retires_pages(d))
                 return leave(NVML_ERROR_NOT_SUPPORTED);
-        (void) addresses; /* no page is retired: nothing to write into either array */
-        (void) timestamps;
-        *pageCount = 0;
+        /* Pages retire for double bit errors (cause 1) only after a `mock set` ECC burst. */
+        unsigned n = cause == 1 ? control_gpu(g)->retired_pages : 0;
+        if (*pageCount < n) {
+                *pageCount = n;
+                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+        }
+        for (unsigned i = 0; i < n; i++) {
+                if (addresses)
+                        addresses[i] = 0x100000ULL * (i + 1);
+                if (timestamps)
+                        timestamps[i] = 0;
+        }
+        *pageCount = n;
         return leave(NVML_SUCCESS);
 }
 
@@ -79,7 +92,7 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEna
         DEVICE_QUERY(GPU_HANDLE, device, isPending, 0);
         if (!retires_pages(d))
                 return leave(NVML_ERROR_NOT_SUPPORTED);
-        *isPending = NVML_FEATURE_DISABLED;
+        *isPending = control_gpu(g)->retired_pages ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
         return leave(NVML_SUCCESS);
 }
 
@@ -91,7 +104,9 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
                 return leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!remaps_rows(d))
                 return leave(NVML_ERROR_NOT_SUPPORTED);
-        *corrRows = *uncRows = *isPending = *failureOccurred = 0;
+        *corrRows = *failureOccurred = 0;
+        *uncRows = control_gpu(g)->remapped_rows; /* rows `mock set` remapped, pending a GPU reset */
+        *isPending = *uncRows > 0;
         return leave(NVML_SUCCESS);
 }
 
@@ -305,6 +320,7 @@ nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeS
 static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
 {
         const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_gpu_state_t *c = control_gpu(d->index); /* runtime changes of `mock set` */
         nvmlReturn_t r = NVML_SUCCESS;
         bool ull = false;
         unsigned long long x = 0;
@@ -312,16 +328,23 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
         case NVML_FI_DEV_ECC_CURRENT: x = d->ecc_current; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
         case NVML_FI_DEV_ECC_PENDING: x = d->ecc_pending; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
         case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
+        case NVML_FI_DEV_ECC_SBE_AGG_TOTAL: ull = true; r = ecc_counter(d, 0, 0); x = c->ecc_corrected; break;
         case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
-        case NVML_FI_DEV_ECC_SBE_AGG_TOTAL:
-        case NVML_FI_DEV_ECC_DBE_AGG_TOTAL: ull = true; r = ecc_counter(d, 0, 0); break;
-        case NVML_FI_DEV_RETIRED_SBE:
+        case NVML_FI_DEV_ECC_DBE_AGG_TOTAL: ull = true; r = ecc_counter(d, 0, 0); x = c->ecc_uncorrected; break;
+        case NVML_FI_DEV_RETIRED_SBE: ull = true; r = retires_pages(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
         case NVML_FI_DEV_RETIRED_DBE:
-        case NVML_FI_DEV_RETIRED_PENDING: ull = true; r = retires_pages(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
+        case NVML_FI_DEV_RETIRED_PENDING:
+                ull = true;
+                x = v->fieldId == NVML_FI_DEV_RETIRED_DBE ? c->retired_pages : c->retired_pages > 0;
+                r = retires_pages(d) ? r : NVML_ERROR_NOT_SUPPORTED;
+                break;
         case NVML_FI_DEV_REMAPPED_COR:
+        case NVML_FI_DEV_REMAPPED_FAILURE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
         case NVML_FI_DEV_REMAPPED_UNC:
         case NVML_FI_DEV_REMAPPED_PENDING:
-        case NVML_FI_DEV_REMAPPED_FAILURE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
+                x = v->fieldId == NVML_FI_DEV_REMAPPED_UNC ? c->remapped_rows : c->remapped_rows > 0;
+                r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED;
+                break;
         case NVML_FI_DEV_PCIE_REPLAY_COUNTER: break;
         case NVML_FI_DEV_MEMORY_TEMP: /* the HBM sensor (model-facts.c); GDDR boards print N/A */
                 x = f ? f->memory_temp_c : 0;

@@ -162,13 +162,16 @@ static nvmlReturn_t load_profile(void)
                 return ir;
         }
         const char *xf = getenv("MOCK_NVML_XID_FILE");
-        char *xid_file = xf && *xf ? strdup(xf) : p->faults.xid_control_file ? strdup(p->faults.xid_control_file) : NULL;
+        char *xid_file = xf && *xf                     ? strdup(xf)
+                         : p->faults.xid_control_file ? strdup(p->faults.xid_control_file)
+                                                      : control_beside(p->source, GV_MOCK_ROOT_XID_NAME);
         S.profile = p;
         S.lost = p->faults.lost_gpus | lost_mask;
         S.fabric_override = fabric >= 0 ? fabric : p->faults.fabric_in_progress ? NVML_GPU_FABRIC_STATE_IN_PROGRESS : -1;
         free(S.xid_file);
         S.xid_file = xid_file;
         clock_gettime(CLOCK_MONOTONIC, &S.init_time);
+        control_open();
         debug("loaded %s: %u GPU(s), driver %s", p->source, p->device_count, p->driver_version);
         return NVML_SUCCESS;
 }
@@ -210,6 +213,7 @@ nvmlReturn_t nvmlShutdown(void)
 {
         BEGIN();
         if (--S.refcount == 0) {
+                control_close();
                 gv_mock_profile_free(&S.profile);
                 while (S.sets) {
                         struct nvmlEventSet_st *n = S.sets->next;

@@ -12,6 +12,7 @@
  *   libnvml-events.c     event sets, scheduled Xids and the Xid control file
  *   libnvml-facts.c      model facts (model-facts.c): BAR1, PCIe, thresholds, clocks, codecs, NVLink
  *   libnvml-health.c     ECC counters, retired pages, remapped rows, inforom, sessions, affinity, field values
+ *   libnvml-control.c    runtime changes: the state file of `mock set`, applied as an overlay
  *
  * Nothing here is exported: the library is built with hidden visibility and
  * the version script (gen-version-script.py) exports exactly nvml-api.txt.
@@ -32,6 +33,7 @@
 #include <time.h>
 
 #include "abi/nvml/nvml-abi.h"
+#include "mock/nvml/libnvml-control.h"
 #include "mock/nvml/model-facts.h"
 #include "mock/nvml/profile.h"
 
@@ -91,6 +93,7 @@ struct mock_state {
         struct nvmlDevice_st migs[MAXG][MAXM];
         struct nvmlGpuInstance_st gis[MAXG][MAXM];
         struct nvmlComputeInstance_st cis[MAXG][MAXM];
+        struct mock_control ctl;     /* runtime changes (`mock set`), libnvml-control.c */
 };
 
 /* The state, under the short name every entry point uses. */
@@ -102,12 +105,13 @@ extern struct mock_state gv_mock_nvml_state;
 /* leave - release S.lock and return @r: how every locked entry point returns. */
 nvmlReturn_t leave(nvmlReturn_t r);
 
-/* BEGIN() - lock S; return UNINITIALIZED (unlocked) before nvmlInit. */
+/* BEGIN() - lock S; return UNINITIALIZED (unlocked) before nvmlInit; apply a changed runtime state. */
 #define BEGIN()                                                  \
         do {                                                     \
                 pthread_mutex_lock(&S.lock);                     \
                 if (!S.refcount)                                 \
                         return leave(NVML_ERROR_UNINITIALIZED);  \
+                control_refresh();                               \
         } while (0)
 
 /* debug - one "mock-nvml: " line on stderr when MOCK_NVML_DEBUG is set (and not "0"). */

@@ -121,6 +121,7 @@ nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out
         pthread_mutex_lock(&S.lock);
         if (!S.refcount)
                 return leave(NVML_ERROR_UNINITIALIZED);
+        control_refresh();
         nvmlReturn_t r = resolve(h, gpu, mig);
         if (r != NVML_SUCCESS)
                 return leave(r);

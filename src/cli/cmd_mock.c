@@ -27,6 +27,8 @@ static void usage_mock(FILE *f)
               "  remove     remove exactly what install created\n"
               "  profiles   list the built-in GPU profiles (--json NAME: the finalized profile as JSON,\n"
               "             readable by --profile; --report NAME: the values NVML will report)\n"
+              "  set        change GPUs (temperature, utilisation, memory, processes, faults) while\n"
+              "             clients keep the mock library loaded\n"
               "\nRun 'gpu-validator mock COMMAND --help' for the options of a command.\n"
               "See docs/mock-driver-root.md.\n",
               f);
@@ -278,5 +280,7 @@ int gv_cmd_mock(gv_cli_t *cli, int argc, char **argv)
                 return cmd_remove(cli, argc - 1, argv + 1);
         if (strcmp(sub, "profiles") == 0)
                 return cmd_profiles(cli, argc - 1, argv + 1);
-        return gv_cli_usage_error(cli, "mock", "unknown command '%s' (install, remove, profiles)", sub);
+        if (strcmp(sub, "set") == 0)
+                return gv_cmd_mock_set(cli, argc - 1, argv + 1);
+        return gv_cli_usage_error(cli, "mock", "unknown command '%s' (install, remove, profiles, set)", sub);
 }

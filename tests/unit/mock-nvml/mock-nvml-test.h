@@ -63,7 +63,7 @@ static inline void clear_mock_env(void)
 {
         static const char *const vars[] = { "MOCK_NVML_CONFIG", "MOCK_NVML_INIT_ERROR", "MOCK_NVML_LOST_GPUS",
                                             "MOCK_NVML_FABRIC_STATE", "MOCK_NVML_XIDS", "MOCK_NVML_XID_FILE",
-                                            "MOCK_NVML_NUM_DEVICES", "NODE_NAME" };
+                                            "MOCK_NVML_NUM_DEVICES", "NODE_NAME", "MOCK_NVML_STATE_FILE" };
         for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
                 unsetenv(vars[i]);
 }

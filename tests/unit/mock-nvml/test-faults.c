@@ -3,7 +3,8 @@
  * Fault injection of the mock libnvidia-ml.so.1 (docs/mock-nvml.md): init
  * errors, lost GPUs, fabric state, Xid events on a schedule and from the
  * control file, waited for the way the device plugin does (register Xid
- * events on every GPU, wait 5000 ms, TIMEOUT means keep waiting).
+ * events on every GPU, wait 5000 ms, TIMEOUT means keep waiting), and the
+ * runtime state file of `mock set` (MOCK_NVML_STATE_FILE).
  * Usage: test-mock-nvml-faults <path to libnvidia-ml.so.1> <fixture folder>
  */
 #include <pthread.h>
@@ -286,6 +287,62 @@ static void test_xid_control_file(void **state)
         unlink(path);
 }
 
+/* Replaces @path with @text the way `mock set` does (temporary file + rename), then lets 2 ms pass. */
+static void replace_state(const char *path, const char *text)
+{
+        char tmp[256];
+        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+        FILE *f = fopen(tmp, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(rename(tmp, path), 0);
+        usleep(2000); /* the library looks at the file at most once a millisecond */
+}
+
+static void test_state_file_from_environment(void **state)
+{
+        api_t *a = API(state);
+        char path[] = "/tmp/mock-nvml-state-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        replace_state(path, "1 temperature_c=70\n");
+        setenv("MOCK_NVML_STATE_FILE", path, 1);
+        assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
+        nvmlDevice_t g0 = gpu(a, 0), g1 = gpu(a, 1);
+        unsigned t;
+        assert_int_equal(a->nvmlDeviceGetTemperature(g1, NVML_TEMPERATURE_GPU, &t), NVML_SUCCESS);
+        assert_int_equal(t, 70);
+        assert_int_equal(a->nvmlDeviceGetTemperature(g0, NVML_TEMPERATURE_GPU, &t), NVML_SUCCESS);
+        assert_int_equal(t, 33);
+
+        /* A file that does not parse is ignored: the last good state stays. */
+        replace_state(path, "1 temperature_c=abc\n");
+        assert_int_equal(a->nvmlDeviceGetTemperature(g1, NVML_TEMPERATURE_GPU, &t), NVML_SUCCESS);
+        assert_int_equal(t, 70);
+
+        /* A new state replaces the old one as a whole: GPU 1 is back at 33 before it is lost. */
+        replace_state(path, "1 lost=true\n0 ecc_uncorrected=3\n");
+        char name[96];
+        assert_int_equal(a->nvmlDeviceGetName(g1, name, sizeof(name)), NVML_ERROR_GPU_IS_LOST);
+        nvmlDevice_t h;
+        assert_int_equal(a->nvmlDeviceGetHandleByIndex_v2(1, &h), NVML_ERROR_GPU_IS_LOST);
+        unsigned long long n;
+        assert_int_equal(a->nvmlDeviceGetTotalEccErrors(g0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &n),
+                         NVML_SUCCESS);
+        assert_int_equal(n, 3);
+
+        /* Removed (`mock set --clear`): the profile's values. */
+        unlink(path);
+        usleep(2000);
+        assert_int_equal(a->nvmlDeviceGetTemperature(g1, NVML_TEMPERATURE_GPU, &t), NVML_SUCCESS);
+        assert_int_equal(t, 33);
+        assert_int_equal(a->nvmlDeviceGetTotalEccErrors(g0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &n),
+                         NVML_SUCCESS);
+        assert_int_equal(n, 0);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -305,6 +362,7 @@ int main(int argc, char **argv)
                 T(test_xid_from_environment_schedule),
                 T(test_xid_not_registered_not_delivered),
                 T(test_xid_control_file),
+                T(test_state_file_from_environment),
         };
         int r = cmocka_run_group_tests_name("mock-nvml-faults", tests, NULL, NULL);
         dlclose(api.dl);
