@@ -229,12 +229,94 @@ typedef enum smi_field_id {
         SMI_F_POWER_SMOOTHING,
         SMI_F_POWER_PROFILES_REQUESTED,
         SMI_F_POWER_PROFILES_ENFORCED,
+        SMI_F_DISPLAY_ATTACHED,
+        SMI_F_ADDRESSING_MODE,
+        SMI_F_PDI,
+        SMI_F_GPU_PART_NUMBER,
+        SMI_F_GPU_FRU_PART_NUMBER,
+        SMI_F_PLATFORM_CHASSIS_SERIAL,
+        SMI_F_PLATFORM_SLOT,
+        SMI_F_PLATFORM_TRAY,
+        SMI_F_PLATFORM_HOST_ID,
+        SMI_F_PLATFORM_PEER_TYPE,
+        SMI_F_MODULE_ID,
+        SMI_F_PLATFORM_FABRIC_GUID,
+        SMI_F_INFOROM_BBX_TIMESTAMP,
+        SMI_F_INFOROM_BBX_DURATION,
+        SMI_F_C2C_MODE,
+        SMI_F_GPU_RECOVERY_ACTION,
+        SMI_F_GSP_FIRMWARE_VERSION,
+        SMI_F_RESET_REQUIRED,
+        SMI_F_DRAIN_AND_RESET,
+        SMI_F_PCI_BASE_CLASS,
+        SMI_F_PCI_SUB_CLASS,
+        SMI_F_PCIE_GEN_DEVICE_CURRENT,
+        SMI_F_PCIE_GEN_DEVICE_MAX,
+        SMI_F_PCIE_GEN_HOST_MAX,
+        SMI_F_ATOMIC_CAPS_OUTBOUND,
+        SMI_F_ATOMIC_CAPS_INBOUND,
+        SMI_F_CER_COUNTER_HW_THERMAL,
+        SMI_F_CER_COUNTER_HW_POWER_BRAKE,
+        SMI_F_SPARSE_OPERATION_MODE,
+        SMI_F_CC_MEMORY_TOTAL,
+        SMI_F_CC_MEMORY_USED,
+        SMI_F_CC_MEMORY_FREE,
+        SMI_F_ECC_VOLATILE_SRAM_PARITY,
+        SMI_F_ECC_VOLATILE_SRAM_SECDED,
+        SMI_F_ECC_AGGREGATE_SRAM_PARITY,
+        SMI_F_ECC_AGGREGATE_SRAM_SECDED,
+        SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED,
+        SMI_F_ECC_SRAM_SOURCE_L2,
+        SMI_F_ECC_SRAM_SOURCE_SM,
+        SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER,
+        SMI_F_ECC_SRAM_SOURCE_PCIE,
+        SMI_F_ECC_SRAM_SOURCE_OTHER,
+        SMI_F_ECC_CHANNEL_REPAIR_PENDING,
+        SMI_F_ECC_TPC_REPAIR_PENDING,
+        SMI_F_ECC_UNREPAIRABLE_MEMORY,
+        SMI_F_RETIRED_SINGLE_BIT_LIST,
+        SMI_F_RETIRED_DOUBLE_BIT_LIST,
+        SMI_F_REMAPPED_CORR_INACTIVE,
+        SMI_F_REMAPPED_UNC_INACTIVE,
+        SMI_F_TEMP_TLIMIT,
+        SMI_F_TEMP_SHUTDOWN_TLIMIT,
+        SMI_F_TEMP_SLOWDOWN_TLIMIT,
+        SMI_F_TEMP_GPU_MAX_TLIMIT,
+        SMI_F_TEMP_MEM_MAX_TLIMIT,
+        SMI_F_POWER_STATE,
+        SMI_F_POWER_MANAGEMENT,
+        SMI_F_MEMORY_POWER_AVERAGE,
+        SMI_F_MEMORY_POWER_INSTANT,
+        SMI_F_MODULE_POWER_STATE,
+        SMI_F_MODULE_POWER_DRAW,
+        SMI_F_MODULE_POWER_AVERAGE,
+        SMI_F_MODULE_POWER_INSTANT,
+        SMI_F_MODULE_POWER_CURRENT_LIMIT,
+        SMI_F_MODULE_POWER_REQUESTED_LIMIT,
+        SMI_F_MODULE_POWER_DEFAULT_LIMIT,
+        SMI_F_MODULE_POWER_MIN_LIMIT,
+        SMI_F_MODULE_POWER_MAX_LIMIT,
+        SMI_F_EDPP_MULTIPLIER,
+        SMI_F_VOLTAGE_GRAPHICS,
+        SMI_F_FABRIC_HEALTH_PARTITION_ASSIGNED,
+        SMI_F_CAPABILITY_EGM,
         SMI_F_SUPPORTED_CLOCKS,    /* a block (XML only): supported memory and graphics clocks */
         SMI_F_ACCOUNTED_PROCESSES, /* a block (XML only): empty, accounting is off */
         SMI_F_MIG_DEVICES,         /* a block: the MIG devices of the GPU */
         SMI_F_PROCESSES,           /* a block: the GPU's compute processes */
         SMI_F__MAX
 } smi_field_id_t;
+
+/*
+ * A row's condition on the GPU besides the driver branch.  The T.Limit temperature thresholds: the real tool
+ * prints `gpu_temp_*_tlimit_threshold` on Ada and later GPUs (RTX 4090 535.86, H100 580.105, L40S 595.91) and
+ * the plain `gpu_temp_*_threshold` names on older ones (A100 510/535, RTX A5000 590.44), xml__* captures.
+ */
+typedef enum smi_gate {
+        SMI_GATE_NONE,
+        SMI_GATE_TLIMIT,    /* branch 535 or later and an Ada or later GPU */
+        SMI_GATE_NO_TLIMIT, /* the others */
+} smi_gate_t;
 
 /* A value read through NVML.  ret != NVML_SUCCESS means unavailable. */
 typedef struct smi_value {
@@ -298,6 +380,16 @@ typedef struct smi_field_def {
         smi_getter_fn *get;         /* the value; NULL for a block */
         int arg;                    /* passed to get */
         smi_block_fn *block;        /* a block row's writer, else NULL */
+        /*
+         * Driver branch gating (the branch is the driver version's major number, 535 of "535.54.03"; the first and
+         * last branch of each row are those of the real captures that print it, shared/cases/nvidia-smi/xml__*):
+         */
+        unsigned since;             /* first branch that prints the row; 0: every branch */
+        unsigned until;             /* last branch that prints it; 0: every later branch */
+        unsigned renamed;           /* branch from which xml/label hold; before it old_xml/old_label; 0: never renamed */
+        const char *old_xml;        /* the `-q -x` path before @renamed (same shape as xml) */
+        const char *old_label;      /* the `-q` label path before @renamed */
+        smi_gate_t gate;            /* a further condition on the GPU (SMI_GATE_NONE: none) */
 } smi_field_def_t;
 
 /* A parsed --query-gpu / --format pair.  fields is heap-allocated (smi_query_free()). */
@@ -320,6 +412,27 @@ typedef enum smi_parse_error {
 
 /* smi_fields - the whole static table of fields, in `-q` document order; *n receives its length. */
 const smi_field_def_t *smi_fields(size_t *n);
+
+/*
+ * smi_driver_branch - the driver branch of a driver version string: its major number (535 of "535.54.03");
+ * 0 when @version is NULL or does not start with a number (read as the newest branch by the gating).
+ */
+unsigned smi_driver_branch(const char *version);
+
+/* smi_dtd_version - the DTD version nvidia-smi -q -x names for a branch: 11 before 535, 12 for 535 to 579,
+ * 13 from 580 (and for branch 0). */
+unsigned smi_dtd_version(unsigned branch);
+
+/*
+ * smi_row_shown - whether @def is printed for @src in `-q`/`-q -x`: its XML path is set, the driver branch
+ * of src->driver_version lies in [since, until] and its gate holds for the GPU.
+ */
+bool smi_row_shown(const smi_field_def_t *def, const smi_src_t *src);
+
+/* smi_row_xml / smi_row_label - the `-q -x` path / `-q` label path of @def on driver branch @branch (the old names
+ * before def->renamed). */
+const char *smi_row_xml(const smi_field_def_t *def, unsigned branch);
+const char *smi_row_label(const smi_field_def_t *def, unsigned branch);
 
 /* smi_field_lookup - the row of a --query-gpu name or alias (exact, case-sensitive), or NULL. */
 const smi_field_def_t *smi_field_lookup(const char *name);
@@ -441,6 +554,7 @@ struct smi_emit {
         FILE *f;
         bool xml;
         int depth;
+        unsigned branch; /* driver branch (smi_driver_branch()); picks the DTD version; 0: the newest */
 };
 
 /* Start a document: XML declaration + DOCTYPE + <nvidia_smi_log>, or the "NVSMI LOG" banner. */
