@@ -394,6 +394,7 @@ static void get_pcie(const smi_src_t *s, int arg, smi_value_t *v)
                 fmt = "%u KB/s";
         }
         set_text(v, fmt, u);
+        v->num = u;
 }
 
 /* A replay counter rollover count: NVML has no call for it; the real tool prints 0 on every capture. */
@@ -437,7 +438,7 @@ static void get_engine_util(const smi_src_t *s, int arg, smi_value_t *v)
                 v->ret = NVX(n, nvmlDeviceGetJpgUtilization, s->dev, &u, &period);
         else
                 v->ret = NVX(n, nvmlDeviceGetOfaUtilization, s->dev, &u, &period);
-        set_text(v, "%u %%", u);
+        v->num = u;
 }
 
 /* Encoder (arg 0..2) and FBC (3..5) session stats: count, average FPS, average latency. */
@@ -493,7 +494,7 @@ static void get_remapped(const smi_src_t *s, int arg, smi_value_t *v)
                 nvmlRowRemapperHistogramValues_t h = { 0 };
                 v->ret = NVX(s->nvml, nvmlDeviceGetRowRemapperHistogram, s->dev, &h);
                 const unsigned banks[] = { h.max, h.high, h.partial, h.low, h.none };
-                set_text(v, "%u bank(s)", banks[(arg - RR_H_MAX) % 5]);
+                v->num = banks[(arg - RR_H_MAX) % 5];
                 return;
         }
         unsigned r[4] = { 0 };
@@ -526,7 +527,7 @@ static void get_app_clock(const smi_src_t *s, int arg, smi_value_t *v)
                 v->ret = NVX(s->nvml, nvmlDeviceGetDefaultApplicationsClock, s->dev, type, &u);
         else
                 v->ret = NVX(s->nvml, nvmlDeviceGetMaxCustomerBoostClock, s->dev, type, &u);
-        set_text(v, "%u MHz", u);
+        v->num = u;
 }
 
 /* Clock event reason counters (nvmlPerfPolicyType_t: 0 power, 1 thermal, 2 sync boost): time in that state, us. */
@@ -534,7 +535,8 @@ static void get_violation(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlViolationTime_t t = { 0 };
         v->ret = NVX(s->nvml, nvmlDeviceGetViolationStatus, s->dev, (nvmlPerfPolicyType_t) arg, &t);
-        set_text(v, "%llu us", t.violationTime / 1000ULL);
+        v->num = t.violationTime / 1000ULL;
+        set_text(v, "%llu us", v->num);
 }
 
 /* ---- getters of the rows of newer driver branches (issue 10 item 6) ---- */
@@ -630,14 +632,14 @@ static void get_newer(const smi_src_t *s, int arg, smi_value_t *v)
                 smi_nvml_margin_temperature_t m = { .version =
                                                             GV_NVML_STRUCT_VERSION(smi_nvml_margin_temperature_t, 1) };
                 v->ret = NVXS(n, smi_GetMarginTemperature_fn, nvmlDeviceGetMarginTemperature, s->dev, &m);
-                set_text(v, "%d C", m.marginTemperature);
+                v->num2 = m.marginTemperature;
                 break;
         }
         default: {
                 smi_nvml_pci_info_ext_t p = { .version = GV_NVML_STRUCT_VERSION(smi_nvml_pci_info_ext_t, 1) };
                 v->ret = NVXS(n, smi_GetPciInfoExt_fn, nvmlDeviceGetPciInfoExt,
                               s->dev, &p);
-                set_text(v, "%x", arg == X_PCI_BASE_CLASS ? p.baseClass : p.subClass);
+                v->num = arg == X_PCI_BASE_CLASS ? p.baseClass : p.subClass;
         }
         }
 }
@@ -649,7 +651,7 @@ static void get_cc_memory(const smi_src_t *s, int arg, smi_value_t *v)
         nvmlMemory_t m = { 0 };
         v->ret = NVXS(s->nvml, smi_GetConfComputeProtectedMemoryUsage_fn, nvmlDeviceGetConfComputeProtectedMemoryUsage, s->dev, &m);
         const unsigned long long bytes[] = { m.total, m.used, m.free };
-        set_text(v, "%llu MiB", bytes[arg >= 0 && arg < 3 ? arg : 0] / (1024ULL * 1024ULL));
+        v->num = bytes[arg >= 0 && arg < 3 ? arg : 0] / (1024ULL * 1024ULL);
 }
 
 /* One NVML field value (nvmlDeviceGetFieldValues) of field @id in @scope; its own return in *ret. */
@@ -875,24 +877,24 @@ static const smi_field_def_t field_table[] = {
           PCI_DEVICE, NULL, EVERY },
         { SMI_F_PCI_DOMAIN, "pci.domain", NO_ALIAS, NULL, SMI_STYLE_HEX4, "pci/pci_domain", "PCI/Domain", get_pci,
           PCI_DOMAIN, NULL, EVERY },
-        { SMI_F_PCI_BASE_CLASS, Q_ONLY, SMI_STYLE_STR, "pci/pci_base_class", "PCI/Base Classcode", get_newer, X_PCI_BASE_CLASS, NULL, SINCE(580) },
-        { SMI_F_PCI_SUB_CLASS, Q_ONLY, SMI_STYLE_STR, "pci/pci_sub_class", "PCI/Sub Classcode", get_newer, X_PCI_SUB_CLASS, NULL, SINCE(580) },
+        { SMI_F_PCI_BASE_CLASS, Q_ONLY, SMI_STYLE_HEX1, "pci/pci_base_class", "PCI/Base Classcode", get_newer, X_PCI_BASE_CLASS, NULL, SINCE(580) },
+        { SMI_F_PCI_SUB_CLASS, Q_ONLY, SMI_STYLE_HEX1, "pci/pci_sub_class", "PCI/Sub Classcode", get_newer, X_PCI_SUB_CLASS, NULL, SINCE(580) },
         { SMI_F_PCI_DEVICE_ID, "pci.device_id", NO_ALIAS, NULL, SMI_STYLE_HEX8, "pci/pci_device_id",
           "PCI/Device Id", get_pci, PCI_DEVICE_ID, NULL, EVERY },
         { SMI_F_PCI_BUS_ID, "pci.bus_id", ALIAS("gpu_bus_id"), NULL, SMI_STYLE_STR, "pci/pci_bus_id", "PCI/Bus Id",
           get_pci, PCI_BUS_ID, NULL, EVERY },
         { SMI_F_PCI_SUB_DEVICE_ID, "pci.sub_device_id", NO_ALIAS, NULL, SMI_STYLE_HEX8, "pci/pci_sub_system_id",
           "PCI/Sub System Id", get_pci, PCI_SUBSYSTEM_ID, NULL, EVERY },
-        { SMI_F_PCIE_GEN_MAX, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", "PCI/GPU Link Info/PCIe Generation/Max", get_pcie, L_MAX_GEN, NULL, EVERY },
-        { SMI_F_PCIE_GEN_CURRENT, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", "PCI/GPU Link Info/PCIe Generation/Current", get_pcie, L_CUR_GEN, NULL, EVERY },
+        { SMI_F_PCIE_GEN_MAX, Q_ONLY, SMI_STYLE_UINT, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", "PCI/GPU Link Info/PCIe Generation/Max", get_pcie, L_MAX_GEN, NULL, EVERY },
+        { SMI_F_PCIE_GEN_CURRENT, Q_ONLY, SMI_STYLE_UINT, "pci/pci_gpu_link_info/pcie_gen/current_link_gen", "PCI/GPU Link Info/PCIe Generation/Current", get_pcie, L_CUR_GEN, NULL, EVERY },
         { SMI_F_PCIE_GEN_DEVICE_CURRENT, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/pcie_gen/device_current_link_gen", "PCI/GPU Link Info/PCIe Generation/Device Current", get_device_link_gen, LG_DEVICE_CURRENT, NULL, SINCE(535) },
         { SMI_F_PCIE_GEN_DEVICE_MAX, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/pcie_gen/max_device_link_gen", "PCI/GPU Link Info/PCIe Generation/Device Max", get_device_link_gen, LG_DEVICE_MAX, NULL, SINCE(535) },
         { SMI_F_PCIE_GEN_HOST_MAX, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/pcie_gen/max_host_link_gen", "PCI/GPU Link Info/PCIe Generation/Host Max", get_na, 0, NULL, SINCE(535) },
-        { SMI_F_PCIE_WIDTH_MAX, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/link_widths/max_link_width", "PCI/GPU Link Info/Link Width/Max", get_pcie, L_MAX_WIDTH, NULL, EVERY },
-        { SMI_F_PCIE_WIDTH_CURRENT, Q_ONLY, SMI_STYLE_STR, "pci/pci_gpu_link_info/link_widths/current_link_width", "PCI/GPU Link Info/Link Width/Current", get_pcie, L_CUR_WIDTH, NULL, EVERY },
+        { SMI_F_PCIE_WIDTH_MAX, Q_ONLY, SMI_STYLE_WIDTH, "pci/pci_gpu_link_info/link_widths/max_link_width", "PCI/GPU Link Info/Link Width/Max", get_pcie, L_MAX_WIDTH, NULL, EVERY },
+        { SMI_F_PCIE_WIDTH_CURRENT, Q_ONLY, SMI_STYLE_WIDTH, "pci/pci_gpu_link_info/link_widths/current_link_width", "PCI/GPU Link Info/Link Width/Current", get_pcie, L_CUR_WIDTH, NULL, EVERY },
         { SMI_F_BRIDGE_CHIP_TYPE, Q_ONLY, SMI_STYLE_STR, "pci/pci_bridge_chip/bridge_chip_type", "PCI/Bridge Chip/Type", get_na, 0, NULL, EVERY },
         { SMI_F_BRIDGE_CHIP_FW, Q_ONLY, SMI_STYLE_STR, "pci/pci_bridge_chip/bridge_chip_fw", "PCI/Bridge Chip/Firmware", get_na, 0, NULL, EVERY },
-        { SMI_F_PCIE_REPLAY, Q_ONLY, SMI_STYLE_STR, "pci/replay_counter", "PCI/Replays Since Reset", get_pcie, L_REPLAY, NULL, EVERY },
+        { SMI_F_PCIE_REPLAY, Q_ONLY, SMI_STYLE_UINT, "pci/replay_counter", "PCI/Replays Since Reset", get_pcie, L_REPLAY, NULL, EVERY },
         { SMI_F_PCIE_REPLAY_ROLLOVER, Q_ONLY, SMI_STYLE_STR, "pci/replay_rollover_counter", "PCI/Replay Number Rollovers", get_zero, 0, NULL, EVERY },
         { SMI_F_PCIE_TX, Q_ONLY, SMI_STYLE_STR, "pci/tx_util", "PCI/Tx Throughput", get_pcie, L_TX, NULL, EVERY },
         { SMI_F_PCIE_RX, Q_ONLY, SMI_STYLE_STR, "pci/rx_util", "PCI/Rx Throughput", get_pcie, L_RX, NULL, EVERY },
@@ -911,9 +913,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_CER_SYNC_BOOST, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons/clocks_event_reason_sync_boost", "Clocks Event Reasons/Sync Boost", get_event_reason, 0x10, NULL, RENAMED(535, "clocks_throttle_reasons/clocks_throttle_reason_sync_boost", "Clocks Throttle Reasons/Sync Boost") },
         { SMI_F_CER_SW_THERMAL_SLOWDOWN, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons/clocks_event_reason_sw_thermal_slowdown", "Clocks Event Reasons/SW Thermal Slowdown", get_event_reason, 0x20, NULL, RENAMED(535, "clocks_throttle_reasons/clocks_throttle_reason_sw_thermal_slowdown", "Clocks Throttle Reasons/SW Thermal Slowdown") },
         { SMI_F_CER_DISPLAY_CLOCKS_SETTING, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons/clocks_event_reason_display_clocks_setting", "Clocks Event Reasons/Display Clock Setting", get_event_reason, 0x100, NULL, RENAMED(535, "clocks_throttle_reasons/clocks_throttle_reason_display_clocks_setting", "Clocks Throttle Reasons/Display Clock Setting") },
-        { SMI_F_CER_COUNTER_SW_POWER_CAP, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap", "Clocks Event Reasons Counters/SW Power Capping", get_violation, 0, NULL, SINCE(580) },
-        { SMI_F_CER_COUNTER_SYNC_BOOST, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_sync_boost", "Clocks Event Reasons Counters/Sync Boost", get_violation, 2, NULL, SINCE(580) },
-        { SMI_F_CER_COUNTER_SW_THERMAL, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", "Clocks Event Reasons Counters/SW Thermal Slowdown", get_violation, 1, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_SW_POWER_CAP, Q_ONLY, SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap", "Clocks Event Reasons Counters/SW Power Capping", get_violation, 0, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_SYNC_BOOST, Q_ONLY, SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sync_boost", "Clocks Event Reasons Counters/Sync Boost", get_violation, 2, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_SW_THERMAL, Q_ONLY, SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", "Clocks Event Reasons Counters/SW Thermal Slowdown", get_violation, 1, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_HW_THERMAL, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", "Clocks Event Reasons Counters/HW Thermal Slowdown", get_na, 0, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_HW_POWER_BRAKE, Q_ONLY, SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", "Clocks Event Reasons Counters/HW Power Braking", get_na, 0, NULL, SINCE(580) },
         { SMI_F_SPARSE_OPERATION_MODE, Q_ONLY, SMI_STYLE_STR, "sparse_operation_mode", "Sparse Operation Mode", get_na, 0, NULL, SINCE(580) },
@@ -928,9 +930,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_BAR1_TOTAL, Q_ONLY, SMI_STYLE_STR, "bar1_memory_usage/total", "BAR1 Memory Usage/Total", get_bar1, BAR1_TOTAL, NULL, EVERY },
         { SMI_F_BAR1_USED, Q_ONLY, SMI_STYLE_STR, "bar1_memory_usage/used", "BAR1 Memory Usage/Used", get_bar1, BAR1_USED, NULL, EVERY },
         { SMI_F_BAR1_FREE, Q_ONLY, SMI_STYLE_STR, "bar1_memory_usage/free", "BAR1 Memory Usage/Free", get_bar1, BAR1_FREE, NULL, EVERY },
-        { SMI_F_CC_MEMORY_TOTAL, Q_ONLY, SMI_STYLE_STR, "cc_protected_memory_usage/total", "Conf Compute Protected Memory Usage/Total", get_cc_memory, 0, NULL, SINCE(535) },
-        { SMI_F_CC_MEMORY_USED, Q_ONLY, SMI_STYLE_STR, "cc_protected_memory_usage/used", "Conf Compute Protected Memory Usage/Used", get_cc_memory, 1, NULL, SINCE(535) },
-        { SMI_F_CC_MEMORY_FREE, Q_ONLY, SMI_STYLE_STR, "cc_protected_memory_usage/free", "Conf Compute Protected Memory Usage/Free", get_cc_memory, 2, NULL, SINCE(535) },
+        { SMI_F_CC_MEMORY_TOTAL, Q_ONLY, SMI_STYLE_MIB, "cc_protected_memory_usage/total", "Conf Compute Protected Memory Usage/Total", get_cc_memory, 0, NULL, SINCE(535) },
+        { SMI_F_CC_MEMORY_USED, Q_ONLY, SMI_STYLE_MIB, "cc_protected_memory_usage/used", "Conf Compute Protected Memory Usage/Used", get_cc_memory, 1, NULL, SINCE(535) },
+        { SMI_F_CC_MEMORY_FREE, Q_ONLY, SMI_STYLE_MIB, "cc_protected_memory_usage/free", "Conf Compute Protected Memory Usage/Free", get_cc_memory, 2, NULL, SINCE(535) },
         { SMI_F_COMPUTE_MODE, "compute_mode", NO_ALIAS, NULL, SMI_STYLE_COMPUTE_MODE, "compute_mode", "Compute Mode",
           get_compute_mode, 0, NULL, EVERY },
         { SMI_F_COMPUTE_CAP, "compute_cap", NO_ALIAS, NULL, SMI_STYLE_CC, CSV_ONLY, get_compute_cap, 0, NULL, EVERY },
@@ -938,10 +940,10 @@ static const smi_field_def_t field_table[] = {
           "Utilization/GPU", get_pair, PAIR(PAIR_UTILIZATION, 0), NULL, EVERY },
         { SMI_F_UTILIZATION_MEMORY, "utilization.memory", NO_ALIAS, "%", SMI_STYLE_PERCENT,
           "utilization/memory_util", "Utilization/Memory", get_pair, PAIR(PAIR_UTILIZATION, 1), NULL, EVERY },
-        { SMI_F_UTILIZATION_ENCODER, Q_ONLY, SMI_STYLE_STR, "utilization/encoder_util", "Utilization/Encoder", get_engine_util, ENG_ENCODER, NULL, EVERY },
-        { SMI_F_UTILIZATION_DECODER, Q_ONLY, SMI_STYLE_STR, "utilization/decoder_util", "Utilization/Decoder", get_engine_util, ENG_DECODER, NULL, EVERY },
-        { SMI_F_UTILIZATION_JPEG, Q_ONLY, SMI_STYLE_STR, "utilization/jpeg_util", "Utilization/JPEG", get_engine_util, ENG_JPEG, NULL, SINCE(535) },
-        { SMI_F_UTILIZATION_OFA, Q_ONLY, SMI_STYLE_STR, "utilization/ofa_util", "Utilization/OFA", get_engine_util, ENG_OFA, NULL, SINCE(535) },
+        { SMI_F_UTILIZATION_ENCODER, Q_ONLY, SMI_STYLE_PERCENT, "utilization/encoder_util", "Utilization/Encoder", get_engine_util, ENG_ENCODER, NULL, EVERY },
+        { SMI_F_UTILIZATION_DECODER, Q_ONLY, SMI_STYLE_PERCENT, "utilization/decoder_util", "Utilization/Decoder", get_engine_util, ENG_DECODER, NULL, EVERY },
+        { SMI_F_UTILIZATION_JPEG, Q_ONLY, SMI_STYLE_PERCENT, "utilization/jpeg_util", "Utilization/JPEG", get_engine_util, ENG_JPEG, NULL, SINCE(535) },
+        { SMI_F_UTILIZATION_OFA, Q_ONLY, SMI_STYLE_PERCENT, "utilization/ofa_util", "Utilization/OFA", get_engine_util, ENG_OFA, NULL, SINCE(535) },
         { SMI_F_ENCODER_SESSIONS, Q_ONLY, SMI_STYLE_STR, "encoder_stats/session_count", "Encoder Stats/Active Sessions", get_sessions, 0, NULL, EVERY },
         { SMI_F_ENCODER_FPS, Q_ONLY, SMI_STYLE_STR, "encoder_stats/average_fps", "Encoder Stats/Average FPS", get_sessions, 1, NULL, EVERY },
         { SMI_F_ENCODER_LATENCY, Q_ONLY, SMI_STYLE_STR, "encoder_stats/average_latency", "Encoder Stats/Average Latency", get_sessions, 2, NULL, EVERY },
@@ -987,15 +989,15 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_REMAPPED_UNC_INACTIVE, Q_ONLY, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_na, 0, NULL, SINCE(595) },
         { SMI_F_REMAPPED_PENDING, Q_ONLY, SMI_STYLE_STR, "remapped_rows/remapped_row_pending", "Remapped Rows/Pending", get_remapped, RR_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_FAILURE, Q_ONLY, SMI_STYLE_STR, "remapped_rows/remapped_row_failure", "Remapped Rows/Remapping Failure Occurred", get_remapped, RR_FAILURE, NULL, EVERY },
-        { SMI_F_REMAP_HISTOGRAM_MAX, Q_ONLY, SMI_STYLE_STR, "remapped_rows/row_remapper_histogram/row_remapper_histogram_max", "Remapped Rows/Bank Remap Availability Histogram/Max", get_remapped, RR_H_MAX, NULL, EVERY },
-        { SMI_F_REMAP_HISTOGRAM_HIGH, Q_ONLY, SMI_STYLE_STR, "remapped_rows/row_remapper_histogram/row_remapper_histogram_high", "Remapped Rows/Bank Remap Availability Histogram/High", get_remapped, RR_H_HIGH, NULL, EVERY },
-        { SMI_F_REMAP_HISTOGRAM_PARTIAL, Q_ONLY, SMI_STYLE_STR, "remapped_rows/row_remapper_histogram/row_remapper_histogram_partial", "Remapped Rows/Bank Remap Availability Histogram/Partial", get_remapped, RR_H_PARTIAL, NULL, EVERY },
-        { SMI_F_REMAP_HISTOGRAM_LOW, Q_ONLY, SMI_STYLE_STR, "remapped_rows/row_remapper_histogram/row_remapper_histogram_low", "Remapped Rows/Bank Remap Availability Histogram/Low", get_remapped, RR_H_LOW, NULL, EVERY },
-        { SMI_F_REMAP_HISTOGRAM_NONE, Q_ONLY, SMI_STYLE_STR, "remapped_rows/row_remapper_histogram/row_remapper_histogram_none", "Remapped Rows/Bank Remap Availability Histogram/None", get_remapped, RR_H_NONE, NULL, EVERY },
+        { SMI_F_REMAP_HISTOGRAM_MAX, Q_ONLY, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_max", "Remapped Rows/Bank Remap Availability Histogram/Max", get_remapped, RR_H_MAX, NULL, EVERY },
+        { SMI_F_REMAP_HISTOGRAM_HIGH, Q_ONLY, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_high", "Remapped Rows/Bank Remap Availability Histogram/High", get_remapped, RR_H_HIGH, NULL, EVERY },
+        { SMI_F_REMAP_HISTOGRAM_PARTIAL, Q_ONLY, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_partial", "Remapped Rows/Bank Remap Availability Histogram/Partial", get_remapped, RR_H_PARTIAL, NULL, EVERY },
+        { SMI_F_REMAP_HISTOGRAM_LOW, Q_ONLY, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_low", "Remapped Rows/Bank Remap Availability Histogram/Low", get_remapped, RR_H_LOW, NULL, EVERY },
+        { SMI_F_REMAP_HISTOGRAM_NONE, Q_ONLY, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_none", "Remapped Rows/Bank Remap Availability Histogram/None", get_remapped, RR_H_NONE, NULL, EVERY },
         /* The real CSV header has no unit for temperature.gpu and the value is a bare number. */
         { SMI_F_TEMPERATURE_GPU, "temperature.gpu", NO_ALIAS, NULL, SMI_STYLE_CELSIUS, "temperature/gpu_temp",
           "Temperature/GPU Current Temp", get_uint, U_TEMPERATURE, NULL, EVERY },
-        { SMI_F_TEMP_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_tlimit", "Temperature/GPU T.Limit Temp", get_newer, X_MARGIN_TEMPERATURE, NULL, SINCE(535) },
+        { SMI_F_TEMP_TLIMIT, Q_ONLY, SMI_STYLE_SCELSIUS, "temperature/gpu_temp_tlimit", "Temperature/GPU T.Limit Temp", get_newer, X_MARGIN_TEMPERATURE, NULL, SINCE(535) },
         { SMI_F_TEMP_SHUTDOWN, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_threshold", "Temperature/GPU Shutdown Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, NULL, GATED(SMI_GATE_NO_TLIMIT) },
         { SMI_F_TEMP_SHUTDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_tlimit_threshold", "Temperature/GPU Shutdown T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_SLOWDOWN, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, NULL, GATED(SMI_GATE_NO_TLIMIT) },
@@ -1052,7 +1054,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_POWER_SMOOTHING, Q_ONLY, SMI_STYLE_STR, "power_smoothing", "Power Smoothing", get_na, 0, NULL, SINCE(580) },
         { SMI_F_POWER_PROFILES_REQUESTED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_requested_profiles", "Workload Power Profiles/Requested Profiles", get_na, 0, NULL, SINCE(580) },
         { SMI_F_POWER_PROFILES_ENFORCED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_enforced_profiles", "Workload Power Profiles/Enforced Profiles", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_EDPP_MULTIPLIER, Q_ONLY, SMI_STYLE_STR, "edpp_multiplier", "EDPP Multiplier", get_na, 0, NULL, SINCE(590) },
+        { SMI_F_EDPP_MULTIPLIER, Q_ONLY, SMI_STYLE_STR, "edpp_multiplier", "EDPp Multiplier", get_na, 0, NULL, SINCE(590) },
         { SMI_F_CLOCKS_GR, "clocks.current.graphics", ALIAS("clocks.gr"), "MHz", SMI_STYLE_MHZ,
           "clocks/graphics_clock", "Clocks/Graphics", get_clock, NVML_CLOCK_GRAPHICS, NULL, EVERY },
         { SMI_F_CLOCKS_SM, "clocks.current.sm", ALIAS("clocks.sm"), "MHz", SMI_STYLE_MHZ, "clocks/sm_clock",
@@ -1061,10 +1063,10 @@ static const smi_field_def_t field_table[] = {
           "Clocks/Memory", get_clock, NVML_CLOCK_MEM, NULL, EVERY },
         { SMI_F_CLOCKS_VIDEO, "clocks.current.video", ALIAS("clocks.video"), "MHz", SMI_STYLE_MHZ,
           "clocks/video_clock", "Clocks/Video", get_clock, NVML_CLOCK_VIDEO, NULL, EVERY },
-        { SMI_F_APP_CLOCK_GR, Q_ONLY, SMI_STYLE_STR, "applications_clocks/graphics_clock", "Applications Clocks/Graphics", get_app_clock, APP_CLOCK | NVML_CLOCK_GRAPHICS, NULL, EVERY },
-        { SMI_F_APP_CLOCK_MEM, Q_ONLY, SMI_STYLE_STR, "applications_clocks/mem_clock", "Applications Clocks/Memory", get_app_clock, APP_CLOCK | NVML_CLOCK_MEM, NULL, EVERY },
-        { SMI_F_DEFAULT_APP_CLOCK_GR, Q_ONLY, SMI_STYLE_STR, "default_applications_clocks/graphics_clock", "Default Applications Clocks/Graphics", get_app_clock, DEFAULT_CLOCK | NVML_CLOCK_GRAPHICS, NULL, EVERY },
-        { SMI_F_DEFAULT_APP_CLOCK_MEM, Q_ONLY, SMI_STYLE_STR, "default_applications_clocks/mem_clock", "Default Applications Clocks/Memory", get_app_clock, DEFAULT_CLOCK | NVML_CLOCK_MEM, NULL, EVERY },
+        { SMI_F_APP_CLOCK_GR, Q_ONLY, SMI_STYLE_MHZ, "applications_clocks/graphics_clock", "Applications Clocks/Graphics", get_app_clock, APP_CLOCK | NVML_CLOCK_GRAPHICS, NULL, EVERY },
+        { SMI_F_APP_CLOCK_MEM, Q_ONLY, SMI_STYLE_MHZ, "applications_clocks/mem_clock", "Applications Clocks/Memory", get_app_clock, APP_CLOCK | NVML_CLOCK_MEM, NULL, EVERY },
+        { SMI_F_DEFAULT_APP_CLOCK_GR, Q_ONLY, SMI_STYLE_MHZ, "default_applications_clocks/graphics_clock", "Default Applications Clocks/Graphics", get_app_clock, DEFAULT_CLOCK | NVML_CLOCK_GRAPHICS, NULL, EVERY },
+        { SMI_F_DEFAULT_APP_CLOCK_MEM, Q_ONLY, SMI_STYLE_MHZ, "default_applications_clocks/mem_clock", "Default Applications Clocks/Memory", get_app_clock, DEFAULT_CLOCK | NVML_CLOCK_MEM, NULL, EVERY },
         { SMI_F_DEFERRED_CLOCK_MEM, Q_ONLY, SMI_STYLE_STR, "deferred_clocks/mem_clock", "Deferred Clocks/Memory", get_na, 0, NULL, SINCE(535) },
         { SMI_F_CLOCKS_MAX_GR, "clocks.max.graphics", ALIAS("clocks.max.gr"), "MHz", SMI_STYLE_MHZ,
           "max_clocks/graphics_clock", "Max Clocks/Graphics", get_clock, CLOCK_MAX | NVML_CLOCK_GRAPHICS, NULL, EVERY },
@@ -1074,7 +1076,7 @@ static const smi_field_def_t field_table[] = {
           "max_clocks/mem_clock", "Max Clocks/Memory", get_clock, CLOCK_MAX | NVML_CLOCK_MEM, NULL, EVERY },
         { SMI_F_CLOCKS_MAX_VIDEO, Q_ONLY, SMI_STYLE_MHZ, "max_clocks/video_clock", "Max Clocks/Video", get_clock,
           CLOCK_MAX | NVML_CLOCK_VIDEO, NULL, EVERY },
-        { SMI_F_BOOST_CLOCK_GR, Q_ONLY, SMI_STYLE_STR, "max_customer_boost_clocks/graphics_clock", "Max Customer Boost Clocks/Graphics", get_app_clock, NVML_CLOCK_GRAPHICS, NULL, EVERY },
+        { SMI_F_BOOST_CLOCK_GR, Q_ONLY, SMI_STYLE_MHZ, "max_customer_boost_clocks/graphics_clock", "Max Customer Boost Clocks/Graphics", get_app_clock, NVML_CLOCK_GRAPHICS, NULL, EVERY },
         { SMI_F_AUTO_BOOST, Q_ONLY, SMI_STYLE_STR, "clock_policy/auto_boost", "Clock Policy/Auto Boost", get_na, 0, NULL, EVERY },
         { SMI_F_AUTO_BOOST_DEFAULT, Q_ONLY, SMI_STYLE_STR, "clock_policy/auto_boost_default", "Clock Policy/Auto Boost Default", get_na, 0, NULL, EVERY },
         { SMI_F_VOLTAGE_GRAPHICS, Q_ONLY, SMI_STYLE_STR, "voltage/graphics_volt", "Voltage/Graphics", get_na, 0, NULL, UNTIL(579) },

@@ -64,6 +64,12 @@ typedef enum smi_style {
         SMI_STYLE_CC,           /* "%d.%d" from num (major) and num2 (minor) */
         SMI_STYLE_COMPUTE_MODE, /* "Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process" */
         SMI_STYLE_CELSIUS,      /* "%llu": the CSV has no unit; `-q` writes "%llu C" */
+        SMI_STYLE_HEX1,         /* "0x%llX" (PCI class codes; XML "%llX") */
+        SMI_STYLE_HEX16,        /* "0x%016llX" (clock event reason masks) */
+        SMI_STYLE_WIDTH,        /* "%llu"; `-q` writes "%llux" (PCIe link width) */
+        SMI_STYLE_US,           /* "%llu us" (clock event reason counters) */
+        SMI_STYLE_BANKS,        /* "%llu"; `-q` writes "%llu bank(s)" (row remapper histogram) */
+        SMI_STYLE_SCELSIUS,     /* "%lld" of num2 (signed); `-q` writes "%lld C" (T.Limit temperatures) */
 } smi_style_t;
 
 /*
