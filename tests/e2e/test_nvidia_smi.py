@@ -574,5 +574,49 @@ class TestDriverBranchGating(gvtest.TempDirTestCase):
         self.assertIn("\n    GPU Power Readings\n", q580)
 
 
+class TestEveryRealQueryField(gvtest.TempDirTestCase):
+    """--query-gpu accepts every field the real 590/595 tools were queried for (their whole --help-query-gpu)."""
+
+    CSVS = ["csv__query-gpu_h100-80gb-hbm3_mig-enabled_590.48.01.csv", "csv__query-gpu_l40s_under-load_595.80.csv"]
+
+    def test_real_headers_byte_for_byte(self):
+        cfg = profile_on_driver(self, "h100-sxm5-80gb", "590.48.01")
+        for capture in self.CSVS:
+            with self.subTest(capture=capture):
+                header = open(os.path.join(CAPTURES, capture)).readline().rstrip("\n")
+                names = [re.sub(r" \[.*\]$", "", h) for h in header.split(", ")]
+                p = smi_on(cfg, "--query-gpu=" + ",".join(names), "--format=csv")
+                self.assertEqual(p.returncode, 0, p.stdout[:300])
+                lines = p.stdout.split("\n")
+                self.assertEqual(lines[0], header)
+                self.assertEqual(len(lines[1].split(", ")), len(names))
+                # Values where the profile knows them; [N/A] where the mock has no value.
+                row = dict(zip(names, lines[1].split(", ")))
+                self.assertEqual(row["pcie.link.width.current"], "16")
+                self.assertEqual(row["clocks_event_reasons.gpu_idle"], "Active")
+                self.assertRegex(row["clocks_event_reasons.active"], r"^0x[0-9A-F]{16}$")
+                self.assertEqual(row["kmd_version"] if "kmd_version" in row else "590.48.01", "590.48.01")
+                self.assertEqual(row["power_smoothing.primary_power_floor"]
+                                 if "power_smoothing.primary_power_floor" in row else "[N/A]", "[N/A]")
+                n = smi_on(cfg, "--query-gpu=" + ",".join(names), "--format=csv,nounits").stdout.split("\n")
+                self.assertEqual(n[0], ", ".join(names))
+
+    def test_help_query_gpu_lists_every_field(self):
+        p = subprocess.run([gvtest.NVIDIA_SMI, "--help-query-gpu"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0)
+        listed = re.findall(r'^"([^"]+)"', p.stdout, re.M)
+        for capture in self.CSVS:
+            header = open(os.path.join(CAPTURES, capture)).readline().rstrip("\n")
+            names = [re.sub(r" \[.*\]$", "", h) for h in header.split(", ")]
+            # every real name, in the real relative order
+            self.assertEqual([n for n in listed if n in names], names)
+        self.assertIn('"clocks_event_reasons.active" or "clocks_throttle_reasons.active"', p.stdout)
+        # each listed name is accepted
+        cfg = profile_on_driver(self, "t4", "580.105.08")
+        q = smi_on(cfg, "--query-gpu=" + ",".join(listed), "--format=csv,noheader")
+        self.assertEqual(q.returncode, 0, q.stdout[:300])
+        self.assertEqual(len(q.stdout.rstrip("\n").split(", ")), len(listed))
+
+
 if __name__ == "__main__":
     unittest.main()
