@@ -223,6 +223,38 @@ static void enter_sections(smi_emit_t *e, open_sections_t *o, const char *xml, c
         }
 }
 
+/*
+ * A row whose section reads N/A as a whole (def->na_section) when its value is unavailable: writes the section as
+ * one N/A leaf and returns the section's XML path (heap), under which the caller skips the other rows; else NULL.
+ */
+static char *emit_na_section(smi_emit_t *e, open_sections_t *o, const smi_field_def_t *d, const smi_src_t *src,
+                             const char *xml, const char *label)
+{
+        if (!d->na_section || !strchr(xml, '/'))
+                return NULL;
+        smi_value_t v;
+        smi_field_read(d, src, &v);
+        if (v.ret == NVML_SUCCESS)
+                return NULL;
+        char *section = strndup(xml, (size_t) (strrchr(xml, '/') - xml));
+        const char *slash = strrchr(label, '/');
+        _cleanup_free_ char *section_label = slash ? strndup(label, (size_t) (slash - label)) : strdup(label);
+        if (!section || !section_label) {
+                free(section);
+                return NULL;
+        }
+        enter_sections(e, o, section, section_label);
+        smi_emit_leaf(e, path_leaf(section), path_leaf(section_label), "N/A");
+        return section;
+}
+
+/* Whether @xml lies inside section path @section. */
+static bool in_section(const char *xml, const char *section)
+{
+        size_t n = strlen(section);
+        return strncmp(xml, section, n) == 0 && xml[n] == '/';
+}
+
 void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
 {
         smi_value_t bus;
@@ -232,11 +264,18 @@ void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
         const smi_field_def_t *rows = smi_fields(&n);
         open_sections_t open = { 0 };
         unsigned branch = smi_driver_branch(src->driver_version);
+        _cleanup_free_ char *na_section = NULL;
         for (size_t i = 0; i < n; i++) {
                 const smi_field_def_t *d = &rows[i];
                 if (!smi_row_shown(d, src))
                         continue;
                 const char *xml = smi_row_xml(d, branch), *label = smi_row_label(d, branch);
+                if (na_section && in_section(xml, na_section))
+                        continue;
+                free(na_section);
+                na_section = emit_na_section(e, &open, d, src, xml, label);
+                if (na_section)
+                        continue;
                 enter_sections(e, &open, xml, label);
                 if (d->block)
                         d->block(e, src);

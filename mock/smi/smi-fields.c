@@ -849,7 +849,10 @@ static void get_ecc_location(const smi_src_t *s, int arg, smi_value_t *v)
 #define CSV_ONLY NULL, NULL
 #define Q_ONLY NULL, NO_ALIAS, NULL
 /* Gating (smi_field_def_t since .. gate): every branch; from / up to a branch; renamed at a branch; a GPU gate. */
-#define GATING(since, until, renamed, old_xml, old_label, gate) (since), (until), (renamed), (old_xml), (old_label), (gate)
+#define GATING(since, until, renamed, old_xml, old_label, gate)                                             \
+        (since), (until), (renamed), (old_xml), (old_label), (gate), false
+/* Every branch; unavailable, the row's whole section reads N/A. */
+#define NA_SECTION 0, 0, 0, NULL, NULL, SMI_GATE_NONE, true
 #define EVERY GATING(0, 0, 0, NULL, NULL, SMI_GATE_NONE)
 #define SINCE(b) GATING((b), 0, 0, NULL, NULL, SMI_GATE_NONE)
 #define UNTIL(b) GATING(0, (b), 0, NULL, NULL, SMI_GATE_NONE)
@@ -1035,7 +1038,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_RETIRED_DOUBLE_BIT_LIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/double_bit_retirement/retired_pagelist", "Retired Pages/Double Bit ECC/Pages", NULL, 0, emit_retired_pagelist_double, EVERY },
         { SMI_F_RETIRED_PENDING_BLACKLIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/pending_blacklist", "Retired Pages/Pending Page Blacklist", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_RETIRED_PENDING, "retired_pages.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/pending_retirement", "Retired Pages/Pending Page Retirement", get_retired, RP_PENDING, NULL, EVERY },
-        { SMI_F_REMAPPED_CORR, "remapped_rows.correctable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error", get_remapped, RR_CORR, NULL, EVERY },
+        { SMI_F_REMAPPED_CORR, "remapped_rows.correctable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error", get_remapped, RR_CORR, NULL, NA_SECTION },
         { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_na, 0, NULL, SINCE(595) },
         { SMI_F_REMAPPED_UNC, "remapped_rows.uncorrectable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc", "Remapped Rows/Uncorrectable Error", get_remapped, RR_UNC, NULL, EVERY },
         { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_na, 0, NULL, SINCE(595) },

@@ -454,6 +454,8 @@ typedef struct smi_field_def {
         const char *old_xml;        /* the `-q -x` path before @renamed (same shape as xml) */
         const char *old_label;      /* the `-q` label path before @renamed */
         smi_gate_t gate;            /* a further condition on the GPU (SMI_GATE_NONE: none) */
+        bool na_section;            /* when unavailable, the row's section is one N/A leaf without its other rows
+                                     * (`<remapped_rows>N/A</remapped_rows>` of xml__tesla-t4, xml__a100-*) */
 } smi_field_def_t;
 
 /* A parsed --query-gpu / --format pair.  fields is heap-allocated (smi_query_free()). */

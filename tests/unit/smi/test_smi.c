@@ -539,6 +539,9 @@ static void test_gpu_element_from_table_xml(void **state)
                                   "\t\t</processes>\n\t\t<accounted_processes>\n\t\t</accounted_processes>\n"
                                   "\t\t<capabilities>\n\t\t\t<egm>N/A</egm>\n\t\t</capabilities>\n\t</gpu>\n\n"));
         assert_null(strstr(x, "<power_draw>")); /* CSV-only rows stay out */
+        /* Without remapped rows the section is one N/A leaf, as in xml__tesla-t4_515.105.01 */
+        assert_non_null(strstr(x, "\n\t\t<remapped_rows>N/A</remapped_rows>\n\t\t<temperature>\n"));
+        assert_null(strstr(x, "remapped_row_"));
         const char *first = strstr(x, "<pci>");
         assert_null(strstr(first + 1, "<pci>"));
 }
@@ -560,6 +563,7 @@ static void test_gpu_element_from_table_text(void **state)
         assert_non_null(strstr(t, "        Processes                                      : None\n"
                                   "        Capabilities\n            EGM                                        : N/A\n\n"));
         assert_null(strstr(t, "MIG Devices")); /* text mode writes the MIG devices at the GPU level */
+        assert_non_null(strstr(t, "\n        Remapped Rows                                  : N/A\n        Temperature\n"));
 }
 
 int main(void)
