@@ -1138,10 +1138,12 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_FABRIC_STATE, "fabric.state", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/state", "Fabric/State", get_fabric, FAB_STATE, NULL, SINCE(535) },
         { SMI_F_FABRIC_STATUS, "fabric.status", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/status", "Fabric/Status", get_fabric, FAB_STATUS,
           NULL, SINCE(535) },
+        /* CliqueId / ClusterUUID: not in the 535 captures, in the 580+ ones; from 550, whose nvmlGpuFabricInfo_t
+         * names the clique id (535's named it partitionId). */
         { SMI_F_FABRIC_CLIQUE_ID, "fabric.cliqueId", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/cliqueId", "Fabric/CliqueId", get_fabric,
-          FAB_CLIQUE_ID, NULL, SINCE(580) },
+          FAB_CLIQUE_ID, NULL, SINCE(550) },
         { SMI_F_FABRIC_CLUSTER_UUID, "fabric.clusterUuid", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/clusterUuid", "Fabric/ClusterUUID", get_fabric,
-          FAB_CLUSTER_UUID, NULL, SINCE(580) },
+          FAB_CLUSTER_UUID, NULL, SINCE(550) },
         { SMI_F_FABRIC_HEALTH_SUMMARY, "fabric.health.summary", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/summary", "Fabric/Health/Summary", get_na, 0, NULL, SINCE(580) },
         { SMI_F_FABRIC_HEALTH_BANDWIDTH, "fabric.health.bandwidth", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/bandwidth", "Fabric/Health/Bandwidth", get_na, 0, NULL, SINCE(580) },
         { SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS, "fabric.health.route_recovery_in_progress", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/route_recovery_in_progress", "Fabric/Health/Route Recovery in progress", get_na, 0, NULL, SINCE(580) },

@@ -473,6 +473,11 @@ static void test_rows_gated_by_driver_branch(void **state)
                 assert_null(strstr(old, only580[i]));
                 assert_non_null(strstr(now, only580[i]));
         }
+        /* CliqueId from 550 (tests/e2e/test_fabric.py reads it on the 550 profiles) */
+        _cleanup_free_ char *b550 = emit_fake_gpu_on(true, "550.163.01");
+        assert_non_null(strstr(b550, "\t\t\t<cliqueId>"));
+        assert_null(strstr(mid, "cliqueId"));
+        assert_null(strstr(b550, "<health>"));
         /* 580: module id inside platformInfo, no voltage, no reset status, no plain power_draw. */
         assert_non_null(strstr(now, "\t\t\t<module_id>N/A</module_id>\n"));
         assert_null(strstr(now, "gpu_module_id"));
