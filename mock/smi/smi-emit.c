@@ -263,13 +263,13 @@ void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
         size_t n;
         const smi_field_def_t *rows = smi_fields(&n);
         open_sections_t open = { 0 };
-        unsigned branch = smi_driver_branch(src->driver_version);
+        unsigned key = smi_driver_key(src->driver_version);
         _cleanup_free_ char *na_section = NULL;
         for (size_t i = 0; i < n; i++) {
                 const smi_field_def_t *d = &rows[i];
                 if (!smi_row_shown(d, src))
                         continue;
-                const char *xml = smi_row_xml(d, branch), *label = smi_row_label(d, branch);
+                const char *xml = smi_row_xml(d, key), *label = smi_row_label(d, key);
                 if (na_section && in_section(xml, na_section))
                         continue;
                 free(na_section);

@@ -848,15 +848,18 @@ static void get_ecc_location(const smi_src_t *s, int arg, smi_value_t *v)
 #define ALIAS(a) { (a), NULL }
 #define CSV_ONLY NULL, NULL
 #define Q_ONLY NULL, NO_ALIAS, NULL
-/* Gating (smi_field_def_t since .. gate): every branch; from / up to a branch; renamed at a branch; a GPU gate. */
+/* Gating (smi_field_def_t since .. gate): every version; from / up to a branch; renamed at a branch; a GPU gate.
+ * GATING takes version keys: KEY(580, 173) is 580.173, BRANCH_END(579) the last 579 version. */
+#define KEY(major, minor) ((major) * 1000U + (minor))
+#define BRANCH_END(major) KEY((major), 999U)
 #define GATING(since, until, renamed, old_xml, old_label, gate)                                             \
         (since), (until), (renamed), (old_xml), (old_label), (gate), false
 /* Every branch; unavailable, the row's whole section reads N/A. */
 #define NA_SECTION 0, 0, 0, NULL, NULL, SMI_GATE_NONE, true
 #define EVERY GATING(0, 0, 0, NULL, NULL, SMI_GATE_NONE)
-#define SINCE(b) GATING((b), 0, 0, NULL, NULL, SMI_GATE_NONE)
-#define UNTIL(b) GATING(0, (b), 0, NULL, NULL, SMI_GATE_NONE)
-#define RENAMED(b, old_xml, old_label) GATING(0, 0, (b), (old_xml), (old_label), SMI_GATE_NONE)
+#define SINCE(b) GATING(KEY((b), 0U), 0, 0, NULL, NULL, SMI_GATE_NONE)
+#define UNTIL(b) GATING(0, BRANCH_END(b), 0, NULL, NULL, SMI_GATE_NONE)
+#define RENAMED(b, old_xml, old_label) GATING(0, 0, KEY((b), 0U), (old_xml), (old_label), SMI_GATE_NONE)
 #define GATED(g) GATING(0, 0, 0, NULL, NULL, (g))
 
 static const smi_field_def_t field_table[] = {
@@ -902,29 +905,29 @@ static const smi_field_def_t field_table[] = {
           TXT_PART_NUMBER, NULL, RENAMED(535, "gpu_part_number", "GPU Part Number") },
         { SMI_F_GPU_PART_NUMBER, Q_ONLY, SMI_STYLE_STR, "gpu_part_number", "GPU Part Number", get_na, 0, NULL, SINCE(535) },
         { SMI_F_GPU_FRU_PART_NUMBER, Q_ONLY, SMI_STYLE_STR, "gpu_fru_part_number", "FRU Part Number", get_na, 0, NULL, SINCE(535) },
-        { SMI_F_PLATFORM_CHASSIS_SERIAL, "platform.chassis_serial_number", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/chassis_serial_number", "Platform Info/Chassis Serial Number", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_PLATFORM_SLOT, "platform.slot_number", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/slot_number", "Platform Info/Slot Number", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_PLATFORM_TRAY, "platform.tray_index", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/tray_index", "Platform Info/Tray Index", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_PLATFORM_HOST_ID, "platform.host_id", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/host_id", "Platform Info/Host ID", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_PLATFORM_PEER_TYPE, "platform.peer_type", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/peer_type", "Platform Info/Peer Type", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_MODULE_ID, "platform.module_id", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/module_id", "Platform Info/Module Id", get_newer, X_MODULE_ID, NULL, RENAMED(580, "gpu_module_id", "GPU Module ID") },
-        { SMI_F_PLATFORM_FABRIC_GUID, "platform.gpu_fabric_guid", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/gpu_fabric_guid", "Platform Info/GPU Fabric GUID", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_PLATFORM_CHASSIS_SERIAL, "platform.chassis_serial_number", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/chassis_serial_number", "Platform Info/Chassis Serial Number", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_PLATFORM_SLOT, "platform.slot_number", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/slot_number", "Platform Info/Slot Number", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_PLATFORM_TRAY, "platform.tray_index", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/tray_index", "Platform Info/Tray Index", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_PLATFORM_HOST_ID, "platform.host_id", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/host_id", "Platform Info/Host ID", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_PLATFORM_PEER_TYPE, "platform.peer_type", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/peer_type", "Platform Info/Peer Type", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_MODULE_ID, "platform.module_id", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/module_id", "Platform Info/Module Id", get_newer, X_MODULE_ID, NULL, RENAMED(570, "gpu_module_id", "GPU Module ID") },
+        { SMI_F_PLATFORM_FABRIC_GUID, "platform.gpu_fabric_guid", NO_ALIAS, NULL, SMI_STYLE_STR, "platformInfo/gpu_fabric_guid", "Platform Info/GPU Fabric GUID", get_na, 0, NULL, SINCE(570) },
         { SMI_F_INFOROM_IMAGE, "inforom.img", NO_ALIAS, NULL, SMI_STYLE_STR, "inforom_version/img_version", "Inforom Version/Image Version", get_inforom, INFOROM_IMAGE, NULL, EVERY },
         { SMI_F_INFOROM_OEM, "inforom.oem", NO_ALIAS, NULL, SMI_STYLE_STR, "inforom_version/oem_object", "Inforom Version/OEM Object", get_inforom, NVML_INFOROM_OEM, NULL, EVERY },
         { SMI_F_INFOROM_ECC, "inforom.ecc", NO_ALIAS, NULL, SMI_STYLE_STR, "inforom_version/ecc_object", "Inforom Version/ECC Object", get_inforom, NVML_INFOROM_ECC, NULL, EVERY },
         { SMI_F_INFOROM_POWER, "inforom.pwr", NO_ALIAS, NULL, SMI_STYLE_STR, "inforom_version/pwr_object", "Inforom Version/Power Management Object", get_inforom, NVML_INFOROM_POWER, NULL, EVERY },
-        { SMI_F_INFOROM_BBX_TIMESTAMP, Q_ONLY, SMI_STYLE_STR, "inforom_bbx_flush/latest_timestamp", "Inforom BBX Object Flush/Latest Timestamp", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_INFOROM_BBX_DURATION, Q_ONLY, SMI_STYLE_STR, "inforom_bbx_flush/latest_duration", "Inforom BBX Object Flush/Latest Duration", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_INFOROM_BBX_TIMESTAMP, Q_ONLY, SMI_STYLE_STR, "inforom_bbx_flush/latest_timestamp", "Inforom BBX Object Flush/Latest Timestamp", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_INFOROM_BBX_DURATION, Q_ONLY, SMI_STYLE_STR, "inforom_bbx_flush/latest_duration", "Inforom BBX Object Flush/Latest Duration", get_na, 0, NULL, SINCE(570) },
         { SMI_F_GOM_CURRENT, "gom.current", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_operation_mode/current_gom", "GPU Operation Mode/Current", get_na, 0, NULL, EVERY },
         { SMI_F_GOM_PENDING, "gom.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_operation_mode/pending_gom", "GPU Operation Mode/Pending", get_na, 0, NULL, EVERY },
-        { SMI_F_C2C_MODE, "c2c.mode", NO_ALIAS, NULL, SMI_STYLE_STR, "c2c_mode", "GPU C2C Mode", get_newer, X_C2C_MODE, NULL, SINCE(580) },
+        { SMI_F_C2C_MODE, "c2c.mode", NO_ALIAS, NULL, SMI_STYLE_STR, "c2c_mode", "GPU C2C Mode", get_newer, X_C2C_MODE, NULL, SINCE(570) },
         { SMI_F_VIRTUALIZATION_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/virtualization_mode", "GPU Virtualization Mode/Virtualization Mode", get_board, B_VIRTUALIZATION, NULL, EVERY },
         { SMI_F_HOST_VGPU_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/host_vgpu_mode", "GPU Virtualization Mode/Host VGPU Mode", get_na, 0, NULL, EVERY },
-        { SMI_F_VGPU_HETEROGENEOUS_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/vgpu_heterogeneous_mode", "GPU Virtualization Mode/vGPU Heterogeneous Mode", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_GPU_RECOVERY_ACTION, "gpu_recovery_action", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_recovery_action", "GPU Recovery Action", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_VGPU_HETEROGENEOUS_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/vgpu_heterogeneous_mode", "GPU Virtualization Mode/vGPU Heterogeneous Mode", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_GPU_RECOVERY_ACTION, "gpu_recovery_action", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_recovery_action", "GPU Recovery Action", get_na, 0, NULL, SINCE(570) },
         { SMI_F_GSP_FIRMWARE_VERSION, Q_ONLY, SMI_STYLE_STR, "gsp_firmware_version", "GSP Firmware Version", get_newer, X_GSP_FIRMWARE, NULL, EVERY },
-        { SMI_F_RESET_REQUIRED, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/reset_required", "GPU Reset Status/Reset Required", get_na, 0, NULL, GATING(535, 579, 0, NULL, NULL, SMI_GATE_NONE) },
-        { SMI_F_DRAIN_AND_RESET, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/drain_and_reset_recommended", "GPU Reset Status/Drain and Reset Recommended", get_na, 0, NULL, GATING(535, 579, 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_RESET_REQUIRED, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/reset_required", "GPU Reset Status/Reset Required", get_na, 0, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_DRAIN_AND_RESET, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/drain_and_reset_recommended", "GPU Reset Status/Drain and Reset Recommended", get_na, 0, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_RELAXED_ORDERING, Q_ONLY, SMI_STYLE_STR, "ibmnpu/relaxed_ordering_mode", "IBMNPU/Relaxed Ordering Mode", get_na, 0, NULL, EVERY },
         { SMI_F_PCI_BUS, "pci.bus", NO_ALIAS, NULL, SMI_STYLE_HEX2, "pci/pci_bus", "PCI/Bus", get_pci, PCI_BUS,
           NULL, EVERY },
@@ -932,8 +935,8 @@ static const smi_field_def_t field_table[] = {
           PCI_DEVICE, NULL, EVERY },
         { SMI_F_PCI_DOMAIN, "pci.domain", NO_ALIAS, NULL, SMI_STYLE_HEX4, "pci/pci_domain", "PCI/Domain", get_pci,
           PCI_DOMAIN, NULL, EVERY },
-        { SMI_F_PCI_BASE_CLASS, "pci.baseClass", NO_ALIAS, NULL, SMI_STYLE_HEX1, "pci/pci_base_class", "PCI/Base Classcode", get_newer, X_PCI_BASE_CLASS, NULL, SINCE(580) },
-        { SMI_F_PCI_SUB_CLASS, "pci.subClass", NO_ALIAS, NULL, SMI_STYLE_HEX1, "pci/pci_sub_class", "PCI/Sub Classcode", get_newer, X_PCI_SUB_CLASS, NULL, SINCE(580) },
+        { SMI_F_PCI_BASE_CLASS, "pci.baseClass", NO_ALIAS, NULL, SMI_STYLE_HEX1, "pci/pci_base_class", "PCI/Base Classcode", get_newer, X_PCI_BASE_CLASS, NULL, SINCE(570) },
+        { SMI_F_PCI_SUB_CLASS, "pci.subClass", NO_ALIAS, NULL, SMI_STYLE_HEX1, "pci/pci_sub_class", "PCI/Sub Classcode", get_newer, X_PCI_SUB_CLASS, NULL, SINCE(570) },
         { SMI_F_PCI_DEVICE_ID, "pci.device_id", NO_ALIAS, NULL, SMI_STYLE_HEX8, "pci/pci_device_id",
           "PCI/Device Id", get_pci, PCI_DEVICE_ID, NULL, EVERY },
         { SMI_F_PCI_BUS_ID, "pci.bus_id", ALIAS("gpu_bus_id"), NULL, SMI_STYLE_STR, "pci/pci_bus_id", "PCI/Bus Id",
@@ -973,7 +976,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_CER_COUNTER_SW_THERMAL, "clocks_event_reasons_counters.sw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", "Clocks Event Reasons Counters/SW Thermal Slowdown", get_violation, 1, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_HW_THERMAL, "clocks_event_reasons_counters.hw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", "Clocks Event Reasons Counters/HW Thermal Slowdown", get_na, 0, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_HW_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", "Clocks Event Reasons Counters/HW Power Braking", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_SPARSE_OPERATION_MODE, Q_ONLY, SMI_STYLE_STR, "sparse_operation_mode", "Sparse Operation Mode", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_SPARSE_OPERATION_MODE, Q_ONLY, SMI_STYLE_STR, "sparse_operation_mode", "Sparse Operation Mode", get_na, 0, NULL, SINCE(570) },
         { SMI_F_MEMORY_TOTAL, "memory.total", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/total",
           "FB Memory Usage/Total", get_memory, MEM_TOTAL, NULL, EVERY },
         { SMI_F_MEMORY_RESERVED, "memory.reserved", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/reserved",
@@ -1005,33 +1008,33 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_FBC_SESSIONS, Q_ONLY, SMI_STYLE_STR, "fbc_stats/session_count", "FBC Stats/Active Sessions", get_sessions, 3, NULL, EVERY },
         { SMI_F_FBC_FPS, Q_ONLY, SMI_STYLE_STR, "fbc_stats/average_fps", "FBC Stats/Average FPS", get_sessions, 4, NULL, EVERY },
         { SMI_F_FBC_LATENCY, Q_ONLY, SMI_STYLE_STR, "fbc_stats/average_latency", "FBC Stats/Average Latency", get_sessions, 5, NULL, EVERY },
-        { SMI_F_DRAM_ENCRYPTION_CURRENT, "dramEncryption.mode.current", NO_ALIAS, NULL, SMI_STYLE_STR, "dram_encryption_mode/current_dram_encryption", "DRAM Encryption Mode/Current", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_DRAM_ENCRYPTION_PENDING, "dramEncryption.mode.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "dram_encryption_mode/pending_dram_encryption", "DRAM Encryption Mode/Pending", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_DRAM_ENCRYPTION_CURRENT, "dramEncryption.mode.current", NO_ALIAS, NULL, SMI_STYLE_STR, "dram_encryption_mode/current_dram_encryption", "DRAM Encryption Mode/Current", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_DRAM_ENCRYPTION_PENDING, "dramEncryption.mode.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "dram_encryption_mode/pending_dram_encryption", "DRAM Encryption Mode/Pending", get_na, 0, NULL, SINCE(570) },
         { SMI_F_ECC_MODE_CURRENT, "ecc.mode.current", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "ecc_mode/current_ecc",
           "ECC Mode/Current", get_pair, PAIR(PAIR_ECC_MODE, 0), NULL, EVERY },
         { SMI_F_ECC_MODE_PENDING, "ecc.mode.pending", NO_ALIAS, NULL, SMI_STYLE_ENABLED, "ecc_mode/pending_ecc",
           "ECC Mode/Pending", get_pair, PAIR(PAIR_ECC_MODE, 1), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_SRAM_CORRECTABLE, "ecc.errors.corrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_correctable", "ECC Errors/Volatile/SRAM Correctable", get_ecc_count, ECC(0, 0, 0), NULL, EVERY },
-        { SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable", "ECC Errors/Volatile/SRAM Uncorrectable", get_ecc_count, ECC(0, 0, 1), NULL, UNTIL(579) },
-        { SMI_F_ECC_VOLATILE_SRAM_PARITY, "ecc.errors.uncorrected.volatile.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_parity", "ECC Errors/Volatile/SRAM Uncorrectable Parity", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_VOLATILE_SRAM_SECDED, "ecc.errors.uncorrected.volatile.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_secded", "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable", "ECC Errors/Volatile/SRAM Uncorrectable", get_ecc_count, ECC(0, 0, 1), NULL, GATED(SMI_GATE_NO_SRAM_SPLIT) },
+        { SMI_F_ECC_VOLATILE_SRAM_PARITY, "ecc.errors.uncorrected.volatile.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_parity", "ECC Errors/Volatile/SRAM Uncorrectable Parity", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_VOLATILE_SRAM_SECDED, "ecc.errors.uncorrected.volatile.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_secded", "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
         { SMI_F_ECC_VOLATILE_DRAM_CORRECTABLE, "ecc.errors.corrected.volatile.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/dram_correctable", "ECC Errors/Volatile/DRAM Correctable", get_ecc_count, ECC(0, 1, 0), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_DRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/dram_uncorrectable", "ECC Errors/Volatile/DRAM Uncorrectable", get_ecc_count, ECC(0, 1, 1), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_SRAM_CORRECTABLE, "ecc.errors.corrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_correctable", "ECC Errors/Aggregate/SRAM Correctable", get_ecc_count, ECC(1, 0, 0), NULL, EVERY },
-        { SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable", "ECC Errors/Aggregate/SRAM Uncorrectable", get_ecc_count, ECC(1, 0, 1), NULL, UNTIL(579) },
-        { SMI_F_ECC_AGGREGATE_SRAM_PARITY, "ecc.errors.uncorrected.aggregate.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_parity", "ECC Errors/Aggregate/SRAM Uncorrectable Parity", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_AGGREGATE_SRAM_SECDED, "ecc.errors.uncorrected.aggregate.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_secded", "ECC Errors/Aggregate/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable", "ECC Errors/Aggregate/SRAM Uncorrectable", get_ecc_count, ECC(1, 0, 1), NULL, GATED(SMI_GATE_NO_SRAM_SPLIT) },
+        { SMI_F_ECC_AGGREGATE_SRAM_PARITY, "ecc.errors.uncorrected.aggregate.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_parity", "ECC Errors/Aggregate/SRAM Uncorrectable Parity", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_AGGREGATE_SRAM_SECDED, "ecc.errors.uncorrected.aggregate.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_secded", "ECC Errors/Aggregate/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
         { SMI_F_ECC_AGGREGATE_DRAM_CORRECTABLE, "ecc.errors.corrected.aggregate.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/dram_correctable", "ECC Errors/Aggregate/DRAM Correctable", get_ecc_count, ECC(1, 1, 0), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_DRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/dram_uncorrectable", "ECC Errors/Aggregate/DRAM Uncorrectable", get_ecc_count, ECC(1, 1, 1), NULL, EVERY },
-        { SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED, "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_threshold_exceeded", "ECC Errors/Aggregate/SRAM Threshold Exceeded", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_SRAM_SOURCE_L2, "ecc.errors.uncorrected.aggregate.sram.l2", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_l2", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM L2", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_SRAM_SOURCE_SM, "ecc.errors.uncorrected.aggregate.sram.sm", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_sm", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM SM", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER, "ecc.errors.uncorrected.aggregate.sram.mcu", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_microcontroller", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Microcontroller", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_SRAM_SOURCE_PCIE, "ecc.errors.uncorrected.aggregate.sram.pcie", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_pcie", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM PCIE", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_SRAM_SOURCE_OTHER, "ecc.errors.uncorrected.aggregate.sram.other", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_other", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Other", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_CHANNEL_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/channel_repair_pending", "ECC Errors/Channel Repair Pending", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_TPC_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/tpc_repair_pending", "ECC Errors/TPC Repair Pending", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_ECC_UNREPAIRABLE_MEMORY, Q_ONLY, SMI_STYLE_STR, "ecc_errors/unrepairable_memory", "ECC Errors/Unrepairable Memory", get_na, 0, NULL, SINCE(590) },
+        { SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED, "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_threshold_exceeded", "ECC Errors/Aggregate/SRAM Threshold Exceeded", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_L2, "ecc.errors.uncorrected.aggregate.sram.l2", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_l2", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM L2", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_SM, "ecc.errors.uncorrected.aggregate.sram.sm", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_sm", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM SM", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER, "ecc.errors.uncorrected.aggregate.sram.mcu", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_microcontroller", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Microcontroller", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_PCIE, "ecc.errors.uncorrected.aggregate.sram.pcie", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_pcie", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM PCIE", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_OTHER, "ecc.errors.uncorrected.aggregate.sram.other", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_other", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Other", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_CHANNEL_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/channel_repair_pending", "ECC Errors/Channel Repair Pending", get_na, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_TPC_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/tpc_repair_pending", "ECC Errors/TPC Repair Pending", get_na, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_UNREPAIRABLE_MEMORY, Q_ONLY, SMI_STYLE_STR, "ecc_errors/unrepairable_memory", "ECC Errors/Unrepairable Memory", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
         { SMI_F_RETIRED_SINGLE_BIT, "retired_pages.single_bit_ecc.count", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/multiple_single_bit_retirement/retired_count", "Retired Pages/Single Bit ECC/Count", get_retired, RP_SINGLE_BIT, NULL, EVERY },
         { SMI_F_RETIRED_SINGLE_BIT_LIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/multiple_single_bit_retirement/retired_pagelist", "Retired Pages/Single Bit ECC/Pages", NULL, 0, emit_retired_pagelist_single, EVERY },
         { SMI_F_RETIRED_DOUBLE_BIT, "retired_pages.double_bit.count", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/double_bit_retirement/retired_count", "Retired Pages/Double Bit ECC/Count", get_retired, RP_DOUBLE_BIT, NULL, EVERY },
@@ -1039,9 +1042,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_RETIRED_PENDING_BLACKLIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/pending_blacklist", "Retired Pages/Pending Page Blacklist", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_RETIRED_PENDING, "retired_pages.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/pending_retirement", "Retired Pages/Pending Page Retirement", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_CORR, "remapped_rows.correctable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error", get_remapped, RR_CORR, NULL, NA_SECTION },
-        { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_na, 0, NULL, SINCE(595) },
+        { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_REMAPPED_UNC, "remapped_rows.uncorrectable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc", "Remapped Rows/Uncorrectable Error", get_remapped, RR_UNC, NULL, EVERY },
-        { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_na, 0, NULL, SINCE(595) },
+        { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_REMAPPED_PENDING, "remapped_rows.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_pending", "Remapped Rows/Pending", get_remapped, RR_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_FAILURE, "remapped_rows.failure", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_failure", "Remapped Rows/Remapping Failure Occurred", get_remapped, RR_FAILURE, NULL, EVERY },
         { SMI_F_REMAP_HISTOGRAM_MAX, "remapped_rows.histogram.max", NO_ALIAS, NULL, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_max", "Remapped Rows/Bank Remap Availability Histogram/Max", get_remapped, RR_H_MAX, NULL, EVERY },
@@ -1068,16 +1071,16 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_TARGET_TEMP_MIN, Q_ONLY, SMI_STYLE_STR, "supported_gpu_target_temp/gpu_target_temp_min", "Supported GPU Target Temp/GPU Target Temp Min", get_na, 0, NULL, EVERY },
         { SMI_F_TARGET_TEMP_MAX, Q_ONLY, SMI_STYLE_STR, "supported_gpu_target_temp/gpu_target_temp_max", "Supported GPU Target Temp/GPU Target Temp Max", get_na, 0, NULL, EVERY },
         { SMI_F_POWER_STATE, Q_ONLY, SMI_STYLE_STR, "gpu_power_readings/power_state", "GPU Power Readings/Power State", get_power_misc, PW_STATE, NULL, RENAMED(535, "power_readings/power_state", "Power Readings/Power State") },
-        { SMI_F_POWER_MANAGEMENT, "power.management", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_power_readings/power_management", "GPU Power Readings/Power Management", get_power_misc, PW_MANAGEMENT, NULL, GATING(0, 534, 535, "power_readings/power_management", "Power Readings/Power Management", SMI_GATE_NONE) },
+        { SMI_F_POWER_MANAGEMENT, "power.management", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_power_readings/power_management", "GPU Power Readings/Power Management", get_power_misc, PW_MANAGEMENT, NULL, GATING(0, BRANCH_END(534), KEY(535, 0), "power_readings/power_management", "Power Readings/Power Management", SMI_GATE_NONE) },
         { SMI_F_POWER_DRAW, "power.draw", NO_ALIAS, "W", SMI_STYLE_WATT, "gpu_power_readings/power_draw",
           "GPU Power Readings/Power Draw", get_uint, U_POWER_USAGE, NULL,
-          GATING(0, 579, 535, "power_readings/power_draw", "Power Readings/Power Draw", SMI_GATE_NONE) },
+          GATING(0, BRANCH_END(569), KEY(535, 0), "power_readings/power_draw", "Power Readings/Power Draw", SMI_GATE_NONE) },
         { SMI_F_POWER_DRAW_AVERAGE, "power.draw.average", NO_ALIAS, "W", SMI_STYLE_WATT,
           "gpu_power_readings/average_power_draw", "GPU Power Readings/Average Power Draw", get_uint, U_POWER_USAGE,
-          NULL, SINCE(580) },
+          NULL, SINCE(570) },
         { SMI_F_POWER_DRAW_INSTANT, "power.draw.instant", NO_ALIAS, "W", SMI_STYLE_WATT,
           "gpu_power_readings/instant_power_draw", "GPU Power Readings/Instantaneous Power Draw", get_uint,
-          U_POWER_USAGE, NULL, SINCE(580) },
+          U_POWER_USAGE, NULL, SINCE(570) },
         { SMI_F_POWER_LIMIT, "power.limit", NO_ALIAS, "W", SMI_STYLE_WATT, "gpu_power_readings/current_power_limit",
           "GPU Power Readings/Current Power Limit", get_uint, U_POWER_LIMIT, NULL, RENAMED(535, "power_readings/power_limit", "Power Readings/Power Limit") },
         { SMI_F_POWER_REQUESTED_LIMIT, Q_ONLY, SMI_STYLE_WATT, "gpu_power_readings/requested_power_limit", "GPU Power Readings/Requested Power Limit", get_uint, U_POWER_LIMIT, NULL, SINCE(535) },
@@ -1087,7 +1090,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_ENFORCED_POWER_LIMIT, "enforced.power.limit", NO_ALIAS, "W", SMI_STYLE_WATT,
           "gpu_power_readings/enforced_power_limit", "GPU Power Readings/Enforced Power Limit", get_uint,
           U_ENFORCED_LIMIT, NULL,
-          GATING(0, 534, 535, "power_readings/enforced_power_limit", "Power Readings/Enforced Power Limit",
+          GATING(0, BRANCH_END(534), KEY(535, 0), "power_readings/enforced_power_limit", "Power Readings/Enforced Power Limit",
                  SMI_GATE_NONE) },
         { SMI_F_POWER_MIN_LIMIT, "power.min_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
           "gpu_power_readings/min_power_limit", "GPU Power Readings/Min Power Limit", get_pair,
@@ -1095,20 +1098,20 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_POWER_MAX_LIMIT, "power.max_limit", NO_ALIAS, "W", SMI_STYLE_WATT,
           "gpu_power_readings/max_power_limit", "GPU Power Readings/Max Power Limit", get_pair,
           PAIR(PAIR_POWER_CONSTRAINTS, 1), NULL, RENAMED(535, "power_readings/max_power_limit", "Power Readings/Max Power Limit") },
-        { SMI_F_MEMORY_POWER_AVERAGE, Q_ONLY, SMI_STYLE_WATT, "gpu_memory_power_readings/average_power_draw", "GPU Memory Power Readings /Average Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MEMORY * 2, NULL, SINCE(580) },
-        { SMI_F_MEMORY_POWER_INSTANT, Q_ONLY, SMI_STYLE_WATT, "gpu_memory_power_readings/instant_power_draw", "GPU Memory Power Readings /Instantaneous Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MEMORY * 2 + 1, NULL, SINCE(580) },
+        { SMI_F_MEMORY_POWER_AVERAGE, Q_ONLY, SMI_STYLE_WATT, "gpu_memory_power_readings/average_power_draw", "GPU Memory Power Readings /Average Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MEMORY * 2, NULL, SINCE(570) },
+        { SMI_F_MEMORY_POWER_INSTANT, Q_ONLY, SMI_STYLE_WATT, "gpu_memory_power_readings/instant_power_draw", "GPU Memory Power Readings /Instantaneous Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MEMORY * 2 + 1, NULL, SINCE(570) },
         { SMI_F_MODULE_POWER_STATE, Q_ONLY, SMI_STYLE_STR, "module_power_readings/power_state", "Module Power Readings/Power State", get_power_misc, PW_STATE, NULL, SINCE(535) },
-        { SMI_F_MODULE_POWER_DRAW, Q_ONLY, SMI_STYLE_WATT, "module_power_readings/power_draw", "Module Power Readings/Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MODULE * 2 + 1, NULL, GATING(535, 579, 0, NULL, NULL, SMI_GATE_NONE) },
-        { SMI_F_MODULE_POWER_AVERAGE, "module.power.draw.average", NO_ALIAS, "W", SMI_STYLE_WATT, "module_power_readings/average_power_draw", "Module Power Readings/Average Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MODULE * 2, NULL, SINCE(580) },
-        { SMI_F_MODULE_POWER_INSTANT, "module.power.draw.instant", NO_ALIAS, "W", SMI_STYLE_WATT, "module_power_readings/instant_power_draw", "Module Power Readings/Instantaneous Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MODULE * 2 + 1, NULL, SINCE(580) },
+        { SMI_F_MODULE_POWER_DRAW, Q_ONLY, SMI_STYLE_WATT, "module_power_readings/power_draw", "Module Power Readings/Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MODULE * 2 + 1, NULL, GATING(KEY(535, 0), BRANCH_END(569), 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_MODULE_POWER_AVERAGE, "module.power.draw.average", NO_ALIAS, "W", SMI_STYLE_WATT, "module_power_readings/average_power_draw", "Module Power Readings/Average Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MODULE * 2, NULL, SINCE(570) },
+        { SMI_F_MODULE_POWER_INSTANT, "module.power.draw.instant", NO_ALIAS, "W", SMI_STYLE_WATT, "module_power_readings/instant_power_draw", "Module Power Readings/Instantaneous Power Draw", get_power_field, SMI_NVML_POWER_SCOPE_MODULE * 2 + 1, NULL, SINCE(570) },
         { SMI_F_MODULE_POWER_CURRENT_LIMIT, "module.power.limit", NO_ALIAS, "W", SMI_STYLE_STR, "module_power_readings/current_power_limit", "Module Power Readings/Current Power Limit", get_na, 0, NULL, SINCE(535) },
         { SMI_F_MODULE_POWER_REQUESTED_LIMIT, Q_ONLY, SMI_STYLE_STR, "module_power_readings/requested_power_limit", "Module Power Readings/Requested Power Limit", get_na, 0, NULL, SINCE(535) },
         { SMI_F_MODULE_POWER_DEFAULT_LIMIT, "module.power.default_limit", NO_ALIAS, "W", SMI_STYLE_STR, "module_power_readings/default_power_limit", "Module Power Readings/Default Power Limit", get_na, 0, NULL, SINCE(535) },
         { SMI_F_MODULE_POWER_MIN_LIMIT, "module.power.min_limit", NO_ALIAS, "W", SMI_STYLE_STR, "module_power_readings/min_power_limit", "Module Power Readings/Min Power Limit", get_na, 0, NULL, SINCE(535) },
         { SMI_F_MODULE_POWER_MAX_LIMIT, "module.power.max_limit", NO_ALIAS, "W", SMI_STYLE_STR, "module_power_readings/max_power_limit", "Module Power Readings/Max Power Limit", get_na, 0, NULL, SINCE(535) },
-        { SMI_F_POWER_SMOOTHING, Q_ONLY, SMI_STYLE_STR, "power_smoothing", "Power Smoothing", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_POWER_PROFILES_REQUESTED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_requested_profiles", "Workload Power Profiles/Requested Profiles", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_POWER_PROFILES_ENFORCED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_enforced_profiles", "Workload Power Profiles/Enforced Profiles", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_POWER_SMOOTHING, Q_ONLY, SMI_STYLE_STR, "power_smoothing", "Power Smoothing", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_POWER_PROFILES_REQUESTED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_requested_profiles", "Workload Power Profiles/Requested Profiles", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_POWER_PROFILES_ENFORCED, Q_ONLY, SMI_STYLE_STR, "power_profiles/power_profile_enforced_profiles", "Workload Power Profiles/Enforced Profiles", get_na, 0, NULL, SINCE(570) },
         { SMI_F_EDPP_MULTIPLIER, "edpp_multiplier", NO_ALIAS, "%", SMI_STYLE_STR, "edpp_multiplier", "EDPp Multiplier", get_na, 0, NULL, SINCE(590) },
         { SMI_F_CLOCKS_GR, "clocks.current.graphics", ALIAS("clocks.gr"), "MHz", SMI_STYLE_MHZ,
           "clocks/graphics_clock", "Clocks/Graphics", get_clock, NVML_CLOCK_GRAPHICS, NULL, EVERY },
@@ -1145,18 +1148,18 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_FABRIC_CLUSTER_UUID, "fabric.clusterUuid", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/clusterUuid", "Fabric/ClusterUUID", get_fabric,
           FAB_CLUSTER_UUID, NULL, SINCE(550) },
         { SMI_F_FABRIC_HEALTH_SUMMARY, "fabric.health.summary", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/summary", "Fabric/Health/Summary", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_FABRIC_HEALTH_BANDWIDTH, "fabric.health.bandwidth", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/bandwidth", "Fabric/Health/Bandwidth", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS, "fabric.health.route_recovery_in_progress", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/route_recovery_in_progress", "Fabric/Health/Route Recovery in progress", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY, "fabric.health.route_unhealthy", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/route_unhealthy", "Fabric/Health/Route Unhealthy", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY, "fabric.health.access_timeout_recovery", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/access_timeout_recovery", "Fabric/Health/Access Timeout Recovery", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_FABRIC_HEALTH_BANDWIDTH, "fabric.health.bandwidth", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/bandwidth", "Fabric/Health/Bandwidth", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS, "fabric.health.route_recovery_in_progress", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/route_recovery_in_progress", "Fabric/Health/Route Recovery in progress", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY, "fabric.health.route_unhealthy", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/route_unhealthy", "Fabric/Health/Route Unhealthy", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY, "fabric.health.access_timeout_recovery", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/access_timeout_recovery", "Fabric/Health/Access Timeout Recovery", get_na, 0, NULL, SINCE(570) },
         { SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION, "fabric.health.incorrect_configuration", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/incorrect_configuration", "Fabric/Health/Incorrect Configuration", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_FABRIC_HEALTH_PARTITION_ASSIGNED, "fabric.health.partition_assigned", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/partition_assigned", "Fabric/Health/Partition Assigned", get_na, 0, NULL, SINCE(595) },
+        { SMI_F_FABRIC_HEALTH_PARTITION_ASSIGNED, "fabric.health.partition_assigned", NO_ALIAS, NULL, SMI_STYLE_STR, "fabric/health/partition_assigned", "Fabric/Health/Partition Assigned", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_SUPPORTED_CLOCKS, Q_ONLY, SMI_STYLE_STR, "supported_clocks", "Supported Clocks", NULL, 0,
           emit_supported_clocks, EVERY },
         { SMI_F_PROCESSES, Q_ONLY, SMI_STYLE_STR, "processes", "Processes", NULL, 0, smi_emit_processes, EVERY },
         { SMI_F_ACCOUNTED_PROCESSES, Q_ONLY, SMI_STYLE_STR, "accounted_processes", "Accounted Processes", NULL, 0,
           emit_accounted_processes, EVERY },
-        { SMI_F_CAPABILITY_EGM, Q_ONLY, SMI_STYLE_STR, "capabilities/egm", "Capabilities/EGM", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_CAPABILITY_EGM, Q_ONLY, SMI_STYLE_STR, "capabilities/egm", "Capabilities/EGM", get_na, 0, NULL, SINCE(570) },
         /* --query-gpu fields without a -q element (names and units: the headers of csv__query-gpu_*_590.48.01
          * and csv__query-gpu_*_595.80, the real tool queried for every field of its --help-query-gpu) */
         { SMI_F_Q_KMD_VERSION, "kmd_version", NO_ALIAS, NULL, SMI_STYLE_STR, CSV_ONLY, get_ctx, CTX_DRIVER_VERSION, NULL, EVERY },
@@ -1250,6 +1253,17 @@ unsigned smi_driver_branch(const char *version)
         return b;
 }
 
+unsigned smi_driver_key(const char *version)
+{
+        unsigned major = smi_driver_branch(version), minor = 0;
+        const char *dot = version ? strchr(version, '.') : NULL;
+        for (const char *c = dot ? dot + 1 : NULL; c && *c >= '0' && *c <= '9' && minor < 1000; c++)
+                minor = minor * 10 + (unsigned) (*c - '0');
+        if (major == 0 || major > 4000000)
+                return 0;
+        return major * 1000 + (minor > 999 ? 999 : minor);
+}
+
 unsigned smi_dtd_version(unsigned branch)
 {
         if (branch == 0 || branch >= 580)
@@ -1257,43 +1271,49 @@ unsigned smi_dtd_version(unsigned branch)
         return branch >= 535 ? 12 : 11;
 }
 
-/* Whether the GPU of @src is an Ada or later one (the T.Limit gate). */
-static bool gpu_has_tlimit(const smi_src_t *src)
+/* Whether the GPU of @src is of architecture @arch or later (unknown: no). */
+static bool gpu_arch_at_least(const smi_src_t *src, nvmlDeviceArchitecture_t arch)
 {
         nvmlDeviceArchitecture_t a = NVML_DEVICE_ARCH_UNKNOWN;
         if (NV(src->nvml, nvmlDeviceGetArchitecture, src->dev, &a) != NVML_SUCCESS)
                 return false;
-        return a >= NVML_DEVICE_ARCH_ADA && a != NVML_DEVICE_ARCH_UNKNOWN;
+        return a >= arch && a != NVML_DEVICE_ARCH_UNKNOWN;
 }
 
 bool smi_row_shown(const smi_field_def_t *def, const smi_src_t *src)
 {
         if (!def || !def->xml)
                 return false;
-        unsigned branch = smi_driver_branch(src->driver_version);
-        /* An unknown branch reads as the newest: every row without an upper bound. */
-        if (branch == 0)
-                branch = UINT_MAX;
-        if ((def->since && branch < def->since) || (def->until && branch > def->until))
+        unsigned key = smi_driver_key(src->driver_version);
+        /* An unknown version reads as the newest: every row without an upper bound. */
+        if (key == 0)
+                key = UINT_MAX;
+        if ((def->since && key < def->since) || (def->until && key > def->until))
                 return false;
         switch (def->gate) {
         case SMI_GATE_TLIMIT:
-                return branch >= 535 && gpu_has_tlimit(src);
+                return key >= 535000 && gpu_arch_at_least(src, NVML_DEVICE_ARCH_ADA);
         case SMI_GATE_NO_TLIMIT:
-                return branch < 535 || !gpu_has_tlimit(src);
+                return key < 535000 || !gpu_arch_at_least(src, NVML_DEVICE_ARCH_ADA);
+        case SMI_GATE_SRAM_SPLIT:
+                return key >= 570000 && gpu_arch_at_least(src, NVML_DEVICE_ARCH_AMPERE);
+        case SMI_GATE_NO_SRAM_SPLIT:
+                return key < 570000 || !gpu_arch_at_least(src, NVML_DEVICE_ARCH_AMPERE);
+        case SMI_GATE_AMPERE:
+                return gpu_arch_at_least(src, NVML_DEVICE_ARCH_AMPERE);
         default:
                 return true;
         }
 }
 
-const char *smi_row_xml(const smi_field_def_t *def, unsigned branch)
+const char *smi_row_xml(const smi_field_def_t *def, unsigned key)
 {
-        return def->renamed && branch && branch < def->renamed && def->old_xml ? def->old_xml : def->xml;
+        return def->renamed && key && key < def->renamed && def->old_xml ? def->old_xml : def->xml;
 }
 
-const char *smi_row_label(const smi_field_def_t *def, unsigned branch)
+const char *smi_row_label(const smi_field_def_t *def, unsigned key)
 {
-        return def->renamed && branch && branch < def->renamed && def->old_label ? def->old_label : def->label;
+        return def->renamed && key && key < def->renamed && def->old_label ? def->old_label : def->label;
 }
 
 const smi_field_def_t *smi_field_by_id(smi_field_id_t id)

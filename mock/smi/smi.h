@@ -380,6 +380,14 @@ typedef enum smi_gate {
         SMI_GATE_NONE,
         SMI_GATE_TLIMIT,    /* branch 535 or later and an Ada or later GPU */
         SMI_GATE_NO_TLIMIT, /* the others */
+        /*
+         * The SRAM uncorrectable parity / SEC-DED split and its sources: from 570 on Ampere and later GPUs (A100
+         * 570.148, RTX A5000 590.44, H100/B200 580.105 ...); a T4 on 595.91 still writes `sram_uncorrectable`
+         * (k8s-test-infra qx-t4, qx-a100).
+         */
+        SMI_GATE_SRAM_SPLIT,
+        SMI_GATE_NO_SRAM_SPLIT, /* the others */
+        SMI_GATE_AMPERE,        /* an Ampere or later GPU (channel/TPC repair, unrepairable memory) */
 } smi_gate_t;
 
 /* A value read through NVML.  ret != NVML_SUCCESS means unavailable. */
@@ -445,12 +453,13 @@ typedef struct smi_field_def {
         int arg;                    /* passed to get */
         smi_block_fn *block;        /* a block row's writer, else NULL */
         /*
-         * Driver branch gating (the branch is the driver version's major number, 535 of "535.54.03"; the first and
-         * last branch of each row are those of the real captures that print it, shared/cases/nvidia-smi/xml__*):
+         * Driver version gating, in version keys (smi_driver_key(): 580173 for "580.173.02"; a branch is its
+         * major number, 535 of "535.54.03"; the first and last version of each row are those of the real
+         * captures that print it, shared/cases/nvidia-smi/xml__* and k8s-test-infra's hardware captures):
          */
-        unsigned since;             /* first branch that prints the row; 0: every branch */
-        unsigned until;             /* last branch that prints it; 0: every later branch */
-        unsigned renamed;           /* branch from which xml/label hold; before it old_xml/old_label; 0: never renamed */
+        unsigned since;             /* first version key that prints the row; 0: every version */
+        unsigned until;             /* last version key that prints it; 0: every later version */
+        unsigned renamed;           /* version key from which xml/label hold; before it old_xml/old_label; 0: never */
         const char *old_xml;        /* the `-q -x` path before @renamed (same shape as xml) */
         const char *old_label;      /* the `-q` label path before @renamed */
         smi_gate_t gate;            /* a further condition on the GPU (SMI_GATE_NONE: none) */
@@ -485,20 +494,26 @@ const smi_field_def_t *smi_fields(size_t *n);
  */
 unsigned smi_driver_branch(const char *version);
 
+/*
+ * smi_driver_key - a driver version as one number, major * 1000 + minor (580173 of "580.173.02", minor capped at
+ * 999); 0 like smi_driver_branch().
+ */
+unsigned smi_driver_key(const char *version);
+
 /* smi_dtd_version - the DTD version nvidia-smi -q -x names for a branch: 11 before 535, 12 for 535 to 579,
  * 13 from 580 (and for branch 0). */
 unsigned smi_dtd_version(unsigned branch);
 
 /*
- * smi_row_shown - whether @def is printed for @src in `-q`/`-q -x`: its XML path is set, the driver branch
- * of src->driver_version lies in [since, until] and its gate holds for the GPU.
+ * smi_row_shown - whether @def is printed for @src in `-q`/`-q -x`: its XML path is set, the version key of
+ * src->driver_version lies in [since, until] and its gate holds for the GPU.
  */
 bool smi_row_shown(const smi_field_def_t *def, const smi_src_t *src);
 
-/* smi_row_xml / smi_row_label - the `-q -x` path / `-q` label path of @def on driver branch @branch (the old names
- * before def->renamed). */
-const char *smi_row_xml(const smi_field_def_t *def, unsigned branch);
-const char *smi_row_label(const smi_field_def_t *def, unsigned branch);
+/* smi_row_xml / smi_row_label - the `-q -x` path / `-q` label path of @def on driver version key @key (the old
+ * names before def->renamed; 0: the newest). */
+const char *smi_row_xml(const smi_field_def_t *def, unsigned key);
+const char *smi_row_label(const smi_field_def_t *def, unsigned key);
 
 /* smi_field_lookup - the row of a --query-gpu name or alias (exact, case-sensitive), or NULL. */
 const smi_field_def_t *smi_field_lookup(const char *name);

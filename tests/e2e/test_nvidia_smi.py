@@ -551,6 +551,26 @@ class TestDriverBranchGating(gvtest.TempDirTestCase):
             self.assertIsNone(g.find("temperature/gpu_temp_slow_threshold"))
         self.assertEqual(g580.findtext("dram_encryption_mode/current_dram_encryption"), "N/A")
 
+    def test_gpu_and_point_release_gates(self):
+        """k8s-test-infra's hardware captures: an A100 on 570.148 has the 570 layout; a T4 (Turing) on 595.91
+        keeps sram_uncorrectable where Ampere and later split it; 580.173 adds rows 580.105 lacks."""
+        _, a100 = self.xml("a100-sxm4-40gb", "570.148.08")
+        for path in ["platformInfo/module_id", "ecc_errors/volatile/sram_uncorrectable_parity", "power_smoothing",
+                     "gpu_power_readings/average_power_draw", "fabric/health/bandwidth"]:
+            self.assertIsNotNone(a100.find(path), path)
+        for path in ["gpu_module_id", "clocks_event_reasons_counters", "fabric/health/summary", "pdi",
+                     "ecc_errors/volatile/sram_uncorrectable", "gpu_power_readings/power_draw"]:
+            self.assertIsNone(a100.find(path), path)
+        _, t4 = self.xml("t4", "595.91.07")
+        self.assertIsNotNone(t4.find("ecc_errors/volatile/sram_uncorrectable"))
+        self.assertIsNone(t4.find("ecc_errors/volatile/sram_uncorrectable_parity"))
+        self.assertIsNone(t4.find("ecc_errors/channel_repair_pending"))
+        _, h105 = self.xml("h100-sxm5-80gb", "580.105.08")
+        _, h173 = self.xml("h100-sxm5-80gb", "580.173.02")
+        for path in ["ecc_errors/unrepairable_memory", "fabric/health/partition_assigned"]:
+            self.assertIsNone(h105.find(path), path)
+            self.assertIsNotNone(h173.find(path), path)
+
     def test_pre_535_names_and_labels(self):
         text, g = self.xml("t4", "515.105.01")
         self.assertIn('"nvsmi_device_v11.dtd"', text)

@@ -493,6 +493,11 @@ static void test_dtd_version_by_branch(void **state)
         assert_int_equal(smi_driver_branch("535.54.03"), 535);
         assert_int_equal(smi_driver_branch("N/A"), 0);
         assert_int_equal(smi_driver_branch(NULL), 0);
+        assert_int_equal(smi_driver_key("580.173.02"), 580173);
+        assert_int_equal(smi_driver_key("595.80"), 595080);
+        assert_int_equal(smi_driver_key("570"), 570000);
+        assert_int_equal(smi_driver_key("N/A"), 0);
+        assert_int_equal(smi_driver_key("535.123456.1"), 535999);
         assert_int_equal(smi_dtd_version(510), 11);
         assert_int_equal(smi_dtd_version(515), 11);
         assert_int_equal(smi_dtd_version(535), 12);
