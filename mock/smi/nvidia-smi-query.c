@@ -9,7 +9,7 @@
 
 int nvsmi_view_query(smi_t *s, bool xml)
 {
-        smi_emit_t e = { .f = stdout, .xml = xml };
+        smi_emit_t e = { .f = stdout, .xml = xml, .branch = smi_driver_branch(s->driver_version) };
         _cleanup_free_ char *ts = nvsmi_now_text(false);
         smi_emit_begin(&e);
         smi_emit_leaf(&e, "timestamp", "Timestamp", "%s", ts ? ts : "N/A");

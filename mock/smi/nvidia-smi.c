@@ -37,6 +37,7 @@ static void usage(FILE *f)
               "                                a comma separated list selects several.\n"
               "    --query-gpu=                Information about GPU, comma separated.\n"
               "    --format=                   csv, optionally with noheader and nounits.\n"
+              "    --help-query-gpu            List the --query-gpu fields.\n"
               "\n"
               "Supported --query-gpu fields:\n",
               f);
@@ -91,7 +92,28 @@ static int print_version(smi_t *s)
         return SMI_EXIT_OK;
 }
 
-enum { OPT_QUERY_GPU = 256, OPT_FORMAT, OPT_VERSION };
+enum { OPT_QUERY_GPU = 256, OPT_FORMAT, OPT_VERSION, OPT_HELP_QUERY_GPU };
+
+/*
+ * --help-query-gpu: every --query-gpu name (with its aliases), in the real tool's order.  The real tool prints a
+ * description under each name; ours lists the names only.  The names are those of the real 590/595 CSV headers
+ * (shared/cases/nvidia-smi/csv__query-gpu_*), which query every field of their --help-query-gpu; the aliases
+ * (clocks.gr, gpu_name, clocks_throttle_reasons.*) are the older spellings the real help lists as "or ...".
+ */
+static int print_help_query_gpu(void)
+{
+        printf("List of valid properties to query for the switch \"--query-gpu=\":\n\n");
+        for (int id = 0; id < SMI_F__MAX; id++) {
+                const smi_field_def_t *d = smi_field_by_id((smi_field_id_t) id);
+                if (!d || !d->name)
+                        continue;
+                printf("\"%s\"", d->name);
+                for (size_t a = 0; a < GV_ARRAY_SIZE(d->aliases) && d->aliases[a]; a++)
+                        printf(" or \"%s\"", d->aliases[a]);
+                printf("\n\n");
+        }
+        return SMI_EXIT_OK;
+}
 
 static int invalid_args(void)
 {
@@ -118,6 +140,7 @@ static int parse_args(int argc, char **argv, args_t *a)
                 { "query-gpu", required_argument, NULL, OPT_QUERY_GPU },
                 { "format", required_argument, NULL, OPT_FORMAT },
                 { "version", no_argument, NULL, OPT_VERSION },
+                { "help-query-gpu", no_argument, NULL, OPT_HELP_QUERY_GPU },
                 {},
         };
         int c;
@@ -148,6 +171,8 @@ static int parse_args(int argc, char **argv, args_t *a)
                 case OPT_VERSION:
                         a->version = true;
                         break;
+                case OPT_HELP_QUERY_GPU:
+                        return print_help_query_gpu();
                 default:
                         return invalid_args();
                 }

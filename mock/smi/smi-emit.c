@@ -59,11 +59,13 @@ void smi_emit_begin(smi_emit_t *e)
 {
         e->depth = 0;
         if (e->xml) {
-                /* Declaration and DOCTYPE exactly as xml__2x-rtx-a5000_590.44.01.xml. */
-                fputs("<?xml version=\"1.0\" ?>\n"
-                      "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v13.dtd\">\n"
-                      "<nvidia_smi_log>\n",
-                      e->f);
+                /* Declaration and DOCTYPE exactly as xml__2x-rtx-a5000_590.44.01.xml; the DTD version follows the
+                 * driver branch (v11 in the 510/515 captures, v12 in the 535 ones, v13 from 580). */
+                fprintf(e->f,
+                        "<?xml version=\"1.0\" ?>\n"
+                        "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v%u.dtd\">\n"
+                        "<nvidia_smi_log>\n",
+                        smi_dtd_version(e->branch));
                 e->depth = 1;
         } else {
                 fputs("\n==============NVSMI LOG==============\n\n", e->f);
@@ -173,12 +175,13 @@ static const char *path_leaf(const char *path)
 }
 
 /* One leaf from its row: the getter's value as -q / -q -x write it. */
-static void emit_value(smi_emit_t *e, const smi_field_def_t *d, const smi_src_t *src)
+static void emit_value(smi_emit_t *e, const smi_field_def_t *d, const smi_src_t *src, const char *xml,
+                       const char *label)
 {
         smi_value_t v;
         smi_field_read(d, src, &v);
         _cleanup_free_ char *text = smi_format_q(d, &v, e->xml);
-        smi_emit_leaf(e, path_leaf(d->xml), path_leaf(d->label), "%s", text ? text : "N/A");
+        smi_emit_leaf(e, path_leaf(xml), path_leaf(label), "%s", text ? text : "N/A");
 }
 
 /* The sections open now, outermost first (at most SMI_PATH_MAX_DEPTH - 1). */
@@ -198,26 +201,58 @@ static void close_sections(smi_emit_t *e, open_sections_t *o, size_t keep)
         }
 }
 
-/* Closes the sections @d's path leaves and opens the ones it enters. */
-static void enter_sections(smi_emit_t *e, open_sections_t *o, const smi_field_def_t *d)
+/* Closes the sections a row's path @xml leaves and opens the ones it enters (labels from @label). */
+static void enter_sections(smi_emit_t *e, open_sections_t *o, const char *xml, const char *label)
 {
-        size_t want = path_parts(d->xml) - 1;
+        size_t want = path_parts(xml) - 1;
         if (want >= SMI_PATH_MAX_DEPTH)
                 want = SMI_PATH_MAX_DEPTH - 1;
         size_t same = 0;
         while (same < o->n && same < want) {
-                _cleanup_free_ char *part = path_part(d->xml, same);
+                _cleanup_free_ char *part = path_part(xml, same);
                 if (!part || !o->name[same] || strcmp(part, o->name[same]) != 0)
                         break;
                 same++;
         }
         close_sections(e, o, same);
         for (size_t k = same; k < want; k++) {
-                char *section = path_part(d->xml, k);
-                _cleanup_free_ char *label = path_part(d->label, k);
-                smi_emit_open(e, section ? section : "", label ? label : (section ? section : ""), NULL, NULL);
+                char *section = path_part(xml, k);
+                _cleanup_free_ char *text = path_part(label, k);
+                smi_emit_open(e, section ? section : "", text ? text : (section ? section : ""), NULL, NULL);
                 o->name[o->n++] = section;
         }
+}
+
+/*
+ * A row whose section reads N/A as a whole (def->na_section) when its value is unavailable: writes the section as
+ * one N/A leaf and returns the section's XML path (heap), under which the caller skips the other rows; else NULL.
+ */
+static char *emit_na_section(smi_emit_t *e, open_sections_t *o, const smi_field_def_t *d, const smi_src_t *src,
+                             const char *xml, const char *label)
+{
+        if (!d->na_section || !strchr(xml, '/'))
+                return NULL;
+        smi_value_t v;
+        smi_field_read(d, src, &v);
+        if (v.ret == NVML_SUCCESS)
+                return NULL;
+        char *section = strndup(xml, (size_t) (strrchr(xml, '/') - xml));
+        const char *slash = strrchr(label, '/');
+        _cleanup_free_ char *section_label = slash ? strndup(label, (size_t) (slash - label)) : strdup(label);
+        if (!section || !section_label) {
+                free(section);
+                return NULL;
+        }
+        enter_sections(e, o, section, section_label);
+        smi_emit_leaf(e, path_leaf(section), path_leaf(section_label), "N/A");
+        return section;
+}
+
+/* Whether @xml lies inside section path @section. */
+static bool in_section(const char *xml, const char *section)
+{
+        size_t n = strlen(section);
+        return strncmp(xml, section, n) == 0 && xml[n] == '/';
 }
 
 void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
@@ -228,15 +263,24 @@ void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
         size_t n;
         const smi_field_def_t *rows = smi_fields(&n);
         open_sections_t open = { 0 };
+        unsigned key = smi_driver_key(src->driver_version);
+        _cleanup_free_ char *na_section = NULL;
         for (size_t i = 0; i < n; i++) {
                 const smi_field_def_t *d = &rows[i];
-                if (!d->xml)
+                if (!smi_row_shown(d, src))
                         continue;
-                enter_sections(e, &open, d);
+                const char *xml = smi_row_xml(d, key), *label = smi_row_label(d, key);
+                if (na_section && in_section(xml, na_section))
+                        continue;
+                free(na_section);
+                na_section = emit_na_section(e, &open, d, src, xml, label);
+                if (na_section)
+                        continue;
+                enter_sections(e, &open, xml, label);
                 if (d->block)
                         d->block(e, src);
                 else
-                        emit_value(e, d, src);
+                        emit_value(e, d, src, xml, label);
         }
         close_sections(e, &open, 0);
         smi_emit_close(e, "gpu");

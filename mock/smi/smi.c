@@ -162,7 +162,18 @@ const char *smi_compute_mode_name(unsigned long long m)
 /* Digits of a hex style: 2, 4 or 8. */
 static int hex_digits(smi_style_t style)
 {
-        return style == SMI_STYLE_HEX2 ? 2 : style == SMI_STYLE_HEX4 ? 4 : 8;
+        switch (style) {
+        case SMI_STYLE_HEX1:
+                return 1;
+        case SMI_STYLE_HEX2:
+                return 2;
+        case SMI_STYLE_HEX4:
+                return 4;
+        case SMI_STYLE_HEX16:
+                return 16;
+        default:
+                return 8;
+        }
 }
 
 char *smi_format_value(const smi_field_def_t *def, const smi_value_t *v, bool units)
@@ -190,10 +201,22 @@ char *smi_format_value(const smi_field_def_t *def, const smi_value_t *v, bool un
         case SMI_STYLE_MHZ:
                 r = asprintf(&s, units ? "%llu MHz" : "%llu", v->num);
                 break;
+        case SMI_STYLE_HEX1:
         case SMI_STYLE_HEX2:
         case SMI_STYLE_HEX4:
         case SMI_STYLE_HEX8:
+        case SMI_STYLE_HEX16:
                 r = asprintf(&s, "0x%0*llX", hex_digits(def->style), v->num);
+                break;
+        case SMI_STYLE_WIDTH:
+        case SMI_STYLE_BANKS:
+                r = asprintf(&s, "%llu", v->num);
+                break;
+        case SMI_STYLE_US:
+                r = asprintf(&s, units ? "%llu us" : "%llu", v->num);
+                break;
+        case SMI_STYLE_SCELSIUS:
+                r = asprintf(&s, "%lld", v->num2);
                 break;
         case SMI_STYLE_ENABLED:
                 return strdup(v->num ? "Enabled" : "Disabled");
@@ -224,9 +247,20 @@ char *smi_format_q(const smi_field_def_t *def, const smi_value_t *v, bool xml)
         case SMI_STYLE_CELSIUS:
                 r = asprintf(&s, "%llu C", v->num);
                 break;
+        case SMI_STYLE_SCELSIUS:
+                r = asprintf(&s, "%lld C", v->num2);
+                break;
+        case SMI_STYLE_WIDTH:
+                r = asprintf(&s, "%llux", v->num);
+                break;
+        case SMI_STYLE_BANKS:
+                r = asprintf(&s, "%llu bank(s)", v->num);
+                break;
+        case SMI_STYLE_HEX1:
         case SMI_STYLE_HEX2:
         case SMI_STYLE_HEX4:
         case SMI_STYLE_HEX8:
+        case SMI_STYLE_HEX16:
                 if (!xml)
                         return smi_format_value(def, v, true);
                 r = asprintf(&s, "%0*llX", hex_digits(def->style), v->num);

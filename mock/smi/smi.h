@@ -64,6 +64,12 @@ typedef enum smi_style {
         SMI_STYLE_CC,           /* "%d.%d" from num (major) and num2 (minor) */
         SMI_STYLE_COMPUTE_MODE, /* "Default", "Exclusive_Thread", "Prohibited", "Exclusive_Process" */
         SMI_STYLE_CELSIUS,      /* "%llu": the CSV has no unit; `-q` writes "%llu C" */
+        SMI_STYLE_HEX1,         /* "0x%llX" (PCI class codes; XML "%llX") */
+        SMI_STYLE_HEX16,        /* "0x%016llX" (clock event reason masks) */
+        SMI_STYLE_WIDTH,        /* "%llu"; `-q` writes "%llux" (PCIe link width) */
+        SMI_STYLE_US,           /* "%llu us" (clock event reason counters) */
+        SMI_STYLE_BANKS,        /* "%llu"; `-q` writes "%llu bank(s)" (row remapper histogram) */
+        SMI_STYLE_SCELSIUS,     /* "%lld" of num2 (signed); `-q` writes "%lld C" (T.Limit temperatures) */
 } smi_style_t;
 
 /*
@@ -72,10 +78,12 @@ typedef enum smi_style {
  * of the table rows is the `-q` document order.
  */
 typedef enum smi_field_id {
+        /* --query-gpu fields, in the real --help-query-gpu order (the CSV headers of the 590/595 captures) */
         SMI_F_TIMESTAMP,
         SMI_F_DRIVER_VERSION,
+        SMI_F_Q_KMD_VERSION,
+        SMI_F_Q_VGPU_DRIVER_CAPABILITY_HETEROGENOUS_MULTIVGPU,
         SMI_F_COUNT,
-        SMI_F_INDEX,
         SMI_F_NAME,
         SMI_F_SERIAL,
         SMI_F_UUID,
@@ -83,14 +91,59 @@ typedef enum smi_field_id {
         SMI_F_PCI_DOMAIN,
         SMI_F_PCI_BUS,
         SMI_F_PCI_DEVICE,
+        SMI_F_PCI_BASE_CLASS,
+        SMI_F_PCI_SUB_CLASS,
         SMI_F_PCI_DEVICE_ID,
         SMI_F_PCI_SUB_DEVICE_ID,
+        SMI_F_Q_VGPU_DEVICE_CAPABILITY_FRACTIONAL_MULTIVGPU,
+        SMI_F_Q_VGPU_DEVICE_CAPABILITY_HETEROGENEOUS_TIMESLICE_PROFILE,
+        SMI_F_Q_VGPU_DEVICE_CAPABILITY_HETEROGENEOUS_TIMESLICE_SIZES,
+        SMI_F_Q_VGPU_DEVICE_CAPABILITY_HOMOGENEOUS_PLACEMENTS,
+        SMI_F_Q_VGPU_DEVICE_CAPABILITY_MIG_TIMESLICING,
+        SMI_F_Q_VGPU_DEVICE_CAPABILITY_MIG_TIMESLICING_MODE,
+        SMI_F_PCIE_GEN_CURRENT,
+        SMI_F_PCIE_GEN_DEVICE_CURRENT,
+        SMI_F_PCIE_GEN_MAX,
+        SMI_F_PCIE_GEN_DEVICE_MAX,
+        SMI_F_PCIE_GEN_HOST_MAX,
+        SMI_F_PCIE_WIDTH_CURRENT,
+        SMI_F_PCIE_WIDTH_MAX,
+        SMI_F_INDEX,
         SMI_F_DISPLAY_MODE,
+        SMI_F_DISPLAY_ATTACHED,
         SMI_F_DISPLAY_ACTIVE,
         SMI_F_PERSISTENCE_MODE,
+        SMI_F_ADDRESSING_MODE,
+        SMI_F_ACCOUNTING_MODE,
+        SMI_F_ACCOUNTING_BUFFER,
+        SMI_F_DRIVER_MODEL_CURRENT,
+        SMI_F_DRIVER_MODEL_PENDING,
         SMI_F_VBIOS_VERSION,
+        SMI_F_INFOROM_IMAGE,
+        SMI_F_INFOROM_OEM,
+        SMI_F_INFOROM_ECC,
+        SMI_F_INFOROM_POWER,
+        SMI_F_Q_INFOROM_CHECKSUM_VALIDATION,
+        SMI_F_GPU_RECOVERY_ACTION,
+        SMI_F_GOM_CURRENT,
+        SMI_F_GOM_PENDING,
         SMI_F_FAN_SPEED,
         SMI_F_PSTATE,
+        SMI_F_Q_CLOCKS_EVENT_REASONS_SUPPORTED,
+        SMI_F_Q_CLOCKS_EVENT_REASONS_ACTIVE,
+        SMI_F_CER_GPU_IDLE,
+        SMI_F_CER_APPLICATIONS_CLOCKS_SETTING,
+        SMI_F_CER_SW_POWER_CAP,
+        SMI_F_CER_HW_SLOWDOWN,
+        SMI_F_CER_HW_THERMAL_SLOWDOWN,
+        SMI_F_CER_HW_POWER_BRAKE_SLOWDOWN,
+        SMI_F_CER_SW_THERMAL_SLOWDOWN,
+        SMI_F_CER_SYNC_BOOST,
+        SMI_F_CER_COUNTER_SW_POWER_CAP,
+        SMI_F_CER_COUNTER_SYNC_BOOST,
+        SMI_F_CER_COUNTER_SW_THERMAL,
+        SMI_F_CER_COUNTER_HW_THERMAL,
+        SMI_F_CER_COUNTER_HW_POWER_BRAKE,
         SMI_F_MEMORY_TOTAL,
         SMI_F_MEMORY_RESERVED,
         SMI_F_MEMORY_USED,
@@ -99,10 +152,81 @@ typedef enum smi_field_id {
         SMI_F_COMPUTE_CAP,
         SMI_F_UTILIZATION_GPU,
         SMI_F_UTILIZATION_MEMORY,
+        SMI_F_UTILIZATION_ENCODER,
+        SMI_F_UTILIZATION_DECODER,
+        SMI_F_UTILIZATION_JPEG,
+        SMI_F_UTILIZATION_OFA,
+        SMI_F_ENCODER_SESSIONS,
+        SMI_F_ENCODER_FPS,
+        SMI_F_ENCODER_LATENCY,
+        SMI_F_DRAM_ENCRYPTION_CURRENT,
+        SMI_F_DRAM_ENCRYPTION_PENDING,
         SMI_F_ECC_MODE_CURRENT,
         SMI_F_ECC_MODE_PENDING,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_DEVICE_MEMORY,
+        SMI_F_ECC_VOLATILE_DRAM_CORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_REGISTER_FILE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_L1_CACHE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_L2_CACHE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_TEXTURE_MEMORY,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_CBU,
+        SMI_F_ECC_VOLATILE_SRAM_CORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_VOLATILE_TOTAL,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_DEVICE_MEMORY,
+        SMI_F_ECC_AGGREGATE_DRAM_CORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_REGISTER_FILE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_L1_CACHE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_L2_CACHE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_TEXTURE_MEMORY,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_CBU,
+        SMI_F_ECC_AGGREGATE_SRAM_CORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_CORRECTED_AGGREGATE_TOTAL,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_DEVICE_MEMORY,
+        SMI_F_ECC_VOLATILE_DRAM_UNCORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_REGISTER_FILE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_L1_CACHE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_L2_CACHE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_TEXTURE_MEMORY,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_CBU,
+        SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_VOLATILE_TOTAL,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_DEVICE_MEMORY,
+        SMI_F_ECC_AGGREGATE_DRAM_UNCORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_REGISTER_FILE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_L1_CACHE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_L2_CACHE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_TEXTURE_MEMORY,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_CBU,
+        SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE,
+        SMI_F_Q_ECC_ERRORS_UNCORRECTED_AGGREGATE_TOTAL,
+        SMI_F_ECC_VOLATILE_SRAM_PARITY,
+        SMI_F_ECC_VOLATILE_SRAM_SECDED,
+        SMI_F_ECC_AGGREGATE_SRAM_PARITY,
+        SMI_F_ECC_AGGREGATE_SRAM_SECDED,
+        SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED,
+        SMI_F_ECC_SRAM_SOURCE_L2,
+        SMI_F_ECC_SRAM_SOURCE_SM,
+        SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER,
+        SMI_F_ECC_SRAM_SOURCE_PCIE,
+        SMI_F_ECC_SRAM_SOURCE_OTHER,
+        SMI_F_RETIRED_SINGLE_BIT,
+        SMI_F_RETIRED_DOUBLE_BIT,
+        SMI_F_RETIRED_PENDING,
+        SMI_F_REMAPPED_CORR,
+        SMI_F_REMAPPED_CORR_INACTIVE,
+        SMI_F_REMAPPED_UNC,
+        SMI_F_REMAPPED_UNC_INACTIVE,
+        SMI_F_REMAPPED_PENDING,
+        SMI_F_REMAPPED_FAILURE,
+        SMI_F_REMAP_HISTOGRAM_MAX,
+        SMI_F_REMAP_HISTOGRAM_HIGH,
+        SMI_F_REMAP_HISTOGRAM_PARTIAL,
+        SMI_F_REMAP_HISTOGRAM_LOW,
+        SMI_F_REMAP_HISTOGRAM_NONE,
         SMI_F_TEMPERATURE_GPU,
+        SMI_F_TEMP_TLIMIT,
         SMI_F_TEMPERATURE_MEMORY,  /* not in our NVML subset: always unavailable */
+        SMI_F_POWER_MANAGEMENT,
         SMI_F_POWER_DRAW,
         SMI_F_POWER_DRAW_AVERAGE,
         SMI_F_POWER_DRAW_INSTANT,
@@ -111,93 +235,91 @@ typedef enum smi_field_id {
         SMI_F_POWER_DEFAULT_LIMIT,
         SMI_F_POWER_MIN_LIMIT,
         SMI_F_POWER_MAX_LIMIT,
+        SMI_F_MODULE_POWER_AVERAGE,
+        SMI_F_MODULE_POWER_INSTANT,
+        SMI_F_MODULE_POWER_CURRENT_LIMIT,
+        SMI_F_Q_MODULE_ENFORCED_POWER_LIMIT,
+        SMI_F_MODULE_POWER_DEFAULT_LIMIT,
+        SMI_F_MODULE_POWER_MIN_LIMIT,
+        SMI_F_MODULE_POWER_MAX_LIMIT,
+        SMI_F_Q_POWER_SMOOTHING_DELAYED_POWER_SMOOTHING_SUPPORTED,
+        SMI_F_Q_POWER_SMOOTHING_PRIMARY_POWER_FLOOR,
+        SMI_F_Q_POWER_SMOOTHING_SECONDARY_POWER_FLOOR,
+        SMI_F_Q_POWER_SMOOTHING_MIN_PRIMARY_FLOOR_ACTIVATION_OFFSET,
+        SMI_F_Q_POWER_SMOOTHING_MIN_PRIMARY_FLOOR_ACTIVATION_POINT,
+        SMI_F_Q_POWER_SMOOTHING_WINDOW_MULTIPLIER,
+        SMI_F_Q_POWER_SMOOTHING_CURR_PROFILE_SECONDARY_POWER_FLOOR,
+        SMI_F_Q_POWER_SMOOTHING_CURR_PROFILE_PRIMARY_FLOOR_ACT_WINDOW_MULTIPLIER,
+        SMI_F_Q_POWER_SMOOTHING_CURR_PROFILE_PRIMARY_FLOOR_TAR_WINDOW_MULTIPLIER,
+        SMI_F_Q_POWER_SMOOTHING_CURR_PROFILE_PRIMARY_FLOOR_ACT_OFFSET,
+        SMI_F_Q_POWER_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR,
+        SMI_F_Q_POWER_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WINDOW_MULTIPLIER,
+        SMI_F_Q_POWER_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WINDOW_MULTIPLIER,
+        SMI_F_Q_POWER_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET,
+        SMI_F_EDPP_MULTIPLIER,
         SMI_F_CLOCKS_GR,
         SMI_F_CLOCKS_SM,
         SMI_F_CLOCKS_MEM,
         SMI_F_CLOCKS_VIDEO,
+        SMI_F_APP_CLOCK_GR,
+        SMI_F_APP_CLOCK_MEM,
+        SMI_F_DEFAULT_APP_CLOCK_GR,
+        SMI_F_DEFAULT_APP_CLOCK_MEM,
         SMI_F_CLOCKS_MAX_GR,
         SMI_F_CLOCKS_MAX_SM,
         SMI_F_CLOCKS_MAX_MEM,
         SMI_F_MIG_MODE_CURRENT,
         SMI_F_MIG_MODE_PENDING,
-        /* `-q` only (no --query-gpu name yet) */
+        SMI_F_Q_GSP_MODE_CURRENT,
+        SMI_F_Q_GSP_MODE_DEFAULT,
+        SMI_F_C2C_MODE,
+        SMI_F_CC_MEMORY_TOTAL,
+        SMI_F_CC_MEMORY_USED,
+        SMI_F_CC_MEMORY_FREE,
+        SMI_F_FABRIC_STATE,
+        SMI_F_FABRIC_STATUS,
+        SMI_F_FABRIC_CLIQUE_ID,
+        SMI_F_FABRIC_CLUSTER_UUID,
+        SMI_F_FABRIC_HEALTH_SUMMARY,
+        SMI_F_FABRIC_HEALTH_BANDWIDTH,
+        SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS,
+        SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY,
+        SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY,
+        SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION,
+        SMI_F_FABRIC_HEALTH_PARTITION_ASSIGNED,
+        SMI_F_PLATFORM_CHASSIS_SERIAL,
+        SMI_F_PLATFORM_SLOT,
+        SMI_F_PLATFORM_TRAY,
+        SMI_F_PLATFORM_HOST_ID,
+        SMI_F_PLATFORM_PEER_TYPE,
+        SMI_F_MODULE_ID,
+        SMI_F_PLATFORM_FABRIC_GUID,
+        SMI_F_Q_HOSTNAME,
+        /* `-q` only (no --query-gpu name) */
         SMI_F_PRODUCT_BRAND,
         SMI_F_PRODUCT_ARCHITECTURE,
         SMI_F_MINOR_NUMBER,
         SMI_F_BOARD_PART_NUMBER,
         SMI_F_CLOCKS_MAX_VIDEO,
-        SMI_F_FABRIC_STATE,
-        SMI_F_FABRIC_STATUS,
-        SMI_F_FABRIC_CLIQUE_ID,
-        SMI_F_FABRIC_CLUSTER_UUID,
-        SMI_F_ACCOUNTING_MODE,
-        SMI_F_ACCOUNTING_BUFFER,
-        SMI_F_DRIVER_MODEL_CURRENT,
-        SMI_F_DRIVER_MODEL_PENDING,
         SMI_F_MULTIGPU_BOARD,
         SMI_F_BOARD_ID,
-        SMI_F_INFOROM_IMAGE,
-        SMI_F_INFOROM_OEM,
-        SMI_F_INFOROM_ECC,
-        SMI_F_INFOROM_POWER,
-        SMI_F_GOM_CURRENT,
-        SMI_F_GOM_PENDING,
         SMI_F_VIRTUALIZATION_MODE,
         SMI_F_HOST_VGPU_MODE,
         SMI_F_RELAXED_ORDERING,
-        SMI_F_PCIE_GEN_MAX,
-        SMI_F_PCIE_GEN_CURRENT,
-        SMI_F_PCIE_WIDTH_MAX,
-        SMI_F_PCIE_WIDTH_CURRENT,
         SMI_F_BRIDGE_CHIP_TYPE,
         SMI_F_BRIDGE_CHIP_FW,
         SMI_F_PCIE_REPLAY,
         SMI_F_PCIE_REPLAY_ROLLOVER,
         SMI_F_PCIE_TX,
         SMI_F_PCIE_RX,
-        SMI_F_CER_GPU_IDLE,
-        SMI_F_CER_APPLICATIONS_CLOCKS_SETTING,
-        SMI_F_CER_SW_POWER_CAP,
-        SMI_F_CER_HW_SLOWDOWN,
-        SMI_F_CER_HW_THERMAL_SLOWDOWN,
-        SMI_F_CER_HW_POWER_BRAKE_SLOWDOWN,
-        SMI_F_CER_SYNC_BOOST,
-        SMI_F_CER_SW_THERMAL_SLOWDOWN,
         SMI_F_CER_DISPLAY_CLOCKS_SETTING,
         SMI_F_BAR1_TOTAL,
         SMI_F_BAR1_USED,
         SMI_F_BAR1_FREE,
-        SMI_F_UTILIZATION_ENCODER,
-        SMI_F_UTILIZATION_DECODER,
-        SMI_F_UTILIZATION_JPEG,
-        SMI_F_UTILIZATION_OFA,
-        SMI_F_ENCODER_SESSIONS,
-        SMI_F_ENCODER_FPS,
-        SMI_F_ENCODER_LATENCY,
         SMI_F_FBC_SESSIONS,
         SMI_F_FBC_FPS,
         SMI_F_FBC_LATENCY,
-        SMI_F_ECC_VOLATILE_SRAM_CORRECTABLE,
-        SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE,
-        SMI_F_ECC_VOLATILE_DRAM_CORRECTABLE,
-        SMI_F_ECC_VOLATILE_DRAM_UNCORRECTABLE,
-        SMI_F_ECC_AGGREGATE_SRAM_CORRECTABLE,
-        SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE,
-        SMI_F_ECC_AGGREGATE_DRAM_CORRECTABLE,
-        SMI_F_ECC_AGGREGATE_DRAM_UNCORRECTABLE,
-        SMI_F_RETIRED_SINGLE_BIT,
-        SMI_F_RETIRED_DOUBLE_BIT,
         SMI_F_RETIRED_PENDING_BLACKLIST,
-        SMI_F_RETIRED_PENDING,
-        SMI_F_REMAPPED_CORR,
-        SMI_F_REMAPPED_UNC,
-        SMI_F_REMAPPED_PENDING,
-        SMI_F_REMAPPED_FAILURE,
-        SMI_F_REMAP_HISTOGRAM_MAX,
-        SMI_F_REMAP_HISTOGRAM_HIGH,
-        SMI_F_REMAP_HISTOGRAM_PARTIAL,
-        SMI_F_REMAP_HISTOGRAM_LOW,
-        SMI_F_REMAP_HISTOGRAM_NONE,
         SMI_F_TEMP_SHUTDOWN,
         SMI_F_TEMP_SLOWDOWN,
         SMI_F_TEMP_GPU_MAX,
@@ -205,36 +327,68 @@ typedef enum smi_field_id {
         SMI_F_TEMP_MEM_MAX,
         SMI_F_TARGET_TEMP_MIN,
         SMI_F_TARGET_TEMP_MAX,
-        SMI_F_APP_CLOCK_GR,
-        SMI_F_APP_CLOCK_MEM,
-        SMI_F_DEFAULT_APP_CLOCK_GR,
-        SMI_F_DEFAULT_APP_CLOCK_MEM,
         SMI_F_BOOST_CLOCK_GR,
         SMI_F_AUTO_BOOST,
         SMI_F_AUTO_BOOST_DEFAULT,
-        SMI_F_CER_COUNTER_SW_POWER_CAP,
-        SMI_F_CER_COUNTER_SYNC_BOOST,
-        SMI_F_CER_COUNTER_SW_THERMAL,
         SMI_F_POWER_REQUESTED_LIMIT,
         SMI_F_DEFERRED_CLOCK_MEM,
-        SMI_F_FABRIC_HEALTH_SUMMARY,
-        SMI_F_FABRIC_HEALTH_BANDWIDTH,
-        SMI_F_FABRIC_HEALTH_ROUTE_RECOVERY_IN_PROGRESS,
-        SMI_F_FABRIC_HEALTH_ROUTE_UNHEALTHY,
-        SMI_F_FABRIC_HEALTH_ACCESS_TIMEOUT_RECOVERY,
-        SMI_F_FABRIC_HEALTH_INCORRECT_CONFIGURATION,
         SMI_F_VGPU_HETEROGENEOUS_MODE,
-        SMI_F_DRAM_ENCRYPTION_CURRENT,
-        SMI_F_DRAM_ENCRYPTION_PENDING,
         SMI_F_POWER_SMOOTHING,
         SMI_F_POWER_PROFILES_REQUESTED,
         SMI_F_POWER_PROFILES_ENFORCED,
+        SMI_F_PDI,
+        SMI_F_GPU_PART_NUMBER,
+        SMI_F_GPU_FRU_PART_NUMBER,
+        SMI_F_INFOROM_BBX_TIMESTAMP,
+        SMI_F_INFOROM_BBX_DURATION,
+        SMI_F_GSP_FIRMWARE_VERSION,
+        SMI_F_RESET_REQUIRED,
+        SMI_F_DRAIN_AND_RESET,
+        SMI_F_ATOMIC_CAPS_OUTBOUND,
+        SMI_F_ATOMIC_CAPS_INBOUND,
+        SMI_F_SPARSE_OPERATION_MODE,
+        SMI_F_ECC_CHANNEL_REPAIR_PENDING,
+        SMI_F_ECC_TPC_REPAIR_PENDING,
+        SMI_F_ECC_UNREPAIRABLE_MEMORY,
+        SMI_F_RETIRED_SINGLE_BIT_LIST,
+        SMI_F_RETIRED_DOUBLE_BIT_LIST,
+        SMI_F_TEMP_SHUTDOWN_TLIMIT,
+        SMI_F_TEMP_SLOWDOWN_TLIMIT,
+        SMI_F_TEMP_GPU_MAX_TLIMIT,
+        SMI_F_TEMP_MEM_MAX_TLIMIT,
+        SMI_F_POWER_STATE,
+        SMI_F_MEMORY_POWER_AVERAGE,
+        SMI_F_MEMORY_POWER_INSTANT,
+        SMI_F_MODULE_POWER_STATE,
+        SMI_F_MODULE_POWER_DRAW,
+        SMI_F_MODULE_POWER_REQUESTED_LIMIT,
+        SMI_F_VOLTAGE_GRAPHICS,
+        SMI_F_CAPABILITY_EGM,
         SMI_F_SUPPORTED_CLOCKS,    /* a block (XML only): supported memory and graphics clocks */
         SMI_F_ACCOUNTED_PROCESSES, /* a block (XML only): empty, accounting is off */
         SMI_F_MIG_DEVICES,         /* a block: the MIG devices of the GPU */
         SMI_F_PROCESSES,           /* a block: the GPU's compute processes */
         SMI_F__MAX
 } smi_field_id_t;
+
+/*
+ * A row's condition on the GPU besides the driver branch.  The T.Limit temperature thresholds: the real tool
+ * prints `gpu_temp_*_tlimit_threshold` on Ada and later GPUs (RTX 4090 535.86, H100 580.105, L40S 595.91) and
+ * the plain `gpu_temp_*_threshold` names on older ones (A100 510/535, RTX A5000 590.44), xml__* captures.
+ */
+typedef enum smi_gate {
+        SMI_GATE_NONE,
+        SMI_GATE_TLIMIT,    /* branch 535 or later and an Ada or later GPU */
+        SMI_GATE_NO_TLIMIT, /* the others */
+        /*
+         * The SRAM uncorrectable parity / SEC-DED split and its sources: from 570 on Ampere and later GPUs (A100
+         * 570.148, RTX A5000 590.44, H100/B200 580.105 ...); a T4 on 595.91 still writes `sram_uncorrectable`
+         * (k8s-test-infra qx-t4, qx-a100).
+         */
+        SMI_GATE_SRAM_SPLIT,
+        SMI_GATE_NO_SRAM_SPLIT, /* the others */
+        SMI_GATE_AMPERE,        /* an Ampere or later GPU (channel/TPC repair, unrepairable memory) */
+} smi_gate_t;
 
 /* A value read through NVML.  ret != NVML_SUCCESS means unavailable. */
 typedef struct smi_value {
@@ -298,6 +452,19 @@ typedef struct smi_field_def {
         smi_getter_fn *get;         /* the value; NULL for a block */
         int arg;                    /* passed to get */
         smi_block_fn *block;        /* a block row's writer, else NULL */
+        /*
+         * Driver version gating, in version keys (smi_driver_key(): 580173 for "580.173.02"; a branch is its
+         * major number, 535 of "535.54.03"; the first and last version of each row are those of the real
+         * captures that print it, shared/cases/nvidia-smi/xml__* and k8s-test-infra's hardware captures):
+         */
+        unsigned since;             /* first version key that prints the row; 0: every version */
+        unsigned until;             /* last version key that prints it; 0: every later version */
+        unsigned renamed;           /* version key from which xml/label hold; before it old_xml/old_label; 0: never */
+        const char *old_xml;        /* the `-q -x` path before @renamed (same shape as xml) */
+        const char *old_label;      /* the `-q` label path before @renamed */
+        smi_gate_t gate;            /* a further condition on the GPU (SMI_GATE_NONE: none) */
+        bool na_section;            /* when unavailable, the row's section is one N/A leaf without its other rows
+                                     * (`<remapped_rows>N/A</remapped_rows>` of xml__tesla-t4, xml__a100-*) */
 } smi_field_def_t;
 
 /* A parsed --query-gpu / --format pair.  fields is heap-allocated (smi_query_free()). */
@@ -320,6 +487,33 @@ typedef enum smi_parse_error {
 
 /* smi_fields - the whole static table of fields, in `-q` document order; *n receives its length. */
 const smi_field_def_t *smi_fields(size_t *n);
+
+/*
+ * smi_driver_branch - the driver branch of a driver version string: its major number (535 of "535.54.03");
+ * 0 when @version is NULL or does not start with a number (read as the newest branch by the gating).
+ */
+unsigned smi_driver_branch(const char *version);
+
+/*
+ * smi_driver_key - a driver version as one number, major * 1000 + minor (580173 of "580.173.02", minor capped at
+ * 999); 0 like smi_driver_branch().
+ */
+unsigned smi_driver_key(const char *version);
+
+/* smi_dtd_version - the DTD version nvidia-smi -q -x names for a branch: 11 before 535, 12 for 535 to 579,
+ * 13 from 580 (and for branch 0). */
+unsigned smi_dtd_version(unsigned branch);
+
+/*
+ * smi_row_shown - whether @def is printed for @src in `-q`/`-q -x`: its XML path is set, the version key of
+ * src->driver_version lies in [since, until] and its gate holds for the GPU.
+ */
+bool smi_row_shown(const smi_field_def_t *def, const smi_src_t *src);
+
+/* smi_row_xml / smi_row_label - the `-q -x` path / `-q` label path of @def on driver version key @key (the old
+ * names before def->renamed; 0: the newest). */
+const char *smi_row_xml(const smi_field_def_t *def, unsigned key);
+const char *smi_row_label(const smi_field_def_t *def, unsigned key);
 
 /* smi_field_lookup - the row of a --query-gpu name or alias (exact, case-sensitive), or NULL. */
 const smi_field_def_t *smi_field_lookup(const char *name);
@@ -441,6 +635,7 @@ struct smi_emit {
         FILE *f;
         bool xml;
         int depth;
+        unsigned branch; /* driver branch (smi_driver_branch()); picks the DTD version; 0: the newest */
 };
 
 /* Start a document: XML declaration + DOCTYPE + <nvidia_smi_log>, or the "NVSMI LOG" banner. */

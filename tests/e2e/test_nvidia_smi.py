@@ -107,6 +107,12 @@ def capture_paths():
     return paths
 
 
+def dtd_version(driver_version):
+    """The DTD version of a driver branch, as in the captures: v11 (510, 515), v12 (535), v13 (580 and later)."""
+    branch = int(driver_version.split(".")[0])
+    return 11 if branch < 535 else 12 if branch < 580 else 13
+
+
 def node_modules_or_skip(test):
     if os.path.isdir(os.path.join(JS_DIR, "node_modules", "node-nvidia-smi")) and shutil.which("node"):
         return
@@ -168,7 +174,8 @@ class TestEveryProfile(MockRootCase):
                 self.assertEqual(p.returncode, 0, p.stdout)
                 lines = p.stdout.split("\n")
                 self.assertEqual(lines[0], '<?xml version="1.0" ?>')
-                self.assertEqual(lines[1], '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v13.dtd">')
+                self.assertEqual(lines[1], '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v%d.dtd">'
+                                 % dtd_version(prof["driver_version"]))
                 for l in lines:
                     self.assertFalse(l.startswith(" "), f"space indentation: {l!r}")
                 doc = ET.fromstring(p.stdout)
@@ -459,43 +466,176 @@ COVERAGE = [
     ("xml__k8s-test-infra_qx-h100.xml", "h100-sxm5-80gb", None),
     ("xml__k8s-test-infra_qx-l40s.xml", "l40s", None),
 ]
-# The floor each reaches today (percent, rounded down): a regression fails the test.
+# The floor each reaches today (percent, rounded down): a regression fails the test.  Our profile runs on the
+# capture's driver version (the driver branch picks the element names).  The T4 capture has a process running.
 COVERAGE_FLOOR = {
-    "xml__a100-sxm4-40gb_mig-enabled_510.47.03.xml": 86,
-    "xml__a100-sxm4-80gb_mig-enabled_535.54.03.xml": 85,
-    "xml__tesla-t4_515.105.01.xml": 81,
-    "xml__k8s-test-infra_qx-h100.xml": 73,
-    "xml__k8s-test-infra_qx-l40s.xml": 72,
+    "xml__a100-sxm4-40gb_mig-enabled_510.47.03.xml": 100,
+    "xml__a100-sxm4-80gb_mig-enabled_535.54.03.xml": 100,
+    "xml__tesla-t4_515.105.01.xml": 96,
+    "xml__k8s-test-infra_qx-h100.xml": 100,
+    "xml__k8s-test-infra_qx-l40s.xml": 100,
 }
 
 
-class TestCaptureCoverage(gvtest.TempDirTestCase):
-    """The share of a real capture's `-q -x` element paths that ours prints for the same model."""
+def profile_on_driver(test, name, driver_version, mig=None):
+    """A copy of built-in profile @name with one GPU on @driver_version (MIG devices @mig, a YAML list)."""
+    text = open(os.path.join(gvtest.SOURCE, "mock", "profiles", name + ".yaml")).read()
+    text = re.sub(r"(?m)^gpu_count: \d+$", "gpu_count: 1", text)
+    text, n = re.subn(r'(?m)^(  version: )"[^"]*"', r'\g<1>"%s"' % driver_version, text, count=1)
+    test.assertEqual(n, 1, "driver version of " + name)
+    if mig:
+        text = text.replace("    mode: disabled", "    mode: enabled")
+        text = text.replace("    devices: []", "    devices: " + mig)
+    path = test.path("%s-%s.yaml" % (name, driver_version))
+    open(path, "w").write(text)
+    return path
 
-    def profile(self, name, mig):
-        text = open(os.path.join(gvtest.SOURCE, "mock", "profiles", name + ".yaml")).read()
-        text = re.sub(r"(?m)^gpu_count: \d+$", "gpu_count: 1", text)
-        if mig:
-            text = text.replace("    mode: disabled", "    mode: enabled")
-            text = text.replace("    devices: []", "    devices: " + mig)
-        path = self.path(name + ".yaml")
-        open(path, "w").write(text)
-        return path
+
+def smi_on(cfg, *args):
+    return subprocess.run([gvtest.NVIDIA_SMI] + list(args), capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "MOCK_NVML_CONFIG": cfg})
+
+
+class TestCaptureCoverage(gvtest.TempDirTestCase):
+    """The share of a real capture's `-q -x` element paths that ours prints for the same model and driver."""
 
     def test_coverage_of_real_capture_paths(self):
         figures = []
         for capture, name, mig in COVERAGE:
             with self.subTest(capture=capture):
-                real = element_paths(ET.parse(os.path.join(CAPTURES, capture)).getroot())
-                p = subprocess.run([gvtest.NVIDIA_SMI, "-q", "-x"], capture_output=True, text=True, timeout=60,
-                                   env={"PATH": "/usr/bin:/bin", "MOCK_NVML_CONFIG": self.profile(name, mig)})
+                tree = ET.parse(os.path.join(CAPTURES, capture)).getroot()
+                real = element_paths(tree)
+                p = smi_on(profile_on_driver(self, name, tree.findtext("driver_version"), mig), "-q", "-x")
                 self.assertEqual(p.returncode, 0, p.stdout)
                 ours = element_paths(ET.fromstring(p.stdout))
                 share = 100.0 * len(ours & real) / len(real)
                 figures.append("%s: %d of %d (%.1f %%)" % (capture, len(ours & real), len(real), share))
                 self.assertGreaterEqual(share, COVERAGE_FLOOR[capture])
+                # The DTD version of the capture's branch.
+                want = open(os.path.join(CAPTURES, capture)).read().split("\n")[1]
+                self.assertEqual(p.stdout.split("\n")[1], want.strip())
         # The figures, as TAP comments (docs/nvidia-smi.md quotes them).
         print("# -q -x coverage of real captures:\n#   " + "\n#   ".join(figures))
+
+
+class TestDriverBranchGating(gvtest.TempDirTestCase):
+    """The profile's driver branch picks the element names and labels, as in the captures of each branch."""
+
+    def xml(self, name, version):
+        p = smi_on(profile_on_driver(self, name, version), "-q", "-x")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        return p.stdout, ET.fromstring(p.stdout).find("gpu")
+
+    def test_535_and_580_print_different_names(self):
+        text535, g535 = self.xml("h100-sxm5-80gb", "535.54.03")
+        text580, g580 = self.xml("h100-sxm5-80gb", "580.105.08")
+        self.assertIn('"nvsmi_device_v12.dtd"', text535)
+        self.assertIn('"nvsmi_device_v13.dtd"', text580)
+        # 535 names (xml__a100-sxm4-80gb_mig-enabled_535.54.03, xml__rtx-4090_535.86.05)
+        for path in ["gpu_module_id", "gpu_reset_status/reset_required", "gpu_power_readings/power_draw",
+                     "module_power_readings/power_draw", "voltage/graphics_volt",
+                     "ecc_errors/volatile/sram_uncorrectable"]:
+            self.assertIsNotNone(g535.find(path), path)
+            self.assertIsNone(g580.find(path), path)
+        # 580 names and N/A rows (xml__k8s-test-infra_qx-h100, 580.105.08)
+        for path in ["platformInfo/module_id", "dram_encryption_mode/current_dram_encryption", "power_smoothing",
+                     "power_profiles/power_profile_requested_profiles", "fabric/health/summary",
+                     "gpu_virtualization_mode/vgpu_heterogeneous_mode", "gpu_power_readings/average_power_draw",
+                     "module_power_readings/instant_power_draw", "pci/pci_base_class", "capabilities/egm",
+                     "ecc_errors/volatile/sram_uncorrectable_parity", "clocks_event_reasons_counters"]:
+            self.assertIsNotNone(g580.find(path), path)
+            self.assertIsNone(g535.find(path), path)
+        # Hopper is past Ada: the T.Limit threshold names on both branches.
+        for g in (g535, g580):
+            self.assertIsNotNone(g.find("temperature/gpu_temp_slow_tlimit_threshold"))
+            self.assertIsNone(g.find("temperature/gpu_temp_slow_threshold"))
+        self.assertEqual(g580.findtext("dram_encryption_mode/current_dram_encryption"), "N/A")
+
+    def test_gpu_and_point_release_gates(self):
+        """k8s-test-infra's hardware captures: an A100 on 570.148 has the 570 layout; a T4 (Turing) on 595.91
+        keeps sram_uncorrectable where Ampere and later split it; 580.173 adds rows 580.105 lacks."""
+        _, a100 = self.xml("a100-sxm4-40gb", "570.148.08")
+        for path in ["platformInfo/module_id", "ecc_errors/volatile/sram_uncorrectable_parity", "power_smoothing",
+                     "gpu_power_readings/average_power_draw", "fabric/health/bandwidth"]:
+            self.assertIsNotNone(a100.find(path), path)
+        for path in ["gpu_module_id", "clocks_event_reasons_counters", "fabric/health/summary", "pdi",
+                     "ecc_errors/volatile/sram_uncorrectable", "gpu_power_readings/power_draw"]:
+            self.assertIsNone(a100.find(path), path)
+        _, t4 = self.xml("t4", "595.91.07")
+        self.assertIsNotNone(t4.find("ecc_errors/volatile/sram_uncorrectable"))
+        self.assertIsNone(t4.find("ecc_errors/volatile/sram_uncorrectable_parity"))
+        self.assertIsNone(t4.find("ecc_errors/channel_repair_pending"))
+        _, h105 = self.xml("h100-sxm5-80gb", "580.105.08")
+        _, h173 = self.xml("h100-sxm5-80gb", "580.173.02")
+        for path in ["ecc_errors/unrepairable_memory", "fabric/health/partition_assigned"]:
+            self.assertIsNone(h105.find(path), path)
+            self.assertIsNotNone(h173.find(path), path)
+
+    def test_pre_535_names_and_labels(self):
+        text, g = self.xml("t4", "515.105.01")
+        self.assertIn('"nvsmi_device_v11.dtd"', text)
+        self.assertIsNotNone(g.find("clocks_throttle_reasons/clocks_throttle_reason_gpu_idle"))
+        self.assertIsNone(g.find("clocks_event_reasons"))
+        self.assertIsNotNone(g.find("power_readings/enforced_power_limit"))
+        self.assertEqual(g.findtext("power_readings/power_limit"), g.findtext("power_readings/max_power_limit"))
+        self.assertIsNone(g.find("gpu_power_readings"))
+        # Turing: the plain threshold names; before 535 no T.Limit reading at all.
+        self.assertIsNotNone(g.find("temperature/gpu_temp_slow_threshold"))
+        self.assertIsNone(g.find("temperature/gpu_temp_tlimit"))
+        # Before 535 the board part number is written as gpu_part_number (xml__tesla-t4_515.105.01).
+        self.assertIsNone(g.find("board_part_number"))
+        self.assertIsNotNone(g.find("gpu_part_number"))
+        q = smi_on(profile_on_driver(self, "t4", "515.105.01"), "-q").stdout
+        self.assertIn("\n    Clocks Throttle Reasons\n", q)
+        self.assertIn("\n    Power Readings\n", q)
+        self.assertNotIn("Clocks Event Reasons", q)
+        q580 = smi_on(profile_on_driver(self, "t4", "580.105.08"), "-q").stdout
+        self.assertIn("\n    Clocks Event Reasons\n", q580)
+        self.assertIn("\n    GPU Power Readings\n", q580)
+
+
+class TestEveryRealQueryField(gvtest.TempDirTestCase):
+    """--query-gpu accepts every field the real 590/595 tools were queried for (their whole --help-query-gpu)."""
+
+    CSVS = ["csv__query-gpu_h100-80gb-hbm3_mig-enabled_590.48.01.csv", "csv__query-gpu_l40s_under-load_595.80.csv"]
+
+    def test_real_headers_byte_for_byte(self):
+        cfg = profile_on_driver(self, "h100-sxm5-80gb", "590.48.01")
+        for capture in self.CSVS:
+            with self.subTest(capture=capture):
+                header = open(os.path.join(CAPTURES, capture)).readline().rstrip("\n")
+                names = [re.sub(r" \[.*\]$", "", h) for h in header.split(", ")]
+                p = smi_on(cfg, "--query-gpu=" + ",".join(names), "--format=csv")
+                self.assertEqual(p.returncode, 0, p.stdout[:300])
+                lines = p.stdout.split("\n")
+                self.assertEqual(lines[0], header)
+                self.assertEqual(len(lines[1].split(", ")), len(names))
+                # Values where the profile knows them; [N/A] where the mock has no value.
+                row = dict(zip(names, lines[1].split(", ")))
+                self.assertEqual(row["pcie.link.width.current"], "16")
+                self.assertEqual(row["clocks_event_reasons.gpu_idle"], "Active")
+                self.assertRegex(row["clocks_event_reasons.active"], r"^0x[0-9A-F]{16}$")
+                self.assertEqual(row["kmd_version"] if "kmd_version" in row else "590.48.01", "590.48.01")
+                self.assertEqual(row["power_smoothing.primary_power_floor"]
+                                 if "power_smoothing.primary_power_floor" in row else "[N/A]", "[N/A]")
+                n = smi_on(cfg, "--query-gpu=" + ",".join(names), "--format=csv,nounits").stdout.split("\n")
+                self.assertEqual(n[0], ", ".join(names))
+
+    def test_help_query_gpu_lists_every_field(self):
+        p = subprocess.run([gvtest.NVIDIA_SMI, "--help-query-gpu"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0)
+        listed = re.findall(r'^"([^"]+)"', p.stdout, re.M)
+        for capture in self.CSVS:
+            header = open(os.path.join(CAPTURES, capture)).readline().rstrip("\n")
+            names = [re.sub(r" \[.*\]$", "", h) for h in header.split(", ")]
+            # every real name, in the real relative order
+            self.assertEqual([n for n in listed if n in names], names)
+        self.assertIn('"clocks_event_reasons.active" or "clocks_throttle_reasons.active"', p.stdout)
+        # each listed name is accepted
+        cfg = profile_on_driver(self, "t4", "580.105.08")
+        q = smi_on(cfg, "--query-gpu=" + ",".join(listed), "--format=csv,noheader")
+        self.assertEqual(q.returncode, 0, q.stdout[:300])
+        self.assertEqual(len(q.stdout.rstrip("\n").split(", ")), len(listed))
 
 
 if __name__ == "__main__":

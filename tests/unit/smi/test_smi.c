@@ -411,8 +411,8 @@ static nvmlReturn_t fake_fan(nvmlDevice_t d, unsigned int *speed)
         return NVML_ERROR_NOT_SUPPORTED;
 }
 
-/* The GPU element of one set of fake answers, as -q -x (@xml) or -q; heap string. */
-static char *emit_fake_gpu(bool xml)
+/* The GPU element of one set of fake answers on driver @version, as -q -x (@xml) or -q; heap string. */
+static char *emit_fake_gpu_on(bool xml, const char *version)
 {
         gv_nvml_t n = { 0 };
         n.nvmlDeviceGetName = fake_name;
@@ -421,7 +421,7 @@ static char *emit_fake_gpu(bool xml)
         n.nvmlDeviceGetMemoryInfo_v2 = fake_memory;
         n.nvmlDeviceGetFanSpeed = fake_fan;
         static int gpu;
-        smi_src_t src = { .nvml = &n, .dev = (nvmlDevice_t) &gpu, .driver_version = "580.1", .timestamp = "" };
+        smi_src_t src = { .nvml = &n, .dev = (nvmlDevice_t) &gpu, .driver_version = version, .timestamp = "" };
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -432,6 +432,90 @@ static char *emit_fake_gpu(bool xml)
         return buf;
 }
 
+static char *emit_fake_gpu(bool xml)
+{
+        return emit_fake_gpu_on(xml, "580.1");
+}
+
+/* The driver branch picks the element names (issue 10 item 6; names of the xml__* captures of each branch). */
+static void test_rows_gated_by_driver_branch(void **state)
+{
+        (void) state;
+        _cleanup_free_ char *old = emit_fake_gpu_on(true, "510.47.03");
+        _cleanup_free_ char *mid = emit_fake_gpu_on(true, "535.54.03");
+        _cleanup_free_ char *now = emit_fake_gpu_on(true, "580.105.08");
+        /* Before 535: clocks_throttle_reasons and power_readings, no 535/580 rows. */
+        assert_non_null(strstr(old, "\n\t\t<clocks_throttle_reasons>\n\t\t\t<clocks_throttle_reason_gpu_idle>"));
+        assert_non_null(strstr(old, "\n\t\t<power_readings>\n\t\t\t<power_state>"));
+        assert_non_null(strstr(old, "\t\t\t<power_management>N/A</power_management>\n"));
+        assert_non_null(strstr(old, "\n\t\t<gpu_module_id>N/A</gpu_module_id>\n"));
+        assert_non_null(strstr(old, "\n\t\t<voltage>\n"));
+        assert_null(strstr(old, "clocks_event_reasons"));
+        assert_null(strstr(old, "gpu_power_readings"));
+        assert_null(strstr(old, "module_power_readings"));
+        assert_null(strstr(old, "gpu_temp_tlimit"));
+        assert_null(strstr(old, "addressing_mode"));
+        /* 535: the renamed sections, module power with power_draw, reset status; none of the 580 rows. */
+        assert_non_null(strstr(mid, "\n\t\t<clocks_event_reasons>\n"));
+        assert_non_null(strstr(mid, "\n\t\t<gpu_power_readings>\n\t\t\t<power_state>"));
+        assert_non_null(strstr(mid, "\t\t\t<power_draw>"));
+        assert_non_null(strstr(mid, "\n\t\t<module_power_readings>\n"));
+        assert_non_null(strstr(mid, "\n\t\t<gpu_reset_status>\n"));
+        assert_non_null(strstr(mid, "\t\t\t<gpu_temp_tlimit>"));
+        assert_null(strstr(mid, "clocks_throttle_reasons"));
+        assert_null(strstr(mid, "<power_readings>"));
+        assert_null(strstr(mid, "power_management"));
+        static const char *const only580[] = { "dram_encryption_mode", "power_smoothing", "power_profiles",
+                                               "<health>", "vgpu_heterogeneous_mode", "platformInfo",
+                                               "average_power_draw", "capabilities", "c2c_mode" };
+        for (size_t i = 0; i < sizeof(only580) / sizeof(only580[0]); i++) {
+                assert_null(strstr(mid, only580[i]));
+                assert_null(strstr(old, only580[i]));
+                assert_non_null(strstr(now, only580[i]));
+        }
+        /* CliqueId from 550 (tests/e2e/test_fabric.py reads it on the 550 profiles) */
+        _cleanup_free_ char *b550 = emit_fake_gpu_on(true, "550.163.01");
+        assert_non_null(strstr(b550, "\t\t\t<cliqueId>"));
+        assert_null(strstr(mid, "cliqueId"));
+        assert_null(strstr(b550, "<health>"));
+        /* 580: module id inside platformInfo, no voltage, no reset status, no plain power_draw. */
+        assert_non_null(strstr(now, "\t\t\t<module_id>N/A</module_id>\n"));
+        assert_null(strstr(now, "gpu_module_id"));
+        assert_null(strstr(now, "<voltage>"));
+        assert_null(strstr(now, "gpu_reset_status"));
+        assert_null(strstr(now, "<power_draw>"));
+}
+
+/* The DTD version follows the branch: v11 in the 510/515 captures, v12 in the 535 ones, v13 from 580. */
+static void test_dtd_version_by_branch(void **state)
+{
+        (void) state;
+        assert_int_equal(smi_driver_branch("535.54.03"), 535);
+        assert_int_equal(smi_driver_branch("N/A"), 0);
+        assert_int_equal(smi_driver_branch(NULL), 0);
+        assert_int_equal(smi_driver_key("580.173.02"), 580173);
+        assert_int_equal(smi_driver_key("595.80"), 595080);
+        assert_int_equal(smi_driver_key("570"), 570000);
+        assert_int_equal(smi_driver_key("N/A"), 0);
+        assert_int_equal(smi_driver_key("535.123456.1"), 535999);
+        assert_int_equal(smi_dtd_version(510), 11);
+        assert_int_equal(smi_dtd_version(515), 11);
+        assert_int_equal(smi_dtd_version(535), 12);
+        assert_int_equal(smi_dtd_version(550), 12);
+        assert_int_equal(smi_dtd_version(580), 13);
+        assert_int_equal(smi_dtd_version(595), 13);
+        assert_int_equal(smi_dtd_version(0), 13);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        smi_emit_t e = { .f = f, .xml = true, .branch = 515 };
+        smi_emit_begin(&e);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(buf, "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v11.dtd\">\n"));
+        free(buf);
+}
+
 /* -q -x from the table: each row's path, value and N/A; sections opened and closed once. */
 static void test_gpu_element_from_table_xml(void **state)
 {
@@ -440,25 +524,34 @@ static void test_gpu_element_from_table_xml(void **state)
         assert_non_null(strstr(x, "\t<gpu id=\"00000000:07:00.0\">\n\t\t<product_name>Fake &lt;GPU&gt;</product_name>\n"
                                   "\t\t<product_brand>N/A</product_brand>\n"));
         assert_non_null(strstr(x, "\n\t\t<pci>\n\t\t\t<pci_bus>07</pci_bus>\n\t\t\t<pci_device>00</pci_device>\n"
-                                  "\t\t\t<pci_domain>0000</pci_domain>\n\t\t\t<pci_device_id>20B010DE</pci_device_id>\n"
+                                  "\t\t\t<pci_domain>0000</pci_domain>\n\t\t\t<pci_base_class>N/A</pci_base_class>\n"
+                                  "\t\t\t<pci_sub_class>N/A</pci_sub_class>\n\t\t\t<pci_device_id>20B010DE</pci_device_id>\n"
                                   "\t\t\t<pci_bus_id>00000000:07:00.0</pci_bus_id>\n"));
         assert_non_null(strstr(x, "\n\t\t<fan_speed>N/A</fan_speed>\n"));
         assert_non_null(strstr(x, "\n\t\t<fb_memory_usage>\n\t\t\t<total>40960 MiB</total>\n"
                                   "\t\t\t<reserved>512 MiB</reserved>\n\t\t\t<used>1 MiB</used>\n"
                                   "\t\t\t<free>40447 MiB</free>\n\t\t</fb_memory_usage>\n"));
         assert_non_null(strstr(x, "\n\t\t<temperature>\n\t\t\t<gpu_temp>39 C</gpu_temp>\n"
+                                  "\t\t\t<gpu_temp_tlimit>N/A</gpu_temp_tlimit>\n"
                                   "\t\t\t<gpu_temp_max_threshold>N/A</gpu_temp_max_threshold>\n"));
         /* Nested sections open and close once around their run of rows. */
         assert_non_null(strstr(x, "\n\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n"
                                   "\t\t\t\t\t<max_link_gen>N/A</max_link_gen>\n"
-                                  "\t\t\t\t\t<current_link_gen>N/A</current_link_gen>\n\t\t\t\t</pcie_gen>\n"
+                                  "\t\t\t\t\t<current_link_gen>N/A</current_link_gen>\n"
+                                  "\t\t\t\t\t<device_current_link_gen>N/A</device_current_link_gen>\n"
+                                  "\t\t\t\t\t<max_device_link_gen>N/A</max_device_link_gen>\n"
+                                  "\t\t\t\t\t<max_host_link_gen>N/A</max_host_link_gen>\n\t\t\t\t</pcie_gen>\n"
                                   "\t\t\t\t<link_widths>\n"));
         assert_non_null(strstr(x, "\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n\t\t\t<pci_bridge_chip>\n"));
         assert_non_null(strstr(x, "\n\t\t<mig_devices>\n\t\t\tNone\n\t\t</mig_devices>\n"));
         assert_non_null(strstr(x, "\t\t\t<state>N/A</state>\n"));
         assert_non_null(strstr(x, "\n\t\t<supported_clocks>\n\t\t\tN/A\n\t\t</supported_clocks>\n\t\t<processes>\n"
-                                  "\t\t</processes>\n\t\t<accounted_processes>\n\t\t</accounted_processes>\n\t</gpu>\n\n"));
+                                  "\t\t</processes>\n\t\t<accounted_processes>\n\t\t</accounted_processes>\n"
+                                  "\t\t<capabilities>\n\t\t\t<egm>N/A</egm>\n\t\t</capabilities>\n\t</gpu>\n\n"));
         assert_null(strstr(x, "<power_draw>")); /* CSV-only rows stay out */
+        /* Without remapped rows the section is one N/A leaf, as in xml__tesla-t4_515.105.01 */
+        assert_non_null(strstr(x, "\n\t\t<remapped_rows>N/A</remapped_rows>\n\t\t<temperature>\n"));
+        assert_null(strstr(x, "remapped_row_"));
         const char *first = strstr(x, "<pci>");
         assert_null(strstr(first + 1, "<pci>"));
 }
@@ -476,8 +569,11 @@ static void test_gpu_element_from_table_text(void **state)
                                   "                    Max                                : N/A\n"));
         assert_non_null(strstr(t, "        Temperature\n"
                                   "            GPU Current Temp                           : 39 C\n"));
-        assert_non_null(strstr(t, "        Processes                                      : None\n\n"));
+        /* 580+: the Capabilities section follows the processes (q__nvidia-smi-q_h100-80gb-hbm3_mig-enabled_590.48.01) */
+        assert_non_null(strstr(t, "        Processes                                      : None\n"
+                                  "        Capabilities\n            EGM                                        : N/A\n\n"));
         assert_null(strstr(t, "MIG Devices")); /* text mode writes the MIG devices at the GPU level */
+        assert_non_null(strstr(t, "\n        Remapped Rows                                  : N/A\n        Temperature\n"));
 }
 
 int main(void)
@@ -494,6 +590,8 @@ int main(void)
                 cmocka_unit_test(test_long_name_is_truncated),
                 cmocka_unit_test(test_xml_escape_and_emit),
                 cmocka_unit_test(test_mig_profile_name),
+                cmocka_unit_test(test_rows_gated_by_driver_branch),
+                cmocka_unit_test(test_dtd_version_by_branch),
                 cmocka_unit_test(test_table_of_fields_is_consistent),
                 cmocka_unit_test(test_q_values),
                 cmocka_unit_test(test_gpu_element_from_table_xml),
