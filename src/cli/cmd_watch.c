@@ -243,11 +243,22 @@ static void invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const cha
         wt->counts.present = true;
         if (gv_revalidations_write(gv_store_dir(wt->store), &wt->counts, &err) < 0)
                 gv_cli_fail(wt->cli, CMD, &err);
-        if (gv_store_fail(wt->store, wt->root, &err) < 0)
+        if (reason == GV_REVAL_GENERATION_CHANGED) {
+                /*
+                 * driver-ready itself was republished (or removed) by another writer: keep what it
+                 * wrote; its dependants are removed (the store's publish did so already, unless a
+                 * hand removed driver-ready).
+                 */
+                for (int m = 0; m < GV_MARKER__MAX; m++)
+                        if (gv_marker_parent(m) == wt->root && gv_store_invalidate(wt->store, m, &err) < 0)
+                                gv_cli_fail(wt->cli, CMD, &err);
+        } else if (gv_store_fail(wt->store, wt->root, &err) < 0) {
                 gv_cli_fail(wt->cli, CMD, &err);
+        }
         gv_cli_logf(wt->cli, GV_LOG_WARN, CMD, gv_revalidation_reason_name(reason),
-                    "%s: %s and everything downstream invalidated; re-validating", what ? what : "node changed",
-                    gv_marker_file(wt->root));
+                    "%s: %s invalidated; re-validating", what ? what : "node changed",
+                    reason == GV_REVAL_GENERATION_CHANGED ? "everything downstream of driver-ready"
+                                                          : "the chain from its root");
         int64_t now = gv_now_ms();
         wt->valid = false;
         wt->attempt = 0;
