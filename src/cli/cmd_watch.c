@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 
 #include "base/clock.h"
 #include "base/cleanup.h"
@@ -144,7 +145,19 @@ typedef struct watcher {
         int64_t last_start_ms; /* start of the last chain run, -1: none */
         int64_t next_ms;       /* while not valid: when to run the chain next */
         gv_revalidations_t counts;
+        uint64_t seed;         /* the backoff jitter's xorshift64* state */
 } watcher_t;
+
+/* The next jitter in [0, 1) (xorshift64*, seeded once from getrandom(); no global state). */
+static double jitter(watcher_t *wt)
+{
+        uint64_t x = wt->seed;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        wt->seed = x;
+        return (double) ((x * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
 
 static void watcher_clear(watcher_t *wt)
 {
@@ -262,7 +275,7 @@ static void invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const cha
         int64_t now = gv_now_ms();
         wt->valid = false;
         wt->attempt = 0;
-        wt->next_ms = now + gv_reval_delay_ms(1, wt->a->first_s, wt->a->cap_s, (double) rand() / RAND_MAX,
+        wt->next_ms = now + gv_reval_delay_ms(1, wt->a->first_s, wt->a->cap_s, jitter(wt),
                                               wt->a->min_interval_s,
                                               wt->last_start_ms < 0 ? -1 : now - wt->last_start_ms);
         gv_node_state_clear(&wt->base);
@@ -369,7 +382,7 @@ static int attempt(watcher_t *wt, gv_error_t **err)
                 } else {
                         int64_t t = gv_now_ms();
                         int64_t d = gv_reval_delay_ms(wt->attempt + 1, wt->a->first_s, wt->a->cap_s,
-                                                      (double) rand() / RAND_MAX, wt->a->min_interval_s,
+                                                      jitter(wt), wt->a->min_interval_s,
                                                       t - wt->last_start_ms);
                         gv_cli_logf(wt->cli, GV_LOG_WARN, CMD, NULL,
                                     "validation attempt %u failed (exit code %d); next attempt in %.1f s, or sooner "
@@ -419,7 +432,8 @@ static int watch(gv_cli_t *cli, gv_options_t *o, const watch_args_t *a)
                 if (wt.selected[i]->marker == GV_MARKER_DRIVER)
                         wt.root = GV_MARKER_DRIVER;
         wt.last = wt.selected[wt.n_selected - 1]->marker;
-        srand((unsigned) gv_now_ns());
+        if (getrandom(&wt.seed, sizeof(wt.seed), 0) != (ssize_t) sizeof(wt.seed) || !wt.seed)
+                wt.seed = (uint64_t) gv_now_ns() | 1;
 
         int r = gv_options_open_store(o, GV_STORE_CREATOR, &wt.store, &err);
         if (r >= 0)
