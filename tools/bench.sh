@@ -27,4 +27,5 @@ run "mock libnvidia-ml: init + enumerate + shutdown (bench/nvml)" \
 run "nvidia-smi on the mock, 8 and 64 GPUs (bench/smi)" python3 bench/smi/bench-smi.py "$build"
 run "gpu-validator run --mock, the whole chain (bench/run)" python3 bench/run/bench_run.py "$build"
 run "metrics exporter: 1000 scrapes (bench/metrics)" python3 bench/metrics/bench_metrics.py "$build"
+run "re-validation after a driver-container restart (bench/revalidate)" python3 bench/revalidate/bench_revalidate.py "$build"
 exit $status
