@@ -264,7 +264,7 @@ static void invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const cha
                  * hand removed driver-ready).
                  */
                 for (int m = 0; m < GV_MARKER__MAX; m++)
-                        if (gv_marker_parent(m) == wt->root && gv_store_invalidate(wt->store, m, &err) < 0)
+                        if (gv_marker_parent(m) == GV_MARKER_DRIVER && gv_store_invalidate(wt->store, m, &err) < 0)
                                 gv_cli_fail(wt->cli, CMD, &err);
         } else if (gv_store_fail(wt->store, wt->root, &err) < 0) {
                 gv_cli_fail(wt->cli, CMD, &err);
