@@ -46,7 +46,7 @@ static void help(FILE *f)
                 "goes or is replaced, or driver-ready goes or is republished, the chain's markers are\n"
                 "removed at once (downstream first; of a driver-ready republished by another writer, only\n"
                 "its dependants) and the chain is re-run in place, with capped\n"
-                "exponential backoff while it fails. Counts re-validations per reason in\n"
+                "exponential backoff while it fails. Counts re-validations per reason, when each starts, in\n"
                 "<OUTPUT_DIR>/.gpu-validator-revalidations (gpu_validator_revalidations_total in\n"
                 "`gpu-validator metrics`). Runs until SIGTERM/SIGINT.\n"
                 "\nOptions:\n"
@@ -146,6 +146,7 @@ typedef struct watcher {
         int64_t last_start_ms; /* start of the last chain run, -1: none */
         int64_t next_ms;       /* while not valid: when to run the chain next */
         gv_revalidations_t counts;
+        gv_revalidation_reason_t pending; /* counted when its re-run starts; GV_REVAL__MAX: none */
         uint64_t seed;         /* the backoff jitter's xorshift64* state */
 } watcher_t;
 
@@ -252,11 +253,8 @@ static int wait_events(watcher_t *wt, int64_t timeout_ms, gv_error_t **err)
 static void invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const char *what)
 {
         _cleanup_error_ gv_error_t *err = NULL;
-        /* counters first: the exporter re-renders on the marker events that follow */
-        wt->counts.count[reason]++;
-        wt->counts.present = true;
-        if (gv_revalidations_write(gv_store_dir(wt->store), &wt->counts, &err) < 0)
-                gv_cli_fail(wt->cli, CMD, &err);
+        if (wt->pending == GV_REVAL__MAX)
+                wt->pending = reason;
         if (reason == GV_REVAL_GENERATION_CHANGED) {
                 /*
                  * driver-ready itself was republished (or removed) by another writer: keep what it
@@ -372,6 +370,19 @@ static int attempt(watcher_t *wt, gv_error_t **err)
         int64_t now = gv_now_ms();
         wt->last_start_ms = now;
         wt->attempt++;
+        if (wt->pending != GV_REVAL__MAX) {
+                /*
+                 * Counted when the re-run starts (a preStop cleanup followed by SIGTERM within the first
+                 * delay counts nothing), and before the run's marker events, which make the exporter
+                 * re-render with the new count.
+                 */
+                _cleanup_error_ gv_error_t *werr = NULL;
+                wt->counts.count[wt->pending]++;
+                wt->counts.present = true;
+                wt->pending = GV_REVAL__MAX;
+                if (gv_revalidations_write(gv_store_dir(wt->store), &wt->counts, &werr) < 0)
+                        gv_cli_fail(wt->cli, CMD, &werr);
+        }
         gv_node_state_t pre = { 0 };
         int r = gv_reval_read_state(wt->store, &wt->paths, &pre, err);
         if (r >= 0) {
@@ -423,7 +434,7 @@ static int loop(watcher_t *wt, gv_error_t **err)
 static int watch(gv_cli_t *cli, gv_options_t *o, const watch_args_t *a)
 {
         _cleanup_error_ gv_error_t *err = NULL;
-        watcher_t wt = { .cli = cli, .o = o, .a = a, .last_start_ms = -1 };
+        watcher_t wt = { .cli = cli, .o = o, .a = a, .last_start_ms = -1, .pending = GV_REVAL__MAX };
         int code = GV_EXIT_OK;
         if (gv_run_select(o->components, o->cfg.assume_ready, wt.selected, GV_ARRAY_SIZE(wt.selected),
                           &wt.n_selected, &err) < 0)

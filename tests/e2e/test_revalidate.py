@@ -212,7 +212,7 @@ class TestDeviceNode(WatchTestCase):
         gone = r.seen(t0, False)
         self.assertIsNotNone(gone)
         self.assertLess(gone, 1.0)
-        self.assertEqual(self.counters().get("DEVICE_NODE_REMOVED"), "1")
+        self.wait_for(lambda: self.counters().get("DEVICE_NODE_REMOVED") == "1", 2, "the re-validation counted")
         self.wait_for(lambda: "device-node-removed: nvidia1" in self.logs(), 2, "the log line naming the node")
         self.unpark_nodes()
         self.wait_for(lambda: self.node.exists("toolkit-ready"), 20, "markers back")
@@ -247,6 +247,17 @@ class TestLifecycle(WatchTestCase):
         self.proc.send_signal(signal.SIGTERM)
         self.assertEqual(self.proc.wait(timeout=5), 0)
         self.assertEqual(self.node.present(), ["driver-ready", "toolkit-ready"])
+
+    def test_prestop_cleanup_then_sigterm_publishes_nothing(self):
+        """The chart's preStop runs `cleanup`, then SIGTERM comes: the watcher's first re-run waits
+        the first backoff, so the terminating pod neither publishes again nor counts."""
+        self.start("--revalidate-backoff", "2", "--revalidate-max-backoff", "5")
+        gvtest.run(["cleanup", *self.node.store_args()], check=0)
+        time.sleep(0.5)
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.proc.wait(timeout=5), 0)
+        self.assertEqual(self.node.present(), [])
+        self.assertEqual(self.counters(), {})
 
     def test_already_valid_chain_is_not_revalidated_at_start(self):
         self.node.run("driver,toolkit", check=0)
