@@ -241,6 +241,26 @@ class TestGeneration(WatchTestCase):
         self.assertEqual(chain.invariant_violations(self.node.status, self.node.boot), [])
 
 
+class TestMetrics(WatchTestCase):
+    def test_exporter_counts_the_restart_by_reason(self):
+        import test_metrics  # the module, so that its test classes do not run here again
+        self.start()
+        exp = test_metrics.Exporter(["--output-dir", self.node.status, "--node-name", "node-a",
+                                     "--boot-id-file", self.node.boot_id])
+        self.addCleanup(exp.stop)
+        self.assertNotIn("gpu_validator_revalidations_total", exp.request()[2])  # no re-validation yet
+        os.unlink(self.flag)
+        self.wait_for(lambda: self.counters().get("DRIVER_CONTAINER_RESTART") == "1", 2, "the restart counted")
+        with open(self.flag, "w") as f:
+            f.write("GDS_ENABLED: false\n")
+        self.wait_for(lambda: self.node.exists("toolkit-ready"), 20, "re-validated")
+        page = exp.request()[2]
+        for reason, n in (("driver-container-restart", 1), ("device-node-removed", 0),
+                          ("driver-root-changed", 0), ("generation-changed", 0)):
+            self.assertIn(f'gpu_validator_revalidations_total{{node="node-a",reason="{reason}"}} {n}\n', page)
+        self.assertIn('gpu_operator_node_toolkit_ready{node="node-a"} 1\n', page)
+
+
 class TestLifecycle(WatchTestCase):
     def test_sigterm_ends_with_0_and_keeps_valid_markers(self):
         self.start()
