@@ -261,6 +261,47 @@ class TestMetrics(WatchTestCase):
         self.assertIn('gpu_operator_node_toolkit_ready{node="node-a"} 1\n', page)
 
 
+class TestNodeSignal(WatchTestCase):
+    """The node signal (in `gpu-validator metrics`) follows the markers the watcher removes and
+    republishes: nothing of the signal is duplicated in the watcher."""
+
+    def test_condition_follows_a_driver_container_restart(self):
+        import test_node_signal as ns  # the module, so that its test classes do not run here again
+        import test_metrics
+        api = ns.TestApiServer(namespace=ns.NS).start()
+        self.addCleanup(api.stop)
+        api.node(ns.NODE, labels={"kubernetes.io/hostname": ns.NODE})
+        self.start()
+
+        def condition():
+            node = api.api("GET", f"/api/v1/nodes/{ns.NODE}")
+            found = [c for c in node.get("status", {}).get("conditions", []) if c["type"] == ns.COND]
+            return found[0] if found else None
+
+        def wait_condition(status, reason):
+            return ns.wait_for(f"{status} ({reason})", lambda: (lambda c: c if c and c["status"] == status and
+                                                                  c["reason"] == reason else None)(condition()))
+
+        exp = test_metrics.Exporter(["--output-dir", self.node.status, "--node-name", ns.NODE, "--boot-id-file",
+                                     self.node.boot_id, "--kubeconfig", api.kubeconfig, "--node-condition",
+                                     "--last-component", "toolkit"],
+                                    env=gvtest.clean_env(OPERATOR_NAMESPACE=ns.NS))
+        self.addCleanup(exp.stop)
+        first = wait_condition("True", "ValidationSucceeded")
+        time.sleep(1.1)  # lastTransitionTime has second resolution
+        os.unlink(self.flag)
+        self.park_nodes()
+        down = wait_condition("False", "DriverMissing")
+        self.assertNotEqual(down["lastTransitionTime"], first["lastTransitionTime"])
+        self.unpark_nodes()
+        with open(self.flag, "w") as f:
+            f.write("GDS_ENABLED: false\n")
+        wait_condition("True", "ValidationSucceeded")
+        reasons = ns.wait_for("the recovery event", lambda: (lambda r: r if "GPUValidationRecovered" in r else None)(
+            [e["reason"] for e in api.api("GET", "/api/v1/namespaces/default/events")["items"]]))
+        self.assertIn("GPUValidationFailed", reasons)
+
+
 class TestLifecycle(WatchTestCase):
     def test_sigterm_ends_with_0_and_keeps_valid_markers(self):
         self.start()
