@@ -34,4 +34,5 @@ run "nvidia-smi on the mock, 8 and 64 GPUs (bench/smi)" python3 bench/smi/bench-
 run "cuda-check on the mock libcuda, 8 and 64 GPUs (bench/cuda)" python3 bench/cuda/bench_cuda_check.py "$build" 5
 run "gpu-validator run --mock, the whole chain (bench/run)" python3 bench/run/bench_run.py "$build"
 run "metrics exporter: 1000 scrapes (bench/metrics)" python3 bench/metrics/bench_metrics.py "$build"
+run "re-validation after a driver-container restart (bench/revalidate)" python3 bench/revalidate/bench_revalidate.py "$build"
 exit $status

@@ -108,6 +108,7 @@ int gv_cli_print_status(gv_store_t *store, FILE *f, bool json, gv_error_t **err)
  * 4 interrupted; cuda-check also 5).  Never calls exit().
  */
 int gv_cmd_run(gv_cli_t *cli, int argc, char **argv);
+int gv_cmd_watch(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_status(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_env(gv_cli_t *cli, int argc, char **argv);

@@ -35,6 +35,7 @@ static const struct {
         bool kubernetes; /* may talk to an API server */
 } commands[] = {
         { "run", gv_cmd_run, "validate components in chain order and publish their readiness markers", true },
+        { "watch", gv_cmd_watch, "validate, then re-validate in place whenever the driver or its device nodes change", true },
         { "wait", gv_cmd_wait, "block until a component's marker and its whole chain are ready", false },
         { "status", gv_cmd_status, "show every marker: ready, missing, stale, inconsistent or foreign", false },
         { "env", gv_cmd_env, "print driver-ready's variables for eval, if the chain up to the driver is valid", false },

@@ -148,6 +148,10 @@ int gv_metrics_collect(gv_store_t *store, const char *sysfs_root, gv_metrics_sna
         if (!store)
                 return 0;
 
+        /* Counters are a side fact: an unreadable file leaves the series out rather than failing the page. */
+        if (gv_revalidations_read(gv_store_dir(store), &s->revalidations, NULL) < 0)
+                s->revalidations = (gv_revalidations_t) { 0 };
+
         for (int i = 0; i < GV_MARKER__MAX; i++) {
                 gv_marker_info_t info = { 0 };
                 int r = gv_store_inspect(store, (gv_marker_id_t) i, &info, err);

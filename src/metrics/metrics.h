@@ -83,6 +83,53 @@ int gv_metrics_count_pci_gpus(const char *sysfs_root, gv_error_t **err);
  */
 int gv_metrics_parse_rfc3339(const char *s, double *out);
 
+/* ---- re-validations (written by `gpu-validator watch`) ---- */
+
+/* The counters file in the status folder: not a marker; `cleanup` leaves it. */
+#define GV_REVALIDATIONS_FILE ".gpu-validator-revalidations"
+
+/* Why `watch` re-validated the node (the `reason` label of gpu_validator_revalidations_total). */
+typedef enum gv_revalidation_reason {
+        GV_REVAL_DRIVER_CTR_RESTART = 0, /* .driver-ctr-ready removed or replaced: the driver container restarted */
+        GV_REVAL_DEVICE_NODE_REMOVED,    /* an /dev/nvidia* node present at validation went away */
+        GV_REVAL_DRIVER_ROOT_CHANGED,    /* the driver root's libnvidia-ml.so.1 went away or was replaced */
+        GV_REVAL_GENERATION_CHANGED,     /* driver-ready removed or republished by someone else */
+        GV_REVAL__MAX
+} gv_revalidation_reason_t;
+
+/* "driver-container-restart", "device-node-removed", "driver-root-changed", "generation-changed"; static. */
+const char *gv_revalidation_reason_name(gv_revalidation_reason_t r);
+
+/* The counters: re-validations started per reason since the file was created (this boot: /run is tmpfs). */
+typedef struct gv_revalidations {
+        bool present; /* the file exists (a watcher ran on this node) */
+        uint64_t count[GV_REVAL__MAX];
+} gv_revalidations_t;
+
+/*
+ * gv_revalidations_parse - parse the file's text (KEY=count lines as
+ * gv_marker_parse() reads them; keys DRIVER_CONTAINER_RESTART,
+ * DEVICE_NODE_REMOVED, DRIVER_ROOT_CHANGED, GENERATION_CHANGED; unknown
+ * keys are ignored, a missing key counts 0).  @out is set (present) only on
+ * success.  Errors: -EINVAL with GV_REASON_CONFIG naming the line or key.
+ */
+int gv_revalidations_parse(const char *text, size_t len, gv_revalidations_t *out, gv_error_t **err);
+
+/*
+ * gv_revalidations_read - read GV_REVALIDATIONS_FILE in @dir (NULL: the
+ * default status folder); an absent file gives all zeros, present false.
+ * A symlink is refused.  Errors: as gv_read_file_at() and
+ * gv_revalidations_parse().
+ */
+int gv_revalidations_read(const char *dir, gv_revalidations_t *out, gv_error_t **err);
+
+/*
+ * gv_revalidations_write - replace GV_REVALIDATIONS_FILE in @dir atomically
+ * (gv_atomic_write_at(): a reader sees the old or the new counts, never a
+ * half).  Errors: negative errno, GV_REASON_IO; -ENOMEM.
+ */
+int gv_revalidations_write(const char *dir, const gv_revalidations_t *c, gv_error_t **err);
+
 /* What the exporter knows about one marker. */
 typedef struct gv_metrics_marker {
         gv_marker_state_t state;
@@ -102,6 +149,7 @@ typedef struct gv_metrics_snapshot {
         unsigned long plugin_devices;                 /* plugin-ready's DEVICE_PLUGIN_DEVICES when READY, else 0 */
         bool have_pci_gpus;                           /* the sysfs PCI folder could be read */
         unsigned long pci_gpus;
+        gv_revalidations_t revalidations;             /* present when `watch` wrote its counters file */
 } gv_metrics_snapshot_t;
 
 /*

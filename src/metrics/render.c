@@ -173,6 +173,15 @@ static void render_ours(FILE *f, const gv_metrics_snapshot_t *s)
                 sample(f, s, "gpu_validator_gpus", kv, (double) s->pci_gpus);
         }
 
+        if (s->revalidations.present) {
+                family(f, "gpu_validator_revalidations_total", "counter",
+                       "Re-validations started by `gpu-validator watch` after the node changed, by reason");
+                for (int i = 0; i < GV_REVAL__MAX; i++) {
+                        const char *kv[] = { "reason", gv_revalidation_reason_name(i), NULL };
+                        sample(f, s, "gpu_validator_revalidations_total", kv, (double) s->revalidations.count[i]);
+                }
+        }
+
         family(f, "gpu_validator_build_info", "gauge", "Always 1; the version label names the running gpu-validator");
         const char *kv[] = { "version", s->version ? s->version : "unknown", NULL };
         sample(f, s, "gpu_validator_build_info", kv, 1);

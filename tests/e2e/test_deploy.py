@@ -221,7 +221,13 @@ class Chart(unittest.TestCase):
         self.assertEqual(env_of(inits[3])["MIG_STRATEGY"], "single")
 
         main = spec["containers"]
-        self.assertEqual(len(main), 1)
+        self.assertEqual([c["name"] for c in main], ["nvidia-operator-validator", "revalidation"])
+        # The re-validation watcher beside the exporter: the driver check's mounts and privilege.
+        self.assertEqual(main[1]["command"], ["gpu-validator", "watch", "--components", ",".join(COMPONENTS)])
+        self.assertIs(main[1]["securityContext"]["privileged"], True)
+        self.assertEqual(mounts_of(main[1])["run-nvidia-validations"]["mountPropagation"], "HostToContainer")
+        self.assertEqual(set(mounts_of(main[1])), set(mounts_of(drv)))
+        self.assertEqual(main[1]["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
         self.assertEqual(main[0]["command"], ["gpu-validator", "metrics", "--listen", ":8000"])
         for name in ("NODE_CONDITION", "NODE_LABEL", "STARTUP_TAINT", "LAST_COMPONENT"):
             self.assertNotIn(name, env_of(main[0]))  # the node-level signal is off by default
@@ -247,7 +253,7 @@ class Chart(unittest.TestCase):
         kube-apiserver accepts (no Bidirectional propagation left); =true all privileged (issue 12)."""
         spec = validator(render(sets=["securityContext.privileged=false"]))["spec"]["template"]["spec"]
         ctrs = spec["initContainers"] + spec["containers"]
-        self.assertEqual(len(ctrs), 5)
+        self.assertEqual(len(ctrs), 6)
         for c in ctrs:
             self.assertIs(c["securityContext"]["privileged"], False, c["name"])
             self.assertIs(c["securityContext"]["allowPrivilegeEscalation"], False, c["name"])
@@ -550,9 +556,12 @@ class Chart(unittest.TestCase):
         spec = validator(docs)["spec"]["template"]["spec"]
         self.assertEqual([c["name"] for c in spec["initContainers"]],
                          ["toolkit-validation", "cuda-validation", "plugin-validation"])
-        main = spec["containers"][0]
-        self.assertEqual(main["command"][:2], ["sh", "-c"])
-        self.assertIn("sleep infinity", main["command"][2])
+        main = spec["containers"]
+        self.assertEqual(len(main), 1)
+        main = main[0]
+        # The main container re-validates in place (it prints upstream's success line itself).
+        self.assertEqual(main["name"], "nvidia-operator-validator")
+        self.assertEqual(main["command"], ["gpu-validator", "watch", "--components", "toolkit,cuda,plugin"])
         self.assertNotIn("ports", main)
         self.assertEqual(main["lifecycle"]["preStop"]["exec"]["command"], ["gpu-validator", "cleanup"])
 
@@ -621,7 +630,7 @@ class CommandLines(unittest.TestCase):
                     if a.startswith("--"):
                         self.assertIn(a.split("=", 1)[0], text, f"{container}: {' '.join(argv)}")
                 seen.add(" ".join(sub))
-        self.assertEqual(seen, {"drop-in", "metrics", "cleanup", "mock install", "mock remove"})
+        self.assertEqual(seen, {"drop-in", "metrics", "watch", "cleanup", "mock install", "mock remove"})
 
 
 ROOTFS_SCRIPT = os.path.join(SOURCE, "tools", "image-rootfs.sh")

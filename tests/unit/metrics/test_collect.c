@@ -181,6 +181,30 @@ static void test_pci_counted_from_sysfs_root(void **state)
         assert_false(s.have_pci_gpus);
 }
 
+/* The watcher's counters file is read beside the markers; a bad one leaves the series out, the page whole. */
+static void test_revalidation_counters(void **state)
+{
+        fixture_t *fx = *state;
+        gv_metrics_snapshot_t s;
+        collect(fx->store, NULL, &s);
+        assert_false(s.revalidations.present);
+        gv_revalidations_t c = { .present = true, .count = { 1, 2, 3, 4 } };
+        assert_int_equal(gv_revalidations_write(fx->dir, &c, NULL), 0);
+        collect(fx->store, NULL, &s);
+        assert_true(s.revalidations.present);
+        assert_int_equal(s.revalidations.count[GV_REVAL_GENERATION_CHANGED], 4);
+        _cleanup_free_ char *path = NULL;
+        assert_true(asprintf(&path, "%s/%s", fx->dir, GV_REVALIDATIONS_FILE) > 0);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("DRIVER_CONTAINER_RESTART=many\n", f);
+        fclose(f);
+        collect(fx->store, NULL, &s);
+        assert_false(s.revalidations.present);
+        assert_int_equal(s.markers[GV_MARKER_DRIVER].state, GV_MARKER_MISSING);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -191,6 +215,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_inconsistent_and_foreign, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_hand_edited_generation_is_inconsistent, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pci_counted_from_sysfs_root, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_revalidation_counters, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
