@@ -34,7 +34,7 @@ static void usage_mock(FILE *f)
 
 static void usage_install(FILE *f)
 {
-        fputs("Usage: gpu-validator mock install --root DIR [OPTIONS]\n"
+        fprintf(f, "Usage: gpu-validator mock install --root DIR [OPTIONS]\n"
               "\n"
               "Lays out a mock driver root under DIR: usr/lib64/libnvidia-ml.so.<driver version> with the\n"
               "links libnvidia-ml.so.1 and libnvidia-ml.so, the finalized profile beside it (nvml-mock.yaml),\n"
@@ -54,11 +54,27 @@ static void usage_install(FILE *f)
               "  --cdi-dir DIR            where to write nvidia-mock.yaml (default DIR/etc/cdi)\n"
               "  --device-nodes=char|files  character devices (mknod, needs root; falls back to files when\n"
               "                           refused) or empty files (default: char as root, else files)\n"
+              "\nWorkloads (docs/mock-driver-root.md \"Workloads\"; read with run --sysfs-root DIR/sys):\n"
+              "  --workload container|vm-passthrough|vm-vgpu\n"
+              "                           also lay out such a node: the GPUs' PCI functions bound to nvidia\n"
+              "                           or vfio-pci (DIR/sys/bus/pci), loaded modules (DIR/sys/module);\n"
+              "                           container: DIR/run/nvidia/validations/.driver-ctr-ready\n"
+              "  --vgpu-shape mdev|sriov  vm-vgpu: mdev types and one mdev device per GPU (default), or\n"
+              "                           %u SR-IOV VFs per GPU, all enabled, the first with a vGPU type\n"
+              "  --gds                    GPUDirect Storage: module nvidia_fs, GDS_ENABLED: true\n"
+              "  --gdrcopy                GDRCopy: module gdrdrv, GDRCOPY_ENABLED: true\n"
+              "  --rdma                   GPUDirect RDMA: a Mellanox NIC bound to mlx5_core, modules mlx5_core\n"
+              "                           and nvidia_peermem, GPU_DIRECT_RDMA_ENABLED: true, and the MOFED\n"
+              "                           flag DIR/run/mellanox/drivers/.driver-ready\n"
+              "                           (--gds, --gdrcopy, --rdma imply --workload container)\n"
+              "  --cc                     the cc-manager's flag DIR/run/nvidia/validations/.cc-manager-ctr-ready\n"
+              "  --omit-module NAME       leave kernel module NAME out of DIR/sys/module (a flag set, its\n"
+              "                           module absent); repeatable\n"
               "  -h, --help               show this help\n"
               "\nEnvironment: GPU_VALIDATOR_MOCK_DIR names a folder holding libnvidia-ml.so.1 and\n"
               "nvidia-smi to copy instead of the built or installed ones.\n"
               "Exit codes: 0 success, 1 failure, 2 usage error or bad profile.\n",
-              f);
+              GV_MOCK_SRIOV_VFS);
 }
 
 static void usage_remove(FILE *f)
@@ -90,7 +106,8 @@ static void usage_profiles(FILE *f)
 
 static int cmd_install(gv_cli_t *cli, int argc, char **argv)
 {
-        enum { O_ROOT = 256, O_PROFILE, O_GPUS, O_NODE, O_CDI, O_NODES };
+        enum { O_ROOT = 256, O_PROFILE, O_GPUS, O_NODE, O_CDI, O_NODES, O_WORKLOAD, O_SHAPE, O_GDS, O_GDRCOPY, O_RDMA,
+               O_CC, O_OMIT };
         static const struct option opts[] = {
                 { "root", required_argument, NULL, O_ROOT },
                 { "profile", required_argument, NULL, O_PROFILE },
@@ -98,10 +115,23 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                 { "node-name", required_argument, NULL, O_NODE },
                 { "cdi-dir", required_argument, NULL, O_CDI },
                 { "device-nodes", required_argument, NULL, O_NODES },
+                { "workload", required_argument, NULL, O_WORKLOAD },
+                { "vgpu-shape", required_argument, NULL, O_SHAPE },
+                { "gds", no_argument, NULL, O_GDS },
+                { "gdrcopy", no_argument, NULL, O_GDRCOPY },
+                { "rdma", no_argument, NULL, O_RDMA },
+                { "cc", no_argument, NULL, O_CC },
+                { "omit-module", required_argument, NULL, O_OMIT },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         gv_mock_install_opts_t o = { 0 };
+        /* --omit-module values (borrowed from argv), NULL-terminated: at most one per argument */
+        _cleanup_free_ const char **omit = calloc((size_t) argc + 1, sizeof(*omit));
+        size_t nomit = 0;
+        bool shape_set = false;
+        if (!omit)
+                return gv_cli_usage_error(cli, "mock install", "out of memory");
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
                 switch (c) {
@@ -132,6 +162,34 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                                 return gv_cli_usage_error(cli, "mock install",
                                                           "--device-nodes=%s: expected char or files", optarg);
                         break;
+                case O_WORKLOAD:
+                        if (gv_mock_workload_parse(optarg, &o.workload) < 0)
+                                return gv_cli_usage_error(cli, "mock install",
+                                                          "--workload %s: expected container, vm-passthrough or vm-vgpu",
+                                                          optarg);
+                        break;
+                case O_SHAPE:
+                        if (strcmp(optarg, "mdev") != 0 && strcmp(optarg, "sriov") != 0)
+                                return gv_cli_usage_error(cli, "mock install", "--vgpu-shape %s: expected mdev or sriov",
+                                                          optarg);
+                        o.vgpu_shape = strcmp(optarg, "sriov") == 0 ? GV_MOCK_VGPU_SRIOV : GV_MOCK_VGPU_MDEV;
+                        shape_set = true;
+                        break;
+                case O_GDS:
+                        o.gds = true;
+                        break;
+                case O_GDRCOPY:
+                        o.gdrcopy = true;
+                        break;
+                case O_RDMA:
+                        o.rdma = true;
+                        break;
+                case O_CC:
+                        o.cc = true;
+                        break;
+                case O_OMIT:
+                        omit[nomit++] = optarg;
+                        break;
                 case 'h':
                         usage_install(stdout);
                         return GV_EXIT_OK;
@@ -143,6 +201,9 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                 return gv_cli_usage_error(cli, "mock install", "unexpected argument '%s'", argv[optind]);
         if (!o.root)
                 return gv_cli_usage_error(cli, "mock install", "--root DIR is required");
+        if (shape_set && o.workload != GV_MOCK_WORKLOAD_VM_VGPU)
+                return gv_cli_usage_error(cli, "mock install", "--vgpu-shape applies to --workload vm-vgpu only");
+        o.omit_modules = nomit ? omit : NULL;
 
         _cleanup_error_ gv_error_t *err = NULL;
         gv_mock_artifacts_t art = { 0 };
@@ -160,9 +221,10 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                             "cannot create character devices (%s); made plain files under %s/dev instead",
                             res.fallback_reason ? res.fallback_reason : "refused", res.root);
         gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL,
-                    "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s",
+                    "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s%s%s",
                     res.recovered ? "finished the interrupted install of" : res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
-                    res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec);
+                    res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec,
+                    res.workload ? ", workload " : "", res.workload ? res.workload : "");
         gv_mock_install_result_clear(&res);
         return GV_EXIT_OK;
 }
