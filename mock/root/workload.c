@@ -156,6 +156,8 @@ static pci_addr_t gpu_addr(const gv_mock_device_t *d)
         return (pci_addr_t){ d->pci_domain & 0xffffu, d->pci_bus & 0xffu, d->pci_device & 0x1fu, 0 };
 }
 
+_Static_assert(GV_MOCK_SRIOV_VFS <= 8u - FIRST_VF_OFFSET, "the VFs take functions 4..7 of the PF's device");
+
 /* VF @i (< 4) of the PF at @pf (function 0): routing id PF + FIRST_VF_OFFSET + i, functions 4..7 of its device. */
 static pci_addr_t vf_addr(pci_addr_t pf, unsigned i)
 {

@@ -130,8 +130,10 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
         _cleanup_free_ const char **omit = calloc((size_t) argc + 1, sizeof(*omit));
         size_t nomit = 0;
         bool shape_set = false;
-        if (!omit)
-                return gv_cli_usage_error(cli, "mock install", "out of memory");
+        if (!omit) {
+                gv_cli_logf(cli, GV_LOG_ERROR, "mock", NULL, "out of memory");
+                return GV_EXIT_FAILED;
+        }
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
                 switch (c) {
