@@ -547,7 +547,8 @@ static int run_steps(ictx_t *c, install_run_t *run, manifest_t *meta, gv_error_t
 static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_result_t *out, gv_error_t **err)
 {
         const gv_mock_profile_t *p = run->p;
-        char *why = TAKE_PTR(run->why); /* the result owns it from here */
+        char *why = TAKE_PTR(run->why); /* the result owns it from here, and the workload text too */
+        char *workload = TAKE_PTR(run->workload);
         gv_mock_install_result_t res = {
                 .root = strdup(c->root),
                 .cdi_spec = strdup(run->cdi_spec),
@@ -562,7 +563,7 @@ static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_resu
                 .updated = run->existed == 1 && !run->old.installing,
                 .recovered = run->existed == 1 && run->old.installing,
                 .entries = (unsigned) c->now.n,
-                .workload = TAKE_PTR(run->workload),
+                .workload = workload,
         };
         if (!res.root || !res.cdi_spec || !res.manifest || !res.profile_name || !res.driver_version ||
             !res.node_name) {
