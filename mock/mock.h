@@ -14,7 +14,10 @@
  * MIG capabilities, /dev nodes, sys/bus/pci/devices files, an ld.so.cache and
  * a CDI spec), so that every component of gpu-validator, and any other tool
  * that dlopen()s NVML or runs nvidia-smi under a driver root, can be
- * exercised without a GPU.  Layout and manifest: docs/mock-driver-root.md.
+ * exercised without a GPU; with a workload (gv_mock_workload_t) also the
+ * sysfs and driver-container files of a container, vm-passthrough or vm-vgpu
+ * node and its GPUDirect options (mock/root/workload.c).  Layout and
+ * manifest: docs/mock-driver-root.md.
  *
  * Everything install creates is listed in a manifest at
  * <root>/.gpu-validator-mock.json, written first as an intent record
