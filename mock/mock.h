@@ -14,7 +14,10 @@
  * MIG capabilities, /dev nodes, sys/bus/pci/devices files, an ld.so.cache and
  * a CDI spec), so that every component of gpu-validator, and any other tool
  * that dlopen()s NVML or runs nvidia-smi under a driver root, can be
- * exercised without a GPU.  Layout and manifest: docs/mock-driver-root.md.
+ * exercised without a GPU; with a workload (gv_mock_workload_t) also the
+ * sysfs and driver-container files of a container, vm-passthrough or vm-vgpu
+ * node and its GPUDirect options (mock/root/workload.c).  Layout and
+ * manifest: docs/mock-driver-root.md.
  *
  * Everything install creates is listed in a manifest at
  * <root>/.gpu-validator-mock.json, written first as an intent record
@@ -132,6 +135,37 @@ int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_m
 /* gv_mock_artifacts_clear - free the strings of @a and zero it. */
 void gv_mock_artifacts_clear(gv_mock_artifacts_t *a);
 
+/*
+ * The kind of node a mock root imitates beyond the driver files
+ * (`mock install --workload`, docs/mock-driver-root.md "Workloads"): which
+ * driver the GPUs' PCI functions are bound to, which kernel modules are
+ * loaded (<root>/sys/module), vGPU parents and devices, and the driver
+ * container's flags.  NONE lays out nothing of it (the root stays as it
+ * always was).  The names are upstream's workload configs (the node label
+ * nvidia.com/gpu.workload.config).
+ */
+typedef enum gv_mock_workload {
+        GV_MOCK_WORKLOAD_NONE = 0,
+        GV_MOCK_WORKLOAD_CONTAINER,      /* GPUs bound to nvidia, the driver container's .driver-ctr-ready */
+        GV_MOCK_WORKLOAD_VM_PASSTHROUGH, /* GPUs bound to vfio-pci */
+        GV_MOCK_WORKLOAD_VM_VGPU,        /* GPUs bound to nvidia with the vGPU manager, in one of two shapes */
+} gv_mock_workload_t;
+
+/* The two shapes of a vm-vgpu node (gpu-operator #2365, #2594). */
+typedef enum gv_mock_vgpu_shape {
+        GV_MOCK_VGPU_MDEV = 0, /* mdev types on each GPU, the GPU an mdev parent, one mdev device per GPU */
+        GV_MOCK_VGPU_SRIOV,    /* GV_MOCK_SRIOV_VFS VFs per GPU, all enabled, the first with a vGPU type */
+} gv_mock_vgpu_shape_t;
+
+/* SR-IOV VFs laid out per GPU in the sriov shape (sriov_totalvfs = sriov_numvfs = this). */
+#define GV_MOCK_SRIOV_VFS 4u
+
+/* gv_mock_workload_name - "container", "vm-passthrough", "vm-vgpu" or "none"; static string. */
+const char *gv_mock_workload_name(gv_mock_workload_t w);
+
+/* gv_mock_workload_parse - @s as a workload name (not "none") into *out: 0, or -EINVAL. */
+int gv_mock_workload_parse(const char *s, gv_mock_workload_t *out);
+
 /* What to install.  Strings are borrowed for the duration of the call. */
 typedef struct gv_mock_install_opts {
         const char *root;          /* the driver root to lay out (created when missing) */
@@ -142,6 +176,19 @@ typedef struct gv_mock_install_opts {
         gv_mock_nodes_t device_nodes;
         const char *nvml_lib;      /* file to copy as the library (see gv_mock_locate_artifacts()) */
         const char *nvidia_smi;    /* file to copy as usr/bin/nvidia-smi */
+        /*
+         * The node kind (NONE: none) and its options; docs/mock-driver-root.md
+         * "Workloads".  gds / gdrcopy / rdma need the container workload (NONE
+         * becomes it); vgpu_shape SRIOV needs vm-vgpu; cc goes with any.
+         */
+        gv_mock_workload_t workload;
+        gv_mock_vgpu_shape_t vgpu_shape;
+        bool gds;                  /* GPUDirect Storage: module nvidia_fs, GDS_ENABLED: true */
+        bool gdrcopy;              /* GDRCopy: module gdrdrv, GDRCOPY_ENABLED: true */
+        bool rdma;                 /* GPUDirect RDMA: a Mellanox NIC, mlx5_core, nvidia_peermem, MOFED's flag */
+        bool cc;                   /* the cc-manager container's flag .cc-manager-ctr-ready */
+        /* NULL-terminated kernel module names left out of <root>/sys/module (a flag set, its module absent); NULL = none */
+        const char *const *omit_modules;
         /*
          * Tests only (crash tests kill the process there); NULL normally:
          * called with 1, 2, ... before each change install makes to the
@@ -167,6 +214,7 @@ typedef struct gv_mock_install_result {
         bool updated;              /* the root already was a mock root (re-install / update) */
         bool recovered;            /* the root held an unfinished install (killed); this one finished it */
         unsigned entries;          /* files, links, nodes and folders now listed in the manifest */
+        char *workload;            /* what --workload and its flags laid out ("vm-vgpu/sriov", "container+gds"), or NULL */
 } gv_mock_install_result_t;
 
 /* gv_mock_install_result_clear - free the strings of @r and zero it. */

@@ -25,6 +25,7 @@ void gv_mock_install_result_clear(gv_mock_install_result_t *r)
         free(r->driver_version);
         free(r->node_name);
         free(r->fallback_reason);
+        free(r->workload);
         *r = (gv_mock_install_result_t){ 0 };
 }
 
@@ -488,7 +489,7 @@ static int check_opts(const gv_mock_install_opts_t *o, gv_error_t **err)
         if (o->gpus && (o->gpus < GV_MOCK_MIN_GPUS || o->gpus > GV_MOCK_MAX_GPUS))
                 return gv_error_set(err, ERANGE, GV_REASON_CONFIG, "--gpus %u: expected %u..%u", o->gpus,
                                     GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
-        return 0;
+        return mr_workload_check(o, err);
 }
 
 /* What one install works with besides the install context. */
@@ -500,6 +501,7 @@ typedef struct install_run {
         char *spec_abs;          /* <cdi_dir>/GV_MOCK_CDI_SPEC_NAME (heap) */
         char *cdi_spec;          /* the spec lay_out() wrote (heap) */
         char *why;               /* why mknod() was refused (heap), or NULL */
+        char *workload;          /* mr_workload_describe() (heap), or NULL */
         manifest_t old;          /* the previous manifest, when there was one */
         int existed;             /* 1: the root held a manifest (prepare_root()) */
         gv_mock_nodes_t asked;   /* the kind of device nodes asked for (DEFAULT resolved) */
@@ -512,6 +514,7 @@ static void install_run_clear(install_run_t *run)
         free(run->spec_abs);
         free(run->cdi_spec);
         free(run->why);
+        free(run->workload);
         mr_manifest_free(&run->old);
 }
 
@@ -544,7 +547,8 @@ static int run_steps(ictx_t *c, install_run_t *run, manifest_t *meta, gv_error_t
 static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_result_t *out, gv_error_t **err)
 {
         const gv_mock_profile_t *p = run->p;
-        char *why = TAKE_PTR(run->why); /* the result owns it from here */
+        char *why = TAKE_PTR(run->why); /* the result owns it from here, and the workload text too */
+        char *workload = TAKE_PTR(run->workload);
         gv_mock_install_result_t res = {
                 .root = strdup(c->root),
                 .cdi_spec = strdup(run->cdi_spec),
@@ -559,6 +563,7 @@ static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_resu
                 .updated = run->existed == 1 && !run->old.installing,
                 .recovered = run->existed == 1 && run->old.installing,
                 .entries = (unsigned) c->now.n,
+                .workload = workload,
         };
         if (!res.root || !res.cdi_spec || !res.manifest || !res.profile_name || !res.driver_version ||
             !res.node_name) {
@@ -595,6 +600,8 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
         run.spec_abs = gv_path_join(run.cdi_dir, GV_MOCK_CDI_SPEC_NAME);
         if (!run.spec_abs)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        if (mr_workload_describe(o, &run.workload) < 0)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         const manifest_t *old = &run.old;
         manifest_t meta = {
                 .profile = p->name ? p->name : p->source,
@@ -607,6 +614,7 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
                 .gpu_count = p->device_count,
                 .device_nodes = run.kind,
                 .root_created = c.root_created,
+                .workload = run.workload,
         };
         c.meta = &meta;
         if ((r = run_steps(&c, &run, &meta, err)) < 0)

@@ -399,7 +399,8 @@ static int lay_out_ldcache(ictx_t *c, gv_error_t **err)
 }
 
 /* What NVIDIA's container toolkit and device plugin read besides the libraries (items of docs/mock-driver-root.md). */
-static int lay_out_extras(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *kind, char **why, gv_error_t **err)
+static int lay_out_extras(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, gv_mock_nodes_t *kind,
+                          char **why, gv_error_t **err)
 {
         int r;
         _cleanup_free_ char *devices = proc_devices_text();
@@ -407,7 +408,8 @@ static int lay_out_extras(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         if ((r = mr_put_node(c, "dev/nvidia-modeset", GV_MOCK_NVIDIA_MAJOR, GV_MOCK_MODESET_MINOR, kind, why, err)) < 0 ||
             (r = mr_put_file(c, "proc/devices", devices, strlen(devices), 0444, err)) < 0 ||
-            (r = lay_out_mig(c, p, kind, why, err)) < 0 || (r = lay_out_pci(c, p, err)) < 0)
+            (r = lay_out_mig(c, p, kind, why, err)) < 0 || (r = lay_out_pci(c, p, err)) < 0 ||
+            (r = mr_lay_out_workload(c, o, p, err)) < 0)
                 return r;
         return lay_out_ldcache(c, err);
 }
@@ -450,7 +452,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         }
         if ((r = mr_put_node(c, "dev/nvidia-uvm", GV_MOCK_UVM_MAJOR, 0, kind, why, err)) < 0 ||
             (r = mr_put_node(c, "dev/nvidia-uvm-tools", GV_MOCK_UVM_MAJOR, 1, kind, why, err)) < 0 ||
-            (r = lay_out_extras(c, p, kind, why, err)) < 0)
+            (r = lay_out_extras(c, o, p, kind, why, err)) < 0)
                 return r;
         /* Nodes made before a mknod refusal stay character devices; redo them as files for one kind. */
         if (*kind == GV_MOCK_NODES_FILES) {

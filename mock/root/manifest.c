@@ -33,6 +33,7 @@ void mr_manifest_free(manifest_t *m)
         free(m->driver_version);
         free(m->cdi_spec);
         free(m->previous_cdi_spec);
+        free(m->workload);
         mr_elist_free(&m->entries);
         *m = (manifest_t){ 0 };
 }
@@ -83,6 +84,7 @@ static int manifest_from_json(json_object *o, const char *path, manifest_t *m, g
         m->driver_version = jstr(o, "driver_version");
         m->cdi_spec = jstr(o, "cdi_spec");
         m->previous_cdi_spec = jstr(o, "previous_cdi_spec");
+        m->workload = jstr(o, "workload");
         if (state && strcmp(state, "installing") != 0 && strcmp(state, "complete") != 0)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: state: expected \"installing\" or "
                                     "\"complete\"", path);
@@ -139,6 +141,8 @@ int mr_manifest_write(const char *root, const manifest_t *m, gv_error_t **err)
         json_object_object_add(o, "cdi_spec", json_object_new_string(m->cdi_spec ? m->cdi_spec : ""));
         if (m->previous_cdi_spec && *m->previous_cdi_spec)
                 json_object_object_add(o, "previous_cdi_spec", json_object_new_string(m->previous_cdi_spec));
+        if (m->workload && *m->workload) /* only for `mock install --workload` and its flags */
+                json_object_object_add(o, "workload", json_object_new_string(m->workload));
         json_object *arr = json_object_new_array();
         for (size_t i = 0; i < m->entries.n; i++) {
                 json_object *e = json_object_new_object();

@@ -56,6 +56,7 @@ typedef struct manifest {
         gv_mock_nodes_t device_nodes;
         bool root_created;
         bool installing;         /* "state": "installing" -- an intent record, install not finished */
+        char *workload;          /* "workload": what mr_workload_describe() says, or NULL (key absent) */
         elist_t entries;
 } manifest_t;
 
@@ -193,5 +194,31 @@ bool mr_valid_utf8(const char *s);
  */
 int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, const char *cdi_dir,
                const char *profile_yaml, gv_mock_nodes_t *kind, char **why, char **cdi_spec, gv_error_t **err);
+
+/* ---- workloads (workload.c; docs/mock-driver-root.md "Workloads") ---- */
+
+/*
+ * The checks of the workload options of @o: GPUDirect flags only with the
+ * container workload (or none), the sriov shape only with vm-vgpu, module
+ * names a single safe path component.  -EINVAL (GV_REASON_CONFIG) naming the
+ * option.
+ */
+int mr_workload_check(const gv_mock_install_opts_t *o, gv_error_t **err);
+
+/*
+ * What the workload options of @o lay out, for the manifest and the CLI:
+ * "vm-vgpu/sriov", "container+gds+rdma", "cc"... (*out heap), or *out NULL
+ * when @o asks for none.  0 or -ENOMEM.
+ */
+int mr_workload_describe(const gv_mock_install_opts_t *o, char **out);
+
+/*
+ * Lay out (or, with c->dry, record) what the workload options of @o add to
+ * a root for the finalized profile @p: PCI driver bindings, SR-IOV VFs or
+ * mdev types and devices, <root>/sys/module entries, a Mellanox NIC, and the
+ * status folder's flags under run/.  Nothing when @o asks for none.  Errors:
+ * those of the mr_put_*() helpers, -ENOMEM.
+ */
+int mr_lay_out_workload(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile_t *p, gv_error_t **err);
 
 #endif

@@ -36,7 +36,7 @@ static void usage_mock(FILE *f)
 
 static void usage_install(FILE *f)
 {
-        fputs("Usage: gpu-validator mock install --root DIR [OPTIONS]\n"
+        fprintf(f, "Usage: gpu-validator mock install --root DIR [OPTIONS]\n"
               "\n"
               "Lays out a mock driver root under DIR: usr/lib64/libnvidia-ml.so.<driver version> with the\n"
               "links libnvidia-ml.so.1 and libnvidia-ml.so, the finalized profile beside it (nvml-mock.yaml),\n"
@@ -56,11 +56,27 @@ static void usage_install(FILE *f)
               "  --cdi-dir DIR            where to write nvidia-mock.yaml (default DIR/etc/cdi)\n"
               "  --device-nodes=char|files  character devices (mknod, needs root; falls back to files when\n"
               "                           refused) or empty files (default: char as root, else files)\n"
+              "\nWorkloads (docs/mock-driver-root.md \"Workloads\"; read with run --sysfs-root DIR/sys):\n"
+              "  --workload container|vm-passthrough|vm-vgpu\n"
+              "                           also lay out such a node: the GPUs' PCI functions bound to nvidia\n"
+              "                           or vfio-pci (DIR/sys/bus/pci), loaded modules (DIR/sys/module);\n"
+              "                           container: DIR/run/nvidia/validations/.driver-ctr-ready\n"
+              "  --vgpu-shape mdev|sriov  vm-vgpu: mdev types and one mdev device per GPU (default), or\n"
+              "                           %u SR-IOV VFs per GPU, all enabled, the first with a vGPU type\n"
+              "  --gds                    GPUDirect Storage: module nvidia_fs, GDS_ENABLED: true\n"
+              "  --gdrcopy                GDRCopy: module gdrdrv, GDRCOPY_ENABLED: true\n"
+              "  --rdma                   GPUDirect RDMA: a Mellanox NIC bound to mlx5_core, modules mlx5_core\n"
+              "                           and nvidia_peermem, GPU_DIRECT_RDMA_ENABLED: true, and the MOFED\n"
+              "                           flag DIR/run/mellanox/drivers/.driver-ready\n"
+              "                           (--gds, --gdrcopy, --rdma imply --workload container)\n"
+              "  --cc                     the cc-manager's flag DIR/run/nvidia/validations/.cc-manager-ctr-ready\n"
+              "  --omit-module NAME       leave kernel module NAME out of DIR/sys/module (a flag set, its\n"
+              "                           module absent); repeatable\n"
               "  -h, --help               show this help\n"
               "\nEnvironment: GPU_VALIDATOR_MOCK_DIR names a folder holding libnvidia-ml.so.1 and\n"
               "nvidia-smi to copy instead of the built or installed ones.\n"
               "Exit codes: 0 success, 1 failure, 2 usage error or bad profile.\n",
-              f);
+              GV_MOCK_SRIOV_VFS);
 }
 
 static void usage_remove(FILE *f)
@@ -90,61 +106,136 @@ static void usage_profiles(FILE *f)
               f);
 }
 
-static int cmd_install(gv_cli_t *cli, int argc, char **argv)
+/* What `mock install`'s command line gives. */
+typedef struct install_args {
+        gv_mock_install_opts_t o;
+        const char **omit; /* --omit-module values (borrowed from argv), NULL-terminated: at most one per argument */
+        size_t nomit;
+        bool shape_set;    /* --vgpu-shape was given */
+} install_args_t;
+
+enum { IO_ROOT = 256, IO_PROFILE, IO_GPUS, IO_NODE, IO_CDI, IO_NODES, IO_WORKLOAD, IO_SHAPE, IO_GDS, IO_GDRCOPY, IO_RDMA, IO_CC,
+       IO_OMIT };
+
+/* One of the workload options (IO_WORKLOAD..IO_OMIT) into @a: GV_EXIT_OK, or the usage error's exit code. */
+static int install_workload_opt(gv_cli_t *cli, int c, const char *arg, install_args_t *a)
 {
-        enum { O_ROOT = 256, O_PROFILE, O_GPUS, O_NODE, O_CDI, O_NODES };
+        switch (c) {
+        case IO_WORKLOAD:
+                if (gv_mock_workload_parse(arg, &a->o.workload) < 0)
+                        return gv_cli_usage_error(cli, "mock install",
+                                                  "--workload %s: expected container, vm-passthrough or vm-vgpu", arg);
+                break;
+        case IO_SHAPE:
+                if (strcmp(arg, "mdev") != 0 && strcmp(arg, "sriov") != 0)
+                        return gv_cli_usage_error(cli, "mock install", "--vgpu-shape %s: expected mdev or sriov", arg);
+                a->o.vgpu_shape = strcmp(arg, "sriov") == 0 ? GV_MOCK_VGPU_SRIOV : GV_MOCK_VGPU_MDEV;
+                a->shape_set = true;
+                break;
+        case IO_GDS:
+                a->o.gds = true;
+                break;
+        case IO_GDRCOPY:
+                a->o.gdrcopy = true;
+                break;
+        case IO_RDMA:
+                a->o.rdma = true;
+                break;
+        case IO_CC:
+                a->o.cc = true;
+                break;
+        default: /* IO_OMIT */
+                a->omit[a->nomit++] = arg;
+                break;
+        }
+        return GV_EXIT_OK;
+}
+
+/* One of the driver-root options (IO_ROOT..IO_NODES) into @o: GV_EXIT_OK, or the usage error's exit code. */
+static int install_root_opt(gv_cli_t *cli, int c, const char *arg, gv_mock_install_opts_t *o)
+{
+        switch (c) {
+        case IO_ROOT:
+                o->root = arg;
+                break;
+        case IO_PROFILE:
+                o->profile = arg;
+                break;
+        case IO_GPUS:
+                if (gv_parse_uint(arg, &o->gpus) < 0 || o->gpus < GV_MOCK_MIN_GPUS || o->gpus > GV_MOCK_MAX_GPUS)
+                        return gv_cli_usage_error(cli, "mock install", "--gpus %s: expected %u..%u", arg,
+                                                  GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
+                break;
+        case IO_NODE:
+                o->node_name = arg;
+                break;
+        case IO_CDI:
+                o->cdi_dir = arg;
+                break;
+        default: /* IO_NODES */
+                if (strcmp(arg, "char") == 0)
+                        o->device_nodes = GV_MOCK_NODES_CHAR;
+                else if (strcmp(arg, "files") == 0)
+                        o->device_nodes = GV_MOCK_NODES_FILES;
+                else
+                        return gv_cli_usage_error(cli, "mock install", "--device-nodes=%s: expected char or files",
+                                                  arg);
+                break;
+        }
+        return GV_EXIT_OK;
+}
+
+/* `mock install`'s command line into @a: -1 to go on, or the exit code (--help, usage errors). */
+static int install_parse(gv_cli_t *cli, int argc, char **argv, install_args_t *a)
+{
         static const struct option opts[] = {
-                { "root", required_argument, NULL, O_ROOT },
-                { "profile", required_argument, NULL, O_PROFILE },
-                { "gpus", required_argument, NULL, O_GPUS },
-                { "node-name", required_argument, NULL, O_NODE },
-                { "cdi-dir", required_argument, NULL, O_CDI },
-                { "device-nodes", required_argument, NULL, O_NODES },
+                { "root", required_argument, NULL, IO_ROOT },
+                { "profile", required_argument, NULL, IO_PROFILE },
+                { "gpus", required_argument, NULL, IO_GPUS },
+                { "node-name", required_argument, NULL, IO_NODE },
+                { "cdi-dir", required_argument, NULL, IO_CDI },
+                { "device-nodes", required_argument, NULL, IO_NODES },
+                { "workload", required_argument, NULL, IO_WORKLOAD },
+                { "vgpu-shape", required_argument, NULL, IO_SHAPE },
+                { "gds", no_argument, NULL, IO_GDS },
+                { "gdrcopy", no_argument, NULL, IO_GDRCOPY },
+                { "rdma", no_argument, NULL, IO_RDMA },
+                { "cc", no_argument, NULL, IO_CC },
+                { "omit-module", required_argument, NULL, IO_OMIT },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        gv_mock_install_opts_t o = { 0 };
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-                switch (c) {
-                case O_ROOT:
-                        o.root = optarg;
-                        break;
-                case O_PROFILE:
-                        o.profile = optarg;
-                        break;
-                case O_GPUS:
-                        if (gv_parse_uint(optarg, &o.gpus) < 0 || o.gpus < GV_MOCK_MIN_GPUS ||
-                            o.gpus > GV_MOCK_MAX_GPUS)
-                                return gv_cli_usage_error(cli, "mock install", "--gpus %s: expected %u..%u", optarg,
-                                                          GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
-                        break;
-                case O_NODE:
-                        o.node_name = optarg;
-                        break;
-                case O_CDI:
-                        o.cdi_dir = optarg;
-                        break;
-                case O_NODES:
-                        if (strcmp(optarg, "char") == 0)
-                                o.device_nodes = GV_MOCK_NODES_CHAR;
-                        else if (strcmp(optarg, "files") == 0)
-                                o.device_nodes = GV_MOCK_NODES_FILES;
-                        else
-                                return gv_cli_usage_error(cli, "mock install",
-                                                          "--device-nodes=%s: expected char or files", optarg);
-                        break;
-                case 'h':
-                        usage_install(stdout);
-                        return GV_EXIT_OK;
-                default:
-                        return gv_cli_usage_error(cli, "mock install", "unknown option");
-                }
+                int code = c >= IO_ROOT && c <= IO_NODES      ? install_root_opt(cli, c, optarg, &a->o)
+                           : c >= IO_WORKLOAD && c <= IO_OMIT ? install_workload_opt(cli, c, optarg, a)
+                           : c == 'h'                       ? (usage_install(stdout), GV_EXIT_OK)
+                                                            : gv_cli_usage_error(cli, "mock install", "unknown option");
+                if (code != GV_EXIT_OK || c == 'h')
+                        return code;
         }
         if (optind < argc)
                 return gv_cli_usage_error(cli, "mock install", "unexpected argument '%s'", argv[optind]);
-        if (!o.root)
+        if (!a->o.root)
                 return gv_cli_usage_error(cli, "mock install", "--root DIR is required");
+        if (a->shape_set && a->o.workload != GV_MOCK_WORKLOAD_VM_VGPU)
+                return gv_cli_usage_error(cli, "mock install", "--vgpu-shape applies to --workload vm-vgpu only");
+        a->o.omit_modules = a->nomit ? a->omit : NULL;
+        return -1;
+}
+
+static int cmd_install(gv_cli_t *cli, int argc, char **argv)
+{
+        _cleanup_free_ const char **omit = calloc((size_t) argc + 1, sizeof(*omit));
+        if (!omit) {
+                gv_cli_logf(cli, GV_LOG_ERROR, "mock", NULL, "out of memory");
+                return GV_EXIT_FAILED;
+        }
+        install_args_t a = { .omit = omit };
+        int code = install_parse(cli, argc, argv, &a);
+        if (code >= 0)
+                return code;
+        gv_mock_install_opts_t o = a.o;
 
         _cleanup_error_ gv_error_t *err = NULL;
         gv_mock_artifacts_t art = { 0 };
@@ -162,9 +253,10 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                             "cannot create character devices (%s); made plain files under %s/dev instead",
                             res.fallback_reason ? res.fallback_reason : "refused", res.root);
         gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL,
-                    "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s",
+                    "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s%s%s",
                     res.recovered ? "finished the interrupted install of" : res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
-                    res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec);
+                    res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec,
+                    res.workload ? ", workload " : "", res.workload ? res.workload : "");
         gv_mock_install_result_clear(&res);
         return GV_EXIT_OK;
 }

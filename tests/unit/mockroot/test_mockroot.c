@@ -408,6 +408,99 @@ static void test_locate_artifacts(void **state)
         assert_non_null(strstr(err->msg, "/nonexistent/bin/../lib/gpu-validator/libnvidia-ml.so.1"));
 }
 
+static void test_workload_names(void **state)
+{
+        (void) state;
+        static const char *const names[] = { "container", "vm-passthrough", "vm-vgpu" };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(names); i++) {
+                gv_mock_workload_t w = GV_MOCK_WORKLOAD_NONE;
+                assert_int_equal(gv_mock_workload_parse(names[i], &w), 0);
+                assert_string_equal(gv_mock_workload_name(w), names[i]);
+        }
+        gv_mock_workload_t w = GV_MOCK_WORKLOAD_NONE;
+        assert_int_equal(gv_mock_workload_parse("none", &w), -EINVAL); /* "none" is no workload to ask for */
+        assert_int_equal(gv_mock_workload_parse("VM-VGPU", &w), -EINVAL);
+        assert_int_equal(gv_mock_workload_parse("", &w), -EINVAL);
+        assert_int_equal(gv_mock_workload_parse(NULL, &w), -EINVAL);
+        assert_int_equal(w, GV_MOCK_WORKLOAD_NONE);
+}
+
+/* Workload options the library refuses before it touches anything (the CLI is not the only caller). */
+static void test_workload_bad_options_touch_nothing(void **state)
+{
+        fx_t *fx = *state;
+        static const char *const bad_module[] = { "nvidia_fs", "../../etc", NULL };
+        gv_mock_install_opts_t cases[4];
+        for (size_t i = 0; i < GV_ARRAY_SIZE(cases); i++)
+                cases[i] = opts(fx, 1);
+        cases[0].workload = GV_MOCK_WORKLOAD_VM_PASSTHROUGH; /* GPUDirect needs the driver container */
+        cases[0].rdma = true;
+        cases[1].vgpu_shape = GV_MOCK_VGPU_SRIOV;            /* a shape without vm-vgpu */
+        cases[2].workload = GV_MOCK_WORKLOAD_CONTAINER;      /* a module name that is a path */
+        cases[2].omit_modules = bad_module;
+        cases[3].workload = (gv_mock_workload_t) 7;          /* not a workload */
+        for (size_t i = 0; i < GV_ARRAY_SIZE(cases); i++) {
+                gv_mock_install_result_t res = { 0 };
+                _cleanup_error_ gv_error_t *err = NULL;
+                assert_int_equal(gv_mock_install(&cases[i], &res, &err), -EINVAL);
+                assert_non_null(err);
+                assert_int_equal(err->reason, GV_REASON_CONFIG);
+                assert_false(exists_under(fx->tmp, "root"));
+        }
+}
+
+/* What the result and the manifest say was laid out; none of it without the options. */
+static void test_workload_described_in_result_and_manifest(void **state)
+{
+        fx_t *fx = *state;
+        static const char *const omit[] = { "gdrdrv", NULL };
+        const struct {
+                gv_mock_workload_t w;
+                gv_mock_vgpu_shape_t shape;
+                bool gds, gdrcopy, rdma, cc;
+                const char *const *omit;
+                const char *want; /* NULL: no workload */
+        } cases[] = {
+                { GV_MOCK_WORKLOAD_NONE, GV_MOCK_VGPU_MDEV, false, false, false, false, NULL, NULL },
+                { GV_MOCK_WORKLOAD_VM_VGPU, GV_MOCK_VGPU_SRIOV, false, false, false, false, NULL, "vm-vgpu/sriov" },
+                { GV_MOCK_WORKLOAD_VM_VGPU, GV_MOCK_VGPU_MDEV, false, false, false, true, NULL, "vm-vgpu/mdev+cc" },
+                { GV_MOCK_WORKLOAD_NONE, GV_MOCK_VGPU_MDEV, true, true, false, false, omit, "container+gds+gdrcopy" },
+                { GV_MOCK_WORKLOAD_NONE, GV_MOCK_VGPU_MDEV, false, false, false, true, NULL, "cc" },
+        };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(cases); i++) {
+                gv_mock_install_opts_t o = opts(fx, 1);
+                o.workload = cases[i].w;
+                o.vgpu_shape = cases[i].shape;
+                o.gds = cases[i].gds;
+                o.gdrcopy = cases[i].gdrcopy;
+                o.rdma = cases[i].rdma;
+                o.cc = cases[i].cc;
+                o.omit_modules = cases[i].omit;
+                gv_mock_install_result_t res = { 0 };
+                _cleanup_error_ gv_error_t *err = NULL;
+                assert_int_equal(gv_mock_install(&o, &res, &err), 0);
+                _cleanup_free_ char *manifest = NULL;
+                assert_int_equal(gv_read_file_at(AT_FDCWD, res.manifest, false, 1 << 20, &manifest, NULL, &err), 0);
+                _cleanup_free_ char *key = NULL;
+                assert_true(asprintf(&key, "\"workload\": \"%s\"", cases[i].want ? cases[i].want : "") > 0);
+                if (cases[i].want) {
+                        assert_non_null(res.workload);
+                        assert_string_equal(res.workload, cases[i].want);
+                        assert_non_null(strstr(manifest, key));
+                } else {
+                        assert_null(res.workload);
+                        assert_null(strstr(manifest, "\"workload\""));
+                }
+                /* the module left out is absent, the one beside it is there */
+                assert_int_equal(exists_under(fx->root, "sys/module/gdrdrv"), cases[i].gdrcopy && !cases[i].omit);
+                assert_int_equal(exists_under(fx->root, "sys/module/nvidia_fs"), cases[i].gds);
+                gv_mock_install_result_clear(&res);
+        }
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), 0);
+        assert_false(exists_under(fx->tmp, "root"));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -422,6 +515,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_cdi_host_paths_survive_any_root_name, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_locate_artifacts, setup, teardown),
                 cmocka_unit_test(test_ldcache_format),
+                cmocka_unit_test(test_workload_names),
+                cmocka_unit_test_setup_teardown(test_workload_bad_options_touch_nothing, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_workload_described_in_result_and_manifest, setup, teardown),
         };
         return cmocka_run_group_tests_name("mockroot", tests, NULL, NULL);
 }

@@ -8,7 +8,12 @@
  *     exactly as it was before the first install; and
  *   - remove alone leaves the folder exactly as it was.
  * Scenarios: a root install creates, an empty root given, an update of an
- * existing mock root to another GPU count, and a CDI folder outside the root.
+ * existing mock root to another GPU count, a CDI folder outside the root, and
+ * the workloads (`--workload`): an update of a vm-vgpu root from the SR-IOV
+ * to the mdev shape (VFs, links and folders go, mdev ones come), and a
+ * container root with every GPUDirect flag and cc (one GPU each; run as
+ * `test-mockroot-crash workload`, the meson test mockroot-crash-workload,
+ * so that each test stays well inside its time bound).
  *
  * GV_CRASH_RANDOM_TRIALS sets the number of random-time kills per scenario
  * (default 8); GV_CRASH_SEED the seed (default 1).
@@ -45,10 +50,11 @@ typedef struct fx {
         char *mig;       /* <tmp>/artifacts/mig.yaml: GPU 0 with two CIs in GI 2 (for the MIG scenario) */
 } fx_t;
 
-typedef enum scenario { S_CREATED, S_EMPTY_ROOT, S_UPDATE, S_OUTSIDE_CDI, S_MIG } scenario_t;
+typedef enum scenario { S_CREATED, S_EMPTY_ROOT, S_UPDATE, S_OUTSIDE_CDI, S_MIG, S_VGPU_UPDATE, S_GPUDIRECT } scenario_t;
 
 static const char *const scenario_names[] = { "created root", "empty root", "update 3 -> 1 GPUs",
-                                               "CDI folder outside", "MIG layout" };
+                                               "CDI folder outside", "MIG layout", "update vm-vgpu sriov -> mdev",
+                                               "container + GPUDirect + cc" };
 
 static char *join(const char *a, const char *b)
 {
@@ -203,12 +209,20 @@ static gv_mock_install_opts_t opts(const fx_t *fx, scenario_t sc, bool second)
         return (gv_mock_install_opts_t){
                 .root = fx->root,
                 .profile = sc == S_MIG ? fx->mig : "a100-sxm4-40gb",
-                .gpus = sc == S_UPDATE && !second ? 3 : (sc == S_UPDATE ? 1 : 2),
+                .gpus = sc == S_UPDATE && !second ? 3 : (sc == S_UPDATE || sc >= S_VGPU_UPDATE ? 1 : 2),
                 .node_name = "crash-node",
                 .cdi_dir = sc == S_OUTSIDE_CDI ? fx->cdi : NULL,
                 .device_nodes = GV_MOCK_NODES_FILES,
                 .nvml_lib = fx->lib,
                 .nvidia_smi = fx->smi,
+                .workload = sc == S_VGPU_UPDATE ? GV_MOCK_WORKLOAD_VM_VGPU
+                            : sc == S_GPUDIRECT ? GV_MOCK_WORKLOAD_CONTAINER
+                                                : GV_MOCK_WORKLOAD_NONE,
+                .vgpu_shape = sc == S_VGPU_UPDATE && !second ? GV_MOCK_VGPU_SRIOV : GV_MOCK_VGPU_MDEV,
+                .gds = sc == S_GPUDIRECT,
+                .gdrcopy = sc == S_GPUDIRECT,
+                .rdma = sc == S_GPUDIRECT,
+                .cc = sc == S_GPUDIRECT,
         };
 }
 
@@ -291,7 +305,7 @@ static void expect_as_before(const fx_t *fx, const char *before, const char *wha
 static bool trial(fx_t *fx, scenario_t sc, const char *before, unsigned step, long delay, bool recover_with_install,
                   long *took_ns)
 {
-        if (sc == S_UPDATE) {
+        if (sc == S_UPDATE || sc == S_VGPU_UPDATE) {
                 gv_mock_install_opts_t first = opts(fx, sc, false);
                 install_ok(&first);
         }
@@ -386,8 +400,38 @@ static void test_crash_mig(void **state)
         run_scenario(fx, S_MIG);
 }
 
-int main(void)
+static void test_crash_vgpu_update(void **state)
 {
+        fx_t *fx = *state;
+        /* the first install does lay out VFs, the second an mdev device instead */
+        gv_mock_install_opts_t o = opts(fx, S_VGPU_UPDATE, false);
+        install_ok(&o);
+        _cleanup_free_ char *vf = join(fx->root, "sys/bus/pci/devices/0000:07:00.4/physfn");
+        _cleanup_free_ char *mdev = join(fx->root, "sys/bus/mdev/devices");
+        struct stat st;
+        assert_int_equal(lstat(vf, &st), 0);
+        o = opts(fx, S_VGPU_UPDATE, true);
+        install_ok(&o);
+        assert_int_equal(lstat(vf, &st), -1);
+        assert_int_equal(stat(mdev, &st), 0);
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_mock_remove(fx->root, NULL, NULL, &err), 0);
+        run_scenario(fx, S_VGPU_UPDATE);
+}
+
+static void test_crash_gpudirect(void **state)
+{
+        run_scenario(*state, S_GPUDIRECT);
+}
+
+int main(int argc, char **argv)
+{
+        const struct CMUnitTest workload_tests[] = {
+                cmocka_unit_test_setup_teardown(test_crash_vgpu_update, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_crash_gpudirect, setup, teardown),
+        };
+        if (argc > 1 && strcmp(argv[1], "workload") == 0)
+                return cmocka_run_group_tests_name("mockroot-crash-workload", workload_tests, NULL, NULL);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_crash_created_root, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_crash_empty_root, setup, teardown),
