@@ -56,6 +56,32 @@ class TestMockInstall(gvtest.TempDirTestCase):
         gvtest.run(["mock", "remove", "--root", root], check=0)
         self.assertEqual(tree(self.tmp), before)
 
+    def test_round_trip_after_mock_set_removes_its_runtime_files(self):
+        """`mock set` keeps nvml-mock.state and nvml-mock.xid beside the profile:
+        they are the mock's own files, so remove takes them (and the folder) too,
+        but never what a link there points at."""
+        os.mkdir(self.path("elsewhere"))
+        victim = self.path("elsewhere", "victim")
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        before = tree(self.tmp)
+        root = self.path("root")
+        self.install(root, "--device-nodes=files")
+        gvtest.run(["mock", "set", "--root", root, "--gpu", "0", "temperature_c=90", "fault=ecc-burst"], check=0)
+        lib = os.path.join(root, "usr", "lib64")
+        self.assertTrue(os.path.isfile(os.path.join(lib, "nvml-mock.state")))
+        self.assertTrue(os.path.isfile(os.path.join(lib, "nvml-mock.xid")))
+        p = gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertNotIn("in place", p.stdout + p.stderr)
+        self.assertEqual(tree(self.tmp), before)
+        # a link in place of the Xid file is not the mock's: it stays, and so does its target
+        self.install(root, "--device-nodes=files")
+        os.symlink(victim, os.path.join(lib, "nvml-mock.xid"))
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertTrue(os.path.islink(os.path.join(lib, "nvml-mock.xid")))
+        with open(victim) as f:
+            self.assertEqual(f.read(), "keep me\n")
+
     def test_layout_and_manifest(self):
         root = self.path("root")
         self.install(root, "--device-nodes=files", gpus=3)
