@@ -336,6 +336,42 @@ class TestDriverFacts(gvtest.TempDirTestCase):
         gvtest.run(["mock", "remove", "--root", root], check=0)
         self.assertEqual(tree(self.tmp), before)
 
+    def test_cdi_spec_lists_mig_devices_with_capability_nodes(self):
+        """As `nvidia-ctk cdi generate` (docs/real-clients.md "nvidia-ctk"): each MIG device by
+        "<gpu index>:<MIG device index>" and by its MIG UUID, with the parent's node and its GI and
+        CI access capability nodes; "all" adds every capability node once."""
+        prof = mig_profile(self.path("mig.json"))
+        root = self.path("root")
+        self.install(root, prof)
+        report = json.loads(gvtest.run(["mock", "profiles", "--report", prof, "--node-name", NODE],
+                                       check=0).stdout)
+        text = open(os.path.join(root, "etc", "cdi", "nvidia-mock.yaml")).read()
+        devices = {}
+        for chunk in text.split("\ndevices:\n", 1)[1].split("- containerEdits:\n")[1:]:
+            name = re.search(r"(?m)^  name: (.+)$", chunk).group(1)
+            devices[name] = re.findall(r"(?m)^    - path: (\S+)$", chunk)
+        minors = dict(line.rsplit(" ", 1) for line in
+                      open(os.path.join(root, "proc", "driver", "nvidia-caps", "mig-minors")).read().splitlines())
+        want_names, all_caps = [], []
+        for g in report["gpus"]:
+            want_names += [f'"{g["index"]}"', g["uuid"]]
+        for g in report["gpus"]:
+            for k, m in enumerate(g["mig_devices"]):
+                gpu, gi_id, ci_id = g["minor_number"], m["gi_id"], m["ci_id"]
+                gi = "/dev/nvidia-caps/nvidia-cap" + minors[f"gpu{gpu}/gi{gi_id}/access"]
+                ci = "/dev/nvidia-caps/nvidia-cap" + minors[f"gpu{gpu}/gi{gi_id}/ci{ci_id}/access"]
+                nodes = [f"/dev/nvidia{g['minor_number']}", gi, ci]
+                for name in (f'"{g["index"]}:{k}"', m["uuid"]):
+                    want_names.append(name)
+                    self.assertEqual(devices.get(name), nodes, name)
+                    for n in nodes[1:]:
+                        self.assertTrue(os.path.exists(root + n), n)
+                all_caps += [n for n in nodes[1:] if n not in all_caps]
+        self.assertEqual(list(devices), want_names + ["all"])
+        self.assertEqual(len(want_names), 2 * 2 + 2 * 3)
+        self.assertEqual(devices["all"], ["/dev/nvidia0", "/dev/nvidia1"] + all_caps)
+        self.assertEqual(len(all_caps), 5)  # GI 2 once for its two CIs, then GI 1
+
     def test_no_mig_no_capabilities(self):
         root = self.path("root")
         self.install(root, "a100-sxm4-40gb", "--gpus", "1")
