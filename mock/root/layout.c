@@ -88,6 +88,36 @@ static void yq(FILE *f, const char *s)
         fputc('"', f);
 }
 
+/* NVML_DEVICE_MIG_ENABLE */
+#define MIG_ENABLED 1u
+/*
+ * MIG capability minors as the NVIDIA driver numbers them (nv-caps; MIG user
+ * guide, "Device Nodes and Capabilities"): config 1, monitor 2, then per GPU
+ * minor g, per GPU instance i (0..14) access = 3 + g * 135 + i * 9, and its
+ * compute instance c (0..7) access = that + 1 + c.
+ */
+#define CAP_CONFIG_MINOR 1u
+#define CAP_MONITOR_MINOR 2u
+#define CAP_MAX_GI 15u
+#define CAP_MAX_CI 8u
+#define CAP_PER_GI (1u + CAP_MAX_CI)
+#define CAP_PER_GPU (CAP_MAX_GI * CAP_PER_GI)
+
+static unsigned cap_gi_minor(unsigned gpu, unsigned gi)
+{
+        return 3u + gpu * CAP_PER_GPU + gi * CAP_PER_GI;
+}
+
+static unsigned cap_ci_minor(unsigned gpu, unsigned gi, unsigned ci)
+{
+        return cap_gi_minor(gpu, gi) + 1u + ci;
+}
+
+static bool mig_on(const gv_mock_device_t *d)
+{
+        return d->mig_capable && d->mig_mode_current == MIG_ENABLED && d->n_mig_devices > 0;
+}
+
 static void cdi_node(FILE *f, const char *indent, const char *root, const char *name)
 {
         _cleanup_free_ char *host = NULL;
@@ -96,6 +126,117 @@ static void cdi_node(FILE *f, const char *indent, const char *root, const char *
         fprintf(f, "%s- path: /dev/%s\n%s  hostPath: ", indent, name, indent);
         yq(f, host ? host : "");
         fputc('\n', f);
+}
+
+/*
+ * Whether an earlier MIG device of @d (before index @k) with capabilities
+ * (a CI id within the driver's range) is in the same GPU instance.
+ */
+static bool gi_seen(const gv_mock_device_t *d, size_t k)
+{
+        for (size_t j = 0; j < k; j++)
+                if (d->mig_devices[j].gi_id == d->mig_devices[k].gi_id && d->mig_devices[j].ci_id < CAP_MAX_CI)
+                        return true;
+        return false;
+}
+
+/* The whole-GPU devices: per GPU one named by its index, one by its UUID, each with its /dev/nvidia<minor>. */
+static void cdi_gpu_devices(FILE *f, const char *root, const gv_mock_profile_t *p)
+{
+        for (unsigned i = 0; i < p->device_count; i++) {
+                const gv_mock_device_t *d = &p->devices[i];
+                _cleanup_free_ char *node = NULL;
+                if (asprintf(&node, "nvidia%u", d->minor_number) < 0)
+                        node = NULL;
+                for (int by_uuid = 0; by_uuid < 2; by_uuid++) {
+                        fputs("- containerEdits:\n    deviceNodes:\n", f);
+                        cdi_node(f, "    ", root, node ? node : "nvidia0");
+                        if (by_uuid)
+                                fprintf(f, "  name: %s\n", d->uuid);
+                        else
+                                fprintf(f, "  name: \"%u\"\n", d->index);
+                }
+        }
+}
+
+/* Whether MIG device @m has capability nodes (ids past the driver's range, which the profile allows, have none). */
+static bool mig_has_caps(const gv_mock_mig_device_t *m)
+{
+        return m->gi_id < CAP_MAX_GI && m->ci_id < CAP_MAX_CI;
+}
+
+/* The capability nodes of MIG device @m of the GPU with minor @g: its GI's access, then its CI's access. */
+static void cdi_mig_caps(FILE *f, const char *root, unsigned g, const gv_mock_mig_device_t *m)
+{
+        _cleanup_free_ char *gi = NULL, *ci = NULL;
+        if (asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
+                gi = NULL;
+        if (asprintf(&ci, "nvidia-caps/nvidia-cap%u", cap_ci_minor(g, m->gi_id, m->ci_id)) < 0)
+                ci = NULL;
+        if (gi)
+                cdi_node(f, "    ", root, gi);
+        if (ci)
+                cdi_node(f, "    ", root, ci);
+}
+
+/*
+ * The MIG devices, as `nvidia-ctk cdi generate` lists them (docs/real-clients.md
+ * "nvidia-ctk"): per MIG device (GPU index order, then the GPU's MIG device
+ * index) one named "<gpu index>:<MIG device index>" and one by its MIG UUID,
+ * each with the parent's /dev/nvidia<minor> and the GI and CI access
+ * capability nodes (/dev/nvidia-caps/nvidia-cap<minor>, the minors of
+ * proc/driver/nvidia-caps/mig-minors).  A MIG device without capabilities is
+ * left out: a container could not open it.
+ */
+static void cdi_mig_devices(FILE *f, const char *root, const gv_mock_profile_t *p)
+{
+        for (unsigned i = 0; i < p->device_count; i++) {
+                const gv_mock_device_t *d = &p->devices[i];
+                if (!mig_on(d))
+                        continue;
+                _cleanup_free_ char *node = NULL;
+                if (asprintf(&node, "nvidia%u", d->minor_number) < 0)
+                        node = NULL;
+                for (size_t k = 0; k < d->n_mig_devices; k++) {
+                        const gv_mock_mig_device_t *m = &d->mig_devices[k];
+                        if (!mig_has_caps(m))
+                                continue;
+                        for (int by_uuid = 0; by_uuid < 2; by_uuid++) {
+                                fputs("- containerEdits:\n    deviceNodes:\n", f);
+                                cdi_node(f, "    ", root, node ? node : "nvidia0");
+                                cdi_mig_caps(f, root, d->minor_number, m);
+                                if (by_uuid)
+                                        fprintf(f, "  name: %s\n", m->uuid);
+                                else
+                                        fprintf(f, "  name: \"%u:%zu\"\n", d->index, k);
+                        }
+                }
+        }
+}
+
+/* For the "all" device: the capability nodes of every MIG device, each once (CIs of one GI share its node). */
+static void cdi_mig_all_caps(FILE *f, const char *root, const gv_mock_profile_t *p)
+{
+        for (unsigned i = 0; i < p->device_count; i++) {
+                const gv_mock_device_t *d = &p->devices[i];
+                if (!mig_on(d))
+                        continue;
+                for (size_t k = 0; k < d->n_mig_devices; k++) {
+                        const gv_mock_mig_device_t *m = &d->mig_devices[k];
+                        if (!mig_has_caps(m))
+                                continue;
+                        _cleanup_free_ char *gi = NULL, *ci = NULL;
+                        unsigned g = d->minor_number;
+                        if (!gi_seen(d, k) && asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
+                                gi = NULL;
+                        if (asprintf(&ci, "nvidia-caps/nvidia-cap%u", cap_ci_minor(g, m->gi_id, m->ci_id)) < 0)
+                                ci = NULL;
+                        if (gi)
+                                cdi_node(f, "    ", root, gi);
+                        if (ci)
+                                cdi_node(f, "    ", root, ci);
+                }
+        }
 }
 
 /* A minimal CDI spec in the shape of nvidia-ctk's (cdi__nvidia-ctk-cdi-generate_*.yaml). */
@@ -123,26 +264,15 @@ static char *cdi_spec_text(const char *root, const gv_mock_profile_t *p, const c
         }
         (void) lib_name;
         fputs("devices:\n", f);
-        for (unsigned i = 0; i < p->device_count; i++) {
-                const gv_mock_device_t *d = &p->devices[i];
-                _cleanup_free_ char *node = NULL;
-                if (asprintf(&node, "nvidia%u", d->minor_number) < 0)
-                        node = NULL;
-                for (int by_uuid = 0; by_uuid < 2; by_uuid++) {
-                        fputs("- containerEdits:\n    deviceNodes:\n", f);
-                        cdi_node(f, "    ", root, node ? node : "nvidia0");
-                        if (by_uuid)
-                                fprintf(f, "  name: %s\n", d->uuid);
-                        else
-                                fprintf(f, "  name: \"%u\"\n", d->index);
-                }
-        }
+        cdi_gpu_devices(f, root, p);
+        cdi_mig_devices(f, root, p);
         fputs("- containerEdits:\n    deviceNodes:\n", f);
         for (unsigned i = 0; i < p->device_count; i++) {
                 _cleanup_free_ char *node = NULL;
                 if (asprintf(&node, "nvidia%u", p->devices[i].minor_number) >= 0)
                         cdi_node(f, "    ", root, node);
         }
+        cdi_mig_all_caps(f, root, p);
         fputs("  name: all\n", f);
         if (fclose(f) != 0) {
                 free(buf);
@@ -199,36 +329,6 @@ static int install_libcuda(ictx_t *c, const char *nvml_lib, const char *driver_v
         return 0;
 }
 
-/* NVML_DEVICE_MIG_ENABLE */
-#define MIG_ENABLED 1u
-/*
- * MIG capability minors as the NVIDIA driver numbers them (nv-caps; MIG user
- * guide, "Device Nodes and Capabilities"): config 1, monitor 2, then per GPU
- * minor g, per GPU instance i (0..14) access = 3 + g * 135 + i * 9, and its
- * compute instance c (0..7) access = that + 1 + c.
- */
-#define CAP_CONFIG_MINOR 1u
-#define CAP_MONITOR_MINOR 2u
-#define CAP_MAX_GI 15u
-#define CAP_MAX_CI 8u
-#define CAP_PER_GI (1u + CAP_MAX_CI)
-#define CAP_PER_GPU (CAP_MAX_GI * CAP_PER_GI)
-
-static unsigned cap_gi_minor(unsigned gpu, unsigned gi)
-{
-        return 3u + gpu * CAP_PER_GPU + gi * CAP_PER_GI;
-}
-
-static unsigned cap_ci_minor(unsigned gpu, unsigned gi, unsigned ci)
-{
-        return cap_gi_minor(gpu, gi) + 1u + ci;
-}
-
-static bool mig_on(const gv_mock_device_t *d)
-{
-        return d->mig_capable && d->mig_mode_current == MIG_ENABLED && d->n_mig_devices > 0;
-}
-
 /* /proc/driver/nvidia-caps/mig-minors: every possible capability of every GPU, as the driver lists them. */
 static char *mig_minors_text(const gv_mock_profile_t *p)
 {
@@ -273,15 +373,6 @@ static int put_cap(ictx_t *c, const char *rel, unsigned minor_no, unsigned mode,
         if ((r = mr_ensure_dirs(c, dir, err)) < 0 || (r = mr_put_file(c, path, text, strlen(text), 0444, err)) < 0)
                 return r;
         return mr_put_node(c, node, GV_MOCK_CAPS_MAJOR, minor_no, kind, why, err);
-}
-
-/* Whether an earlier MIG device of @d (before index @k) is in the same GPU instance. */
-static bool gi_seen(const gv_mock_device_t *d, size_t k)
-{
-        for (size_t j = 0; j < k; j++)
-                if (d->mig_devices[j].gi_id == d->mig_devices[k].gi_id)
-                        return true;
-        return false;
 }
 
 /* What the driver exposes for MIG (docs/mock-driver-root.md "MIG"); nothing when no GPU has MIG on. */

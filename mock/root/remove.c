@@ -277,6 +277,48 @@ unsigned mr_remove_manifest_temps(const char *root)
         return m ? sweep_temps_of(m) : 0;
 }
 
+/* The folder `mock set` writes its runtime files in, beside the profile (mock/nvml/mock-set.c). */
+#define RUNTIME_DIR "usr/lib64"
+
+/*
+ * Removes the runtime files `gpu-validator mock set` writes beside the root's
+ * profile -- GV_MOCK_ROOT_STATE_NAME, GV_MOCK_ROOT_XID_NAME and the temporary
+ * files of the state's atomic write -- so the folder they sit in can go.
+ * Only when the manifest lists that folder and the profile in it, the folder
+ * is reached without a link (O_NOFOLLOW, no symlinked parent), and each file
+ * is a regular file (a link there is never followed nor removed).  Returns how
+ * many went.
+ */
+static unsigned remove_runtime_files(const char *root, const elist_t *l)
+{
+        const entry_t *dir = mr_elist_find(l, RUNTIME_DIR);
+        const entry_t *prof = mr_elist_find(l, RUNTIME_DIR "/" GV_MOCK_ROOT_PROFILE_NAME);
+        if (!dir || dir->type != E_DIR || !prof || prof->type != E_FILE || mr_parent_is_symlink(root, RUNTIME_DIR))
+                return 0;
+        _cleanup_free_ char *full = gv_path_join(root, RUNTIME_DIR);
+        if (!full)
+                return 0;
+        _cleanup_close_ int dfd = open(full, O_DIRECTORY | O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0)
+                return 0;
+        _cleanup_closedir_ DIR *d = opendir_dup(dfd);
+        if (!d)
+                return 0;
+        unsigned n = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                struct stat st;
+                bool known = strcmp(de->d_name, GV_MOCK_ROOT_STATE_NAME) == 0 ||
+                             strcmp(de->d_name, GV_MOCK_ROOT_XID_NAME) == 0 ||
+                             mr_is_temp_of(de->d_name, GV_MOCK_ROOT_STATE_NAME);
+                if (!known || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (unlinkat(dfd, de->d_name, 0) == 0)
+                        n++;
+        }
+        return n;
+}
+
 int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error_t **err)
 {
         if (!root || !*root)
@@ -311,6 +353,7 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
                 return r;
         unsigned rm = 0, kp = 0;
         rm += mr_sweep_temps(abs, &m.entries, m.cdi_spec, m.previous_cdi_spec);
+        rm += remove_runtime_files(abs, &m.entries);
         mr_remove_entries(abs, &m.entries, m.cdi_spec, m.previous_cdi_spec, &rm, &kp);
         _cleanup_free_ char *mpath = gv_path_join(abs, GV_MOCK_MANIFEST_NAME);
         if (mpath && unlink(mpath) < 0 && errno != ENOENT)

@@ -23,7 +23,7 @@ static void usage_set(FILE *f)
               "keep its libnvidia-ml.so.1 loaded: the library sees the change at its next call (it looks at most\n"
               "once a millisecond).  The changes are kept in DIR/usr/lib64/" GV_MOCK_ROOT_STATE_NAME " (replaced\n"
               "atomically); Xid events are appended to DIR/usr/lib64/" GV_MOCK_ROOT_XID_NAME " and reach\n"
-              "nvmlEventSetWait callers.  'mock remove' leaves both files; --clear alone removes the first.\n"
+              "nvmlEventSetWait callers.  'mock remove' removes both; --clear alone removes the first.\n"
               "\nSettings (on every selected GPU; repeatable, applied in order):\n"
               "  temperature_c=C            GPU temperature, 0..200 degrees C\n"
               "  utilization_gpu=P          utilisation in percent, 0..100 (also utilization_memory=P)\n"

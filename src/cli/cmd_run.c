@@ -40,7 +40,22 @@ static void help(FILE *f)
                 "                           and no root; see `gpu-validator mock profiles`\n"
                 "  --gpus N                 with --mock: number of mock GPUs (%u-%u)\n"
                 "  --mock-dir DIR           with --mock: work folder (default $XDG_RUNTIME_DIR or /tmp,\n"
-                "                           gpu-validator-mock-UID); holds driver-root/, validations/, cdi/\n",
+                "                           gpu-validator-mock-UID); holds driver-root/, validations/, cdi/\n"
+                "  --mock-workload container|vm-passthrough|vm-vgpu\n"
+                "                           with --mock: lay the root out as such a node, as `mock install\n"
+                "                           --workload` (docs/mock-driver-root.md \"Workloads\"), and read\n"
+                "                           sysfs under DRIVER_ROOT/sys; vm-*: the default workload config;\n"
+                "                           vm-vgpu: the vGPU manager only in the mock root\n"
+                "  --mock-vgpu-shape mdev|sriov  with --mock-workload vm-vgpu: its shape (default mdev)\n"
+                "  --mock-gds, --mock-gdrcopy, --mock-rdma\n"
+                "                           with --mock: GPUDirect Storage, GDRCopy, RDMA (the module and\n"
+                "                           the driver container's flag; imply --mock-workload container)\n"
+                "  --mock-cc                with --mock: the cc-manager container's flag\n"
+                "                           With any --mock-workload/-gds/-gdrcopy/-rdma/-cc the status folder\n"
+                "                           is DRIVER_ROOT/run/nvidia/validations (where the flags are) unless\n"
+                "                           --output-dir; default components: container driver,toolkit,\n"
+                "                           vm-passthrough vfio-pci, vm-vgpu vgpu-manager,vgpu-devices, and\n"
+                "                           cc-manager with --mock-cc\n",
                 GV_MOCK_MIN_GPUS, GV_MOCK_MAX_GPUS);
         gv_options_help_validation(f);
         fprintf(f,
@@ -77,6 +92,13 @@ static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
                 free(o->mock_dir);
                 o->mock_dir = strdup(arg);
                 return o->mock_dir ? 0 : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        case GV_OPT_MOCK_WORKLOAD:
+        case GV_OPT_MOCK_VGPU_SHAPE:
+        case GV_OPT_MOCK_GDS:
+        case GV_OPT_MOCK_GDRCOPY:
+        case GV_OPT_MOCK_RDMA:
+        case GV_OPT_MOCK_CC:
+                return gv_mock_run_option(o, opt, arg, err);
         default:
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
         }
@@ -91,12 +113,14 @@ static int check_options(gv_cli_t *cli, int argc, char **argv, gv_options_t *o)
 {
         if (optind < argc)
                 return gv_cli_usage_error(cli, "run", "unexpected argument '%s'", argv[optind]);
-        if (!o->mock_profile && (o->mock_gpus || o->mock_dir))
-                return gv_cli_usage_error(cli, "run", "--gpus and --mock-dir only apply with --mock");
+        if (!o->mock_profile && (o->mock_gpus || o->mock_dir || gv_mock_run_has_workload(o)))
+                return gv_cli_usage_error(cli, "run", "--gpus, --mock-dir and --mock-* only apply with --mock");
+        if (o->mock_vgpu_shape_set && o->mock_workload != GV_MOCK_WORKLOAD_VM_VGPU)
+                return gv_cli_usage_error(cli, "run", "--mock-vgpu-shape applies to --mock-workload vm-vgpu only");
         if (o->components && !o->components[0])
                 return gv_cli_usage_error(cli, "run", "--components names no component");
         if (o->mock_profile && !o->components) {
-                o->components = gv_split_list("driver,toolkit", ",");
+                o->components = gv_split_list(gv_mock_run_default_components(o), ",");
                 if (!o->components)
                         return GV_EXIT_FAILED;
         }
@@ -135,6 +159,12 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 { "mock", optional_argument, NULL, GV_OPT_MOCK },
                 { "gpus", required_argument, NULL, GV_OPT_GPUS },
                 { "mock-dir", required_argument, NULL, GV_OPT_MOCK_DIR },
+                { "mock-workload", required_argument, NULL, GV_OPT_MOCK_WORKLOAD },
+                { "mock-vgpu-shape", required_argument, NULL, GV_OPT_MOCK_VGPU_SHAPE },
+                { "mock-gds", no_argument, NULL, GV_OPT_MOCK_GDS },
+                { "mock-gdrcopy", no_argument, NULL, GV_OPT_MOCK_GDRCOPY },
+                { "mock-rdma", no_argument, NULL, GV_OPT_MOCK_RDMA },
+                { "mock-cc", no_argument, NULL, GV_OPT_MOCK_CC },
         };
         _cleanup_options_ gv_options_t o = { 0 };
         run_args_t ra = { .o = &o };

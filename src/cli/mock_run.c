@@ -22,7 +22,64 @@ void gv_mock_run_clear(gv_mock_run_t *m)
         free(m->device_nodes);
         gv_strv_freep(&m->cdi_list);
         gv_strv_freep(&m->empty_list);
+        free(m->sysfs_root);
+        free(m->mofed_ready);
+        free(m->no_host);
+        free(m->workload);
         memset(m, 0, sizeof(*m));
+}
+
+int gv_mock_run_option(gv_options_t *o, int opt, const char *arg, gv_error_t **err)
+{
+        gv_mock_workload_t w;
+        switch (opt) {
+        case GV_OPT_MOCK_WORKLOAD:
+                if (!arg || gv_mock_workload_parse(arg, &w) < 0)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "--mock-workload %s: expected container, vm-passthrough or vm-vgpu",
+                                            arg ? arg : "");
+                o->mock_workload = (int) w;
+                return 0;
+        case GV_OPT_MOCK_VGPU_SHAPE:
+                if (!arg || (strcmp(arg, "mdev") != 0 && strcmp(arg, "sriov") != 0))
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--mock-vgpu-shape %s: expected mdev or sriov",
+                                            arg ? arg : "");
+                o->mock_vgpu_shape = (int) (strcmp(arg, "sriov") == 0 ? GV_MOCK_VGPU_SRIOV : GV_MOCK_VGPU_MDEV);
+                o->mock_vgpu_shape_set = true;
+                return 0;
+        case GV_OPT_MOCK_GDS:
+                o->mock_gds = true;
+                return 0;
+        case GV_OPT_MOCK_GDRCOPY:
+                o->mock_gdrcopy = true;
+                return 0;
+        case GV_OPT_MOCK_RDMA:
+                o->mock_rdma = true;
+                return 0;
+        case GV_OPT_MOCK_CC:
+                o->mock_cc = true;
+                return 0;
+        default:
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
+        }
+}
+
+bool gv_mock_run_has_workload(const gv_options_t *o)
+{
+        return o->mock_workload != GV_MOCK_WORKLOAD_NONE || o->mock_vgpu_shape_set || o->mock_gds || o->mock_gdrcopy ||
+               o->mock_rdma || o->mock_cc;
+}
+
+const char *gv_mock_run_default_components(const gv_options_t *o)
+{
+        switch ((gv_mock_workload_t) o->mock_workload) {
+        case GV_MOCK_WORKLOAD_VM_PASSTHROUGH:
+                return o->mock_cc ? "vfio-pci,cc-manager" : "vfio-pci";
+        case GV_MOCK_WORKLOAD_VM_VGPU:
+                return o->mock_cc ? "vgpu-manager,vgpu-devices,cc-manager" : "vgpu-manager,vgpu-devices";
+        default:
+                return o->mock_cc ? "driver,toolkit,cc-manager" : "driver,toolkit";
+        }
 }
 
 static char *default_work_dir(void)
@@ -67,6 +124,34 @@ static int check_work_dir(const char *path, gv_error_t **err)
         return 0;
 }
 
+/*
+ * With a workload: sysfs and the MOFED flag in the root, the vm-* workload
+ * config, and for vm-vgpu a host root without a vGPU manager (an empty folder
+ * of ours), so the manager is found in the mock root, never on this machine.
+ */
+static int point_at_workload(gv_options_t *o, gv_mock_run_t *m, gv_error_t **err)
+{
+        gv_config_t *c = &o->cfg;
+        m->sysfs_root = gv_path_join(m->root, "sys");
+        m->mofed_ready = gv_path_join(m->root, "run/mellanox/drivers/.driver-ready");
+        if (!m->sysfs_root || !m->mofed_ready)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        c->sysfs_root = m->sysfs_root;
+        c->mofed_ready_file = m->mofed_ready;
+        gv_mock_workload_t w = (gv_mock_workload_t) o->mock_workload;
+        if (w == GV_MOCK_WORKLOAD_VM_PASSTHROUGH || w == GV_MOCK_WORKLOAD_VM_VGPU)
+                c->default_workload_config = gv_mock_workload_name(w);
+        if (w == GV_MOCK_WORKLOAD_VM_VGPU) {
+                m->no_host = gv_path_join(m->work_dir, "no-host");
+                if (!m->no_host)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if (make_dir(m->no_host, err) < 0)
+                        return gv_error_prefix(err, "mock work folder");
+                c->host_root_ctr_path = m->no_host;
+        }
+        return 0;
+}
+
 int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_error_t **err)
 {
         memset(m, 0, sizeof(*m));
@@ -83,7 +168,13 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         if (!m->work_dir)
                 return gv_error_set(err, errno, GV_REASON_IO, "mock work folder %s: %s", asked, strerror(errno));
         m->root = gv_path_join(m->work_dir, "driver-root");
-        m->status_dir = o->output_dir_set ? strdup(o->cfg.output_dir) : gv_path_join(m->work_dir, "validations");
+        bool workload = gv_mock_run_has_workload(o);
+        if (o->output_dir_set)
+                m->status_dir = strdup(o->cfg.output_dir);
+        else if (workload) /* where install writes the driver container's flags */
+                m->status_dir = gv_path_join(m->root, "run/nvidia/validations");
+        else
+                m->status_dir = gv_path_join(m->work_dir, "validations");
         m->cdi_dir = gv_path_join(m->work_dir, "cdi");
         m->dev_char = gv_path_join(m->work_dir, "dev-char");
         m->cdi_list = calloc(2, sizeof(char *));
@@ -111,6 +202,12 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
                 .device_nodes = GV_MOCK_NODES_FILES,
                 .nvml_lib = art.nvml_lib,
                 .nvidia_smi = art.nvidia_smi,
+                .workload = (gv_mock_workload_t) o->mock_workload,
+                .vgpu_shape = (gv_mock_vgpu_shape_t) o->mock_vgpu_shape,
+                .gds = o->mock_gds,
+                .gdrcopy = o->mock_gdrcopy,
+                .rdma = o->mock_rdma,
+                .cc = o->mock_cc,
         };
         _cleanup_(gv_mock_install_result_clear) gv_mock_install_result_t res = { 0 };
         r = gv_mock_install(&io, &res, err);
@@ -124,7 +221,8 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         m->profile = strdup(res.profile_name ? res.profile_name : o->mock_profile);
         m->device_nodes = strdup(gv_mock_nodes_name(res.device_nodes));
         m->gpus = res.gpu_count;
-        if (!m->profile || !m->device_nodes)
+        m->workload = res.workload ? strdup(res.workload) : NULL;
+        if (!m->profile || !m->device_nodes || (res.workload && !m->workload))
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 
         /* Point the ordinary chain at the mock root: the mock root as the
@@ -142,7 +240,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         c->cdi_dirs = (const char *const *) m->cdi_list;
         c->runtime_configs = (const char *const *) m->empty_list;
         c->mock = true;
-        return 0;
+        return workload ? point_at_workload(o, m, err) : 0;
 }
 
 void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f)
@@ -150,9 +248,11 @@ void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f)
         fprintf(f,
                 "mock driver root  %s\n"
                 "  profile         %s, %u GPUs, device nodes: %s\n"
+                "  workload        %s\n"
                 "  status folder   %s\n"
                 "  CDI spec folder %s\n"
                 "  remove with     gpu-validator mock remove --root %s\n"
                 "                  (the whole work folder: rm -r %s)\n\n",
-                m->root, m->profile, m->gpus, m->device_nodes, o->cfg.output_dir, m->cdi_dir, m->root, m->work_dir);
+                m->root, m->profile, m->gpus, m->device_nodes, m->workload ? m->workload : "none",
+                o->cfg.output_dir, m->cdi_dir, m->root, m->work_dir);
 }

@@ -6,6 +6,7 @@
 #ifndef GV_CLI_MOCK_RUN_H
 #define GV_CLI_MOCK_RUN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -23,12 +24,40 @@ typedef struct gv_mock_run {
         char *device_nodes; /* heap: "char" or "files" */
         char **cdi_list;   /* heap list {cdi_dir, NULL} handed to cfg.cdi_dirs */
         char **empty_list; /* heap list {NULL} handed to cfg.runtime_configs */
+        char *sysfs_root;  /* heap: <root>/sys with a workload, else NULL */
+        char *mofed_ready; /* heap: <root>/run/mellanox/drivers/.driver-ready with a workload, else NULL */
+        char *no_host;     /* heap: <work>/no-host (an empty folder) with vm-vgpu, else NULL */
+        char *workload;    /* heap: what install laid out ("vm-vgpu/sriov", "container+gds"), or NULL */
 } gv_mock_run_t;
+
+/*
+ * gv_mock_run_option - one of run's --mock-workload, --mock-vgpu-shape,
+ * --mock-gds, --mock-gdrcopy, --mock-rdma, --mock-cc (@opt: its GV_OPT_MOCK_*
+ * id; @arg its value or NULL) into @o.  Returns 0, or -EINVAL with *err set
+ * (GV_REASON_CONFIG) for an unknown workload or shape.
+ */
+int gv_mock_run_option(gv_options_t *o, int opt, const char *arg, gv_error_t **err);
+
+/* gv_mock_run_has_workload - whether @o asks for a workload or a workload flag (--mock-workload, -gds, ..., -cc). */
+bool gv_mock_run_has_workload(const gv_options_t *o);
+
+/*
+ * gv_mock_run_default_components - run --mock's components when none are
+ * named, by workload (static string, a --components list): driver,toolkit
+ * (none or container), vfio-pci (vm-passthrough), vgpu-manager,vgpu-devices
+ * (vm-vgpu), with cc-manager added for --mock-cc.
+ */
+const char *gv_mock_run_default_components(const gv_options_t *o);
 
 /*
  * gv_mock_run_prepare - create the work folder, install the mock driver root
  * (gv_mock_install), and point o->cfg at it: host root, driver install dir,
  * output dir (unless given), CDI folder, /dev/char folder, mock = true.
+ * With a workload (gv_mock_run_has_workload()) install lays it out too, and
+ * o->cfg also gets the sysfs root <root>/sys, the MOFED flag file in the root,
+ * the status folder <root>/run/nvidia/validations (unless --output-dir), for
+ * vm-passthrough / vm-vgpu that default workload config, and for vm-vgpu an
+ * empty host root for the vGPU manager lookup (<work>/no-host).
  * Errors: GV_REASON_CONFIG for a bad profile, GV_REASON_IO for folders.
  */
 int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_error_t **err);

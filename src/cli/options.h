@@ -31,6 +31,9 @@ typedef struct gv_options {
         char *mock_profile;    /* --mock[=PROFILE]; NULL when not mock */
         unsigned mock_gpus;    /* --gpus for --mock, 0 = profile's count */
         char *mock_dir;        /* --mock-dir */
+        int mock_workload;     /* --mock-workload: a gv_mock_workload_t (mock/mock.h); 0 = none */
+        int mock_vgpu_shape;   /* --mock-vgpu-shape: a gv_mock_vgpu_shape_t */
+        bool mock_vgpu_shape_set, mock_gds, mock_gdrcopy, mock_rdma, mock_cc; /* --mock-vgpu-shape given, --mock-gds... */
         bool output_dir_set;   /* --output-dir or OUTPUT_DIR given explicitly */
 } gv_options_t;
 
@@ -80,6 +83,13 @@ enum {
         GV_OPT_DEFAULT_WORKLOAD_CONFIG,
         GV_OPT_MOFED_READY_FILE,
         GV_OPT_ASSUME_READY,
+        /* run --mock: the mock install's workload (docs/mock-driver-root.md "Workloads") */
+        GV_OPT_MOCK_WORKLOAD,
+        GV_OPT_MOCK_VGPU_SHAPE,
+        GV_OPT_MOCK_GDS,
+        GV_OPT_MOCK_GDRCOPY,
+        GV_OPT_MOCK_RDMA,
+        GV_OPT_MOCK_CC,
 };
 
 /* getopt_long entries for the store-only options (--output-dir, --boot-id-file). */

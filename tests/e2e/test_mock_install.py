@@ -56,6 +56,32 @@ class TestMockInstall(gvtest.TempDirTestCase):
         gvtest.run(["mock", "remove", "--root", root], check=0)
         self.assertEqual(tree(self.tmp), before)
 
+    def test_round_trip_after_mock_set_removes_its_runtime_files(self):
+        """`mock set` keeps nvml-mock.state and nvml-mock.xid beside the profile:
+        they are the mock's own files, so remove takes them (and the folder) too,
+        but never what a link there points at."""
+        os.mkdir(self.path("elsewhere"))
+        victim = self.path("elsewhere", "victim")
+        with open(victim, "w") as f:
+            f.write("keep me\n")
+        before = tree(self.tmp)
+        root = self.path("root")
+        self.install(root, "--device-nodes=files")
+        gvtest.run(["mock", "set", "--root", root, "--gpu", "0", "temperature_c=90", "fault=ecc-burst"], check=0)
+        lib = os.path.join(root, "usr", "lib64")
+        self.assertTrue(os.path.isfile(os.path.join(lib, "nvml-mock.state")))
+        self.assertTrue(os.path.isfile(os.path.join(lib, "nvml-mock.xid")))
+        p = gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertNotIn("in place", p.stdout + p.stderr)
+        self.assertEqual(tree(self.tmp), before)
+        # a link in place of the Xid file is not the mock's: it stays, and so does its target
+        self.install(root, "--device-nodes=files")
+        os.symlink(victim, os.path.join(lib, "nvml-mock.xid"))
+        gvtest.run(["mock", "remove", "--root", root], check=0)
+        self.assertTrue(os.path.islink(os.path.join(lib, "nvml-mock.xid")))
+        with open(victim) as f:
+            self.assertEqual(f.read(), "keep me\n")
+
     def test_layout_and_manifest(self):
         root = self.path("root")
         self.install(root, "--device-nodes=files", gpus=3)
@@ -309,6 +335,42 @@ class TestDriverFacts(gvtest.TempDirTestCase):
         self.assertTrue({f"dev/nvidia-caps/{n}" for n in nodes} <= listed)
         gvtest.run(["mock", "remove", "--root", root], check=0)
         self.assertEqual(tree(self.tmp), before)
+
+    def test_cdi_spec_lists_mig_devices_with_capability_nodes(self):
+        """As `nvidia-ctk cdi generate` (docs/real-clients.md "nvidia-ctk"): each MIG device by
+        "<gpu index>:<MIG device index>" and by its MIG UUID, with the parent's node and its GI and
+        CI access capability nodes; "all" adds every capability node once."""
+        prof = mig_profile(self.path("mig.json"))
+        root = self.path("root")
+        self.install(root, prof)
+        report = json.loads(gvtest.run(["mock", "profiles", "--report", prof, "--node-name", NODE],
+                                       check=0).stdout)
+        text = open(os.path.join(root, "etc", "cdi", "nvidia-mock.yaml")).read()
+        devices = {}
+        for chunk in text.split("\ndevices:\n", 1)[1].split("- containerEdits:\n")[1:]:
+            name = re.search(r"(?m)^  name: (.+)$", chunk).group(1)
+            devices[name] = re.findall(r"(?m)^    - path: (\S+)$", chunk)
+        minors = dict(line.rsplit(" ", 1) for line in
+                      open(os.path.join(root, "proc", "driver", "nvidia-caps", "mig-minors")).read().splitlines())
+        want_names, all_caps = [], []
+        for g in report["gpus"]:
+            want_names += [f'"{g["index"]}"', g["uuid"]]
+        for g in report["gpus"]:
+            for k, m in enumerate(g["mig_devices"]):
+                gpu, gi_id, ci_id = g["minor_number"], m["gi_id"], m["ci_id"]
+                gi = "/dev/nvidia-caps/nvidia-cap" + minors[f"gpu{gpu}/gi{gi_id}/access"]
+                ci = "/dev/nvidia-caps/nvidia-cap" + minors[f"gpu{gpu}/gi{gi_id}/ci{ci_id}/access"]
+                nodes = [f"/dev/nvidia{g['minor_number']}", gi, ci]
+                for name in (f'"{g["index"]}:{k}"', m["uuid"]):
+                    want_names.append(name)
+                    self.assertEqual(devices.get(name), nodes, name)
+                    for n in nodes[1:]:
+                        self.assertTrue(os.path.exists(root + n), n)
+                all_caps += [n for n in nodes[1:] if n not in all_caps]
+        self.assertEqual(list(devices), want_names + ["all"])
+        self.assertEqual(len(want_names), 2 * 2 + 2 * 3)
+        self.assertEqual(devices["all"], ["/dev/nvidia0", "/dev/nvidia1"] + all_caps)
+        self.assertEqual(len(all_caps), 5)  # GI 2 once for its two CIs, then GI 1
 
     def test_no_mig_no_capabilities(self):
         root = self.path("root")

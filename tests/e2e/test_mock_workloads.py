@@ -338,3 +338,67 @@ class TestGpuDirect(WorkloadCase):
         p = self.mofed(check=0)
         self.assertIn("no Mellanox (0x15b3) PCI function", p.stdout)
         self.assertFalse(self.exists("mofed-ready"))
+
+
+class TestRunMockWorkloads(gvtest.TempDirTestCase):
+    """`run --mock` with the workload flags: install and validate in one command
+    (the flows above take two)."""
+
+    def run_mock(self, *flags, check=0):
+        self.work = self.path("work")
+        self.root = os.path.join(self.work, "driver-root")
+        return gvtest.run(["run", "--mock", "--gpus", "2", "--mock-dir", self.work, *flags], check=check)
+
+    def marker(self, name, status=None):
+        return gvtest.read_marker(os.path.join(status or os.path.join(self.root, "run/nvidia/validations"), name))
+
+    def test_vm_passthrough_in_one_command(self):
+        p = self.run_mock("--mock-workload", "vm-passthrough", "--components", "vfio-pci")
+        addrs = [a for a, _ in gpus_of(PROFILE, 2)]
+        self.assertEqual(self.marker("vfio-pci-ready")["PCI_DRIVERS"], ",".join(f"{a}=vfio-pci" for a in addrs))
+        self.assertIn(os.path.join(self.root, "run/nvidia/validations"), p.stdout)
+        self.assertEqual(read(os.path.join(self.root, "run/nvidia/validations/workload-type")), "vm-passthrough\n")
+        # without --components: the workload's own (not the driver, which a vfio-pci node has not)
+        p = self.run_mock("--mock-workload", "vm-passthrough")
+        self.assertRegex(p.stdout, r"(?m)^vfio-pci-ready +ready")
+        self.assertRegex(p.stdout, r"(?m)^driver-ready +missing")
+        # and the mode's check fails on another mode's layout, naming what it found
+        p = self.run_mock("--mock-workload", "container", "--components", "vfio-pci",
+                          "--default-workload-config", "vm-passthrough", check=1)
+        self.assertIn(f"{addrs[0]} (device 0x20b0) is bound to nvidia", p.stdout)
+
+    def test_vm_vgpu_both_shapes_by_default_components(self):
+        for shape in ("mdev", "sriov"):
+            with self.subTest(shape=shape):
+                self.run_mock("--mock-workload", "vm-vgpu", "--mock-vgpu-shape", shape)
+                m = self.marker("vgpu-manager-ready")
+                self.assertEqual((m["VGPU_SHAPE"], m["GPU_COUNT"], m["IS_HOST_VGPU_MANAGER"]), (shape, "2", "false"))
+                self.assertEqual(self.marker("vgpu-devices-ready")["VGPU_DEVICE_COUNT"], "2")
+
+    def test_gpudirect_and_cc_flags(self):
+        self.run_mock("--mock-gds", "--mock-gdrcopy", "--mock-rdma", "--mock-cc")
+        for name, module in (("nvidia-fs-ready", "nvidia_fs"), ("gdrcopy-ready", "gdrdrv"),
+                             ("nvidia-peermem-ready", "nvidia_peermem")):
+            self.assertEqual(self.marker(name)["KERNEL_MODULE"], module)
+        self.assertTrue(os.path.exists(os.path.join(self.root, "run/nvidia/validations/toolkit-ready")))
+        self.assertEqual(self.marker("cc-manager-ready")["CC_CAPABLE"], "true")
+        # an explicit --output-dir wins: the driver container's flags are not there, so the driver's
+        # followers are skipped
+        status = self.path("st")
+        p = self.run_mock("--mock-gds", "--output-dir", status, "--components", "driver,nvidia-fs")
+        self.assertIn("GDS_ENABLED is not true", p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(status, "nvidia-fs-ready")))
+
+    def test_usage_errors(self):
+        for flags, what in ((["--mock-workload", "vm"], "--mock-workload vm"),
+                            (["--mock-workload", "container", "--mock-vgpu-shape", "sriov"], "--mock-vgpu-shape"),
+                            (["--mock-vgpu-shape", "x"], "--mock-vgpu-shape x")):
+            with self.subTest(flags=flags):
+                p = self.run_mock(*flags, check=2)
+                self.assertIn(what, p.stderr)
+        p = gvtest.run(["run", "--mock-gds", "--components", "driver"], check=2)
+        self.assertIn("only apply with --mock", p.stderr)
+        p = gvtest.run(["run", "--help"], check=0)
+        for flag in ("--mock-workload", "--mock-vgpu-shape", "--mock-gds", "--mock-gdrcopy", "--mock-rdma",
+                     "--mock-cc"):
+            self.assertIn(flag, p.stdout)
