@@ -170,25 +170,14 @@ static int oom(gv_error_t **err)
         return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 }
 
-/* A small file whose path is printf(@fmt, ...) holding @text, mode 0444 (as sysfs attributes read). */
-static int put_textf(ictx_t *c, const char *text, gv_error_t **err, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static int put_textf(ictx_t *c, const char *text, gv_error_t **err, const char *fmt, ...)
-{
-        _cleanup_free_ char *path = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vasprintf(&path, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return oom(err);
-        return mr_put_file(c, path, text, strlen(text), 0444, err);
-}
+/* What put_entryf() makes. */
+typedef enum { ENTRY_TEXT, ENTRY_LINK, ENTRY_DIRS } entry_kind_t;
 
-/* A symlink whose path is printf(@fmt, ...) pointing at @target. */
-static int put_linkf(ictx_t *c, const char *target, gv_error_t **err, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-static int put_linkf(ictx_t *c, const char *target, gv_error_t **err, const char *fmt, ...)
+/* One entry whose path is printf(@fmt, ...): a small file holding @arg, mode 0444 (as sysfs
+ * attributes read), a symlink pointing at @arg, or a folder with its parents (@arg unused). */
+static int put_entryf(ictx_t *c, entry_kind_t kind, const char *arg, gv_error_t **err, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+static int put_entryf(ictx_t *c, entry_kind_t kind, const char *arg, gv_error_t **err, const char *fmt, ...)
 {
         _cleanup_free_ char *path = NULL;
         va_list ap;
@@ -197,22 +186,19 @@ static int put_linkf(ictx_t *c, const char *target, gv_error_t **err, const char
         va_end(ap);
         if (n < 0)
                 return oom(err);
-        return mr_put_link(c, path, target, err);
+        switch (kind) {
+        case ENTRY_TEXT:
+                return mr_put_file(c, path, arg, strlen(arg), 0444, err);
+        case ENTRY_LINK:
+                return mr_put_link(c, path, arg, err);
+        case ENTRY_DIRS:
+        default:
+                return mr_ensure_dirs(c, path, err);
+        }
 }
-
-/* A folder whose path is printf(@fmt, ...), with its parents. */
-static int ensure_dirsf(ictx_t *c, gv_error_t **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int ensure_dirsf(ictx_t *c, gv_error_t **err, const char *fmt, ...)
-{
-        _cleanup_free_ char *path = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vasprintf(&path, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-                return oom(err);
-        return mr_ensure_dirs(c, path, err);
-}
+#define put_textf(c, text, err, ...) put_entryf((c), ENTRY_TEXT, (text), (err), __VA_ARGS__)
+#define put_linkf(c, target, err, ...) put_entryf((c), ENTRY_LINK, (target), (err), __VA_ARGS__)
+#define ensure_dirsf(c, err, ...) put_entryf((c), ENTRY_DIRS, NULL, (err), __VA_ARGS__)
 
 /* The files layout.c writes for a GPU's function, for a function it does not know (a VF, the NIC). */
 static int pci_function(ictx_t *c, pci_addr_t a, unsigned vendor, unsigned device, unsigned subsys, unsigned cls,
