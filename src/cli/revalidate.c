@@ -88,22 +88,6 @@ void gv_reval_paths_clear(gv_reval_paths_t *p)
         *p = (gv_reval_paths_t) { 0 };
 }
 
-static const char *host_root_here(const gv_config_t *cfg)
-{
-        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
-                return cfg->host_root_ctr_path;
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
-}
-
-static const char *ctr_root_here(const gv_config_t *cfg)
-{
-        if (cfg->driver_install_dir_ctr_path && *cfg->driver_install_dir_ctr_path)
-                return cfg->driver_install_dir_ctr_path;
-        if (cfg->driver_install_dir && *cfg->driver_install_dir)
-                return cfg->driver_install_dir;
-        return "/run/nvidia/driver";
-}
-
 /* The first <root>/<dir>/libnvidia-ml.so.1 that exists, and its folder; 0 (nothing found is fine) or -ENOMEM. */
 static int find_lib(const gv_config_t *cfg, const char *root, gv_reval_paths_t *p)
 {
@@ -128,8 +112,8 @@ int gv_reval_paths_find(const gv_config_t *cfg, const gv_kvlist_t *driver_ready,
 {
         const char *drv_ctr = driver_ready ? gv_kvlist_get(driver_ready, "DRIVER_ROOT_CTR_PATH") : NULL;
         const char *dev_ctr = driver_ready ? gv_kvlist_get(driver_ready, "DEV_ROOT_CTR_PATH") : NULL;
-        const char *host = host_root_here(cfg);
-        const char *driver_root = drv_ctr && strcmp(drv_ctr, "/host") == 0 ? host : ctr_root_here(cfg);
+        const char *host = gv_driver_host_root_here(cfg);
+        const char *driver_root = drv_ctr && strcmp(drv_ctr, "/host") == 0 ? host : gv_driver_ctr_root_here(cfg);
         const char *dev_root = dev_ctr && strcmp(dev_ctr, "/host") == 0 ? host : driver_root;
 
         _cleanup_(gv_reval_paths_clear) gv_reval_paths_t p = { 0 };

@@ -181,6 +181,15 @@ double gv_backoff_delay_s(unsigned attempt, unsigned first_s, unsigned cap_s, do
 const char *const *gv_driver_default_lib_search(void);
 const char *const *gv_driver_default_bin_search(void);
 
+/*
+ * Where the driver check looks, as seen from this process: the host root
+ * (HOST_ROOT_CTR_PATH, else HOST_ROOT, else "/") and the driver container's
+ * root (DRIVER_INSTALL_DIR_CTR_PATH, else DRIVER_INSTALL_DIR, else
+ * upstream's /run/nvidia/driver).  Borrowed from @cfg or static; never NULL.
+ */
+const char *gv_driver_host_root_here(const gv_config_t *cfg);
+const char *gv_driver_ctr_root_here(const gv_config_t *cfg);
+
 /* Default CDI spec folders (/etc/cdi, /var/run/cdi); NULL-terminated static table. */
 const char *const *gv_toolkit_default_cdi_dirs(void);
 

@@ -70,7 +70,7 @@ const char *const *gv_driver_default_bin_search(void)
         return default_bin_search;
 }
 
-static const char *host_root_of(const gv_config_t *cfg)
+const char *gv_driver_host_root_here(const gv_config_t *cfg)
 {
         if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
                 return cfg->host_root_ctr_path;
@@ -83,7 +83,7 @@ static const char *host_root_view(const gv_config_t *cfg)
         return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
 }
 
-static const char *ctr_root_of(const gv_config_t *cfg)
+const char *gv_driver_ctr_root_here(const gv_config_t *cfg)
 {
         if (cfg->driver_install_dir_ctr_path && *cfg->driver_install_dir_ctr_path)
                 return cfg->driver_install_dir_ctr_path;
@@ -134,7 +134,7 @@ static const char *module_note(const gv_config_t *cfg)
         _cleanup_free_ char *p = NULL;
         if (cfg->mock)
                 return "";
-        if (gv_root_resolve(host_root_of(cfg), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
+        if (gv_root_resolve(gv_driver_host_root_here(cfg), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
                 return "";
         return "\nthe NVIDIA kernel module is not loaded either (no /sys/module/nvidia under the host root)";
 }
@@ -147,8 +147,8 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
 {
         const char *const *libs = cfg->lib_search ? cfg->lib_search : default_lib_search;
         const char *const *bins = cfg->bin_search ? cfg->bin_search : default_bin_search;
-        const char *host = host_root_of(cfg);
-        const char *ctr = ctr_root_of(cfg);
+        const char *host = gv_driver_host_root_here(cfg);
+        const char *ctr = gv_driver_ctr_root_here(cfg);
 
         char *tried = NULL, *smi_tried = NULL;
         size_t tried_len = 0, smi_tried_len = 0;
@@ -706,7 +706,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                 return r;
         loc.mock = cfg->mock || r > 0;
         loc.files_ok = r > 0 && files_ok;
-        const char *host = host_root_of(cfg);
+        const char *host = gv_driver_host_root_here(cfg);
 
         if (!loc.host && !loc.mock) {
                 _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
