@@ -37,6 +37,7 @@ declare -A corpus=(
   [fuzz-workload-override]=tests/fuzz/workload/corpus-override
   [fuzz-signal-values]=tests/fuzz/nodesignal/corpus-signal
   [fuzz-listen-addr]=tests/fuzz/metrics/corpus-listen
+  [fuzz-revalidations]=tests/fuzz/metrics/corpus-revalidations
   [fuzz-cli-values]=tests/fuzz/cli/corpus-values
   [fuzz-env-print]=tests/fuzz/cli/corpus-env
   [fuzz-driver-ctr-ready]=tests/fuzz/components/corpus-driver-ctr-ready
