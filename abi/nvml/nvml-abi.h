@@ -562,6 +562,46 @@ typedef struct nvmlTemperature_v1_st {
 typedef nvmlTemperature_v1_t nvmlTemperature_t;
 #define nvmlTemperature_v1 GV_NVML_STRUCT_VERSION(nvmlTemperature_v1_t, 1)
 
+/* nvmlPciInfoExt_v1_t (nvml.h): nvmlDeviceGetPciInfoExt's argument, nvmlPciInfo_t plus the PCI class codes. */
+typedef struct nvmlPciInfoExt_v1_st {
+        unsigned int version;        /* nvmlPciInfoExt_v1 */
+        unsigned int domain, bus, device;
+        unsigned int pciDeviceId;    /* device id << 16 | vendor id */
+        unsigned int pciSubSystemId;
+        unsigned int baseClass;      /* 8-bit PCI base class code (0x03 display controller) */
+        unsigned int subClass;       /* 8-bit PCI sub class code (0x02 3D controller) */
+        char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_v1_t;
+typedef nvmlPciInfoExt_v1_t nvmlPciInfoExt_t;
+#define nvmlPciInfoExt_v1 GV_NVML_STRUCT_VERSION(nvmlPciInfoExt_v1_t, 1)
+
+/* nvmlC2cModeInfo_v1_t (nvml.h): nvmlDeviceGetC2cModeInfoV's argument (no version member). */
+typedef struct nvmlC2cModeInfo_v1_st {
+        unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+
+/* nvmlDeviceAddressingModeType_t and nvmlDeviceAddressingMode_v1_t (nvml.h): nvmlDeviceGetAddressingMode. */
+#define NVML_DEVICE_ADDRESSING_MODE_NONE 0
+#define NVML_DEVICE_ADDRESSING_MODE_HMM 1
+#define NVML_DEVICE_ADDRESSING_MODE_ATS 2
+typedef struct nvmlDeviceAddressingMode_v1_st {
+        unsigned int version; /* nvmlDeviceAddressingMode_v1 */
+        unsigned int value;   /* NVML_DEVICE_ADDRESSING_MODE_* */
+} nvmlDeviceAddressingMode_v1_t;
+typedef nvmlDeviceAddressingMode_v1_t nvmlDeviceAddressingMode_t;
+#define nvmlDeviceAddressingMode_v1 GV_NVML_STRUCT_VERSION(nvmlDeviceAddressingMode_v1_t, 1)
+
+/* nvmlPdi_v1_t (nvml.h): nvmlDeviceGetPdi's argument, the GPU's 64-bit PDI. */
+typedef struct nvmlPdi_v1_st {
+        unsigned int version;     /* nvmlPdi_v1 */
+        unsigned long long value;
+} nvmlPdi_v1_t;
+typedef nvmlPdi_v1_t nvmlPdi_t;
+#define nvmlPdi_v1 GV_NVML_STRUCT_VERSION(nvmlPdi_v1_t, 1)
+
+/* NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (nvml.h): nvmlDeviceGetGspFirmwareVersion's buffer. */
+#define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
+
 /* nvmlProcessUtilizationSample_t (nvml.h): one process's utilisation, nvmlDeviceGetProcessUtilization. */
 typedef struct nvmlProcessUtilizationSample_st {
         unsigned int pid;
@@ -609,6 +649,11 @@ static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes");
 static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
 static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t is 12 bytes");
 static_assert(nvmlTemperature_v1 == 0x0100000Cu, "nvmlTemperature_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlPciInfoExt_v1_t) == 64, "nvmlPciInfoExt_v1_t is 64 bytes");
+static_assert(nvmlPciInfoExt_v1 == 0x01000040u, "nvmlPciInfoExt_v1 version word (nvml.h)");
+static_assert(nvmlDeviceAddressingMode_v1 == 0x01000008u, "nvmlDeviceAddressingMode_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlPdi_v1_t) == 16, "nvmlPdi_v1_t is 16 bytes (8-byte aligned value)");
+static_assert(nvmlPdi_v1 == 0x01000010u, "nvmlPdi_v1 version word (nvml.h)");
 static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t is 32 bytes");
 #endif
 
@@ -779,7 +824,13 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetOfaUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
         X(nvmlDeviceGetIrqNum, (nvmlDevice_t device, unsigned int *irqNum))                                \
         X(nvmlDeviceGetSupportedPerformanceStates, (nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)) \
-        X(nvmlDeviceGetInforomConfigurationChecksum, (nvmlDevice_t device, unsigned int *checksum))
+        X(nvmlDeviceGetInforomConfigurationChecksum, (nvmlDevice_t device, unsigned int *checksum)) \
+        X(nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t device, char *version))                         \
+        X(nvmlDeviceGetModuleId, (nvmlDevice_t device, unsigned int *moduleId))                           \
+        X(nvmlDeviceGetPciInfoExt, (nvmlDevice_t device, nvmlPciInfoExt_t *pci))                          \
+        X(nvmlDeviceGetAddressingMode, (nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode))           \
+        X(nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo))            \
+        X(nvmlDeviceGetPdi, (nvmlDevice_t device, nvmlPdi_t *pdi))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

@@ -53,8 +53,9 @@ static bool retires_pages(const gv_mock_device_t *d)
 
 static bool remaps_rows(const gv_mock_device_t *d)
 {
+        /* Not with MIG on: the A100 MIG captures (510, 535) and the H100 MIG -q (590) print Remapped Rows N/A. */
         return d->architecture >= NVML_DEVICE_ARCH_AMPERE && d->architecture != NVML_DEVICE_ARCH_UNKNOWN &&
-               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC) && !mig_on(d);
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,

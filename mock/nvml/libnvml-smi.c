@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The mock libnvidia-ml.so.1: the queries behind nvidia-smi's newer `-q` rows (GSP firmware
+ * version, module id, PCI class codes, addressing mode, C2C mode, PDI), answered from the model
+ * facts (model-facts.c, which cites the real captures) and the profile.  Each queries a physical
+ * GPU: a MIG handle is INVALID_ARGUMENT.  State, handles and helpers: libnvml-internal.h.
+ */
+#include <assert.h>
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mock/nvml/libnvml-internal.h"
+
+/* The driver branch of the profile's driver version: 580 for "580.105.08" (0 when unparsable). */
+static unsigned driver_branch(void)
+{
+        const char *v = S.profile->driver_version;
+        return v ? (unsigned) strtoul(v, NULL, 10) : 0;
+}
+
+/*
+ * nvmlDeviceGetGspFirmwareVersion: the GSP firmware ships with the driver, and every capture
+ * (Turing T4 on 515 to Blackwell on 580) prints the driver version; before Turing there is no GSP.
+ * @version holds NVML_GSP_FIRMWARE_VERSION_BUF_SIZE bytes (nvml.h).
+ */
+nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, version, 0);
+        (void) g;
+        (void) m;
+        if (d->architecture < NVML_DEVICE_ARCH_TURING || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        return leave(copy_str(version, NVML_GSP_FIRMWARE_VERSION_BUF_SIZE, S.profile->driver_version));
+}
+
+/*
+ * nvmlDeviceGetModuleId: the GPU's module on its baseboard, by minor number (model-facts.c lists
+ * the captured boards); a PCIe card prints 1 from R535 and 0 before.  NOT_SUPPORTED where no
+ * capture gives the GPU's id.
+ */
+nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, moduleId, 0);
+        (void) g;
+        (void) m;
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (f && f->module_id_pcie) {
+                *moduleId = driver_branch() >= 535 ? 1 : 0;
+                return leave(NVML_SUCCESS);
+        }
+        if (!f || d->minor_number >= f->module_ids_n || f->module_ids[d->minor_number] == GV_MOCK_MODULE_UNKNOWN)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *moduleId = f->module_ids[d->minor_number];
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetPciInfoExt: nvmlDeviceGetPciInfo's facts and the PCI class codes ("for all
+ * products", nvml.h): the model's, else 0x0302 (3D controller, what every captured model prints).
+ */
+nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, pci, 0);
+        (void) g;
+        (void) m;
+        if (pci->version != nvmlPciInfoExt_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        nvmlPciInfo_t p;
+        fill_pci(&p, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        unsigned cls = f && f->pci_class ? f->pci_class : 0x0302;
+        pci->domain = p.domain;
+        pci->bus = p.bus;
+        pci->device = p.device;
+        pci->pciDeviceId = p.pciDeviceId;
+        pci->pciSubSystemId = p.pciSubSystemId;
+        pci->baseClass = cls >> 8;
+        pci->subClass = cls & 0xFF;
+        static_assert(sizeof(pci->busId) == sizeof(p.busId), "bus id buffers of nvmlPciInfo_t and nvmlPciInfoExt_t");
+        memcpy(pci->busId, p.busId, sizeof(pci->busId));
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetAddressingMode: the model's mode with MIG off on a driver of R560 or later (the
+ * open kernel modules, which HMM needs, are the default install from R560); None with MIG on
+ * (A100-80GB on 535, H100 on 590 captures) and before R560 (A100-80GB and RTX 4090 on 535).
+ * Turing and later (nvml.h); NOT_SUPPORTED for a model no capture gives.
+ */
+nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, mode, 0);
+        (void) g;
+        (void) m;
+        if (mode->version != nvmlDeviceAddressingMode_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || f->addressing == GV_MOCK_ADDRESSING_UNKNOWN || d->architecture < NVML_DEVICE_ARCH_TURING ||
+            d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        if (mig_on(d) || driver_branch() < 560)
+                mode->value = NVML_DEVICE_ADDRESSING_MODE_NONE;
+        else
+                mode->value = f->addressing - 1;
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetC2cModeInfoV: whether the GPU's chip-to-chip link to a Grace CPU is in use:
+ * enabled on GB200/GB300, disabled on the x86 Hopper/Blackwell boards; NOT_SUPPORTED without
+ * a C2C link (A100, L40S, T4) or for a model no capture gives.
+ */
+nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, c2cModeInfo, 0);
+        (void) g;
+        (void) m;
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || f->c2c == GV_MOCK_C2C_NONE)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        c2cModeInfo->isC2cEnabled = f->c2c == GV_MOCK_C2C_ENABLED;
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetPdi: the GPU's 64-bit PDI, Pascal and later (nvml.h).  The mock numbers its GPUs
+ * 1, 2, ... in enumeration order, as k8s-test-infra's captures print them (qx-h100, qx-gb200,
+ * qx-gb300, qx-l40s, qx-t4; a real PDI is an opaque 64-bit number).
+ */
+nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, pdi, 0);
+        (void) m;
+        if (pdi->version != nvmlPdi_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (d->architecture < NVML_DEVICE_ARCH_PASCAL || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        pdi->value = (unsigned long long) g + 1;
+        return leave(NVML_SUCCESS);
+}
