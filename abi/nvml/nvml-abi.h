@@ -271,6 +271,8 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_FI_DEV_REMAPPED_UNC 143
 #define NVML_FI_DEV_REMAPPED_PENDING 144
 #define NVML_FI_DEV_REMAPPED_FAILURE 145
+#define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301 /* inactive row remappings for correctable errors */
+#define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302 /* inactive row remappings for uncorrectable errors */
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186
 #define NVML_FI_DEV_ENERGY 191

@@ -340,7 +340,9 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
                 r = retires_pages(d) ? r : NVML_ERROR_NOT_SUPPORTED;
                 break;
         case NVML_FI_DEV_REMAPPED_COR:
-        case NVML_FI_DEV_REMAPPED_FAILURE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
+        case NVML_FI_DEV_REMAPPED_FAILURE:
+        case NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE: /* no remapping turned inactive: 0, as qx-l40s (595) */
+        case NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
         case NVML_FI_DEV_REMAPPED_UNC:
         case NVML_FI_DEV_REMAPPED_PENDING:
                 x = v->fieldId == NVML_FI_DEV_REMAPPED_UNC ? c->remapped_rows : c->remapped_rows > 0;

@@ -681,6 +681,14 @@ static void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
         v->num = field_value(s, NVML_FI_DEV_MEMORY_TEMP, 0, &v->ret);
 }
 
+/* Inactive row remappings (arg 0 correctable, 1 uncorrectable): NVML_FI_DEV_REMAPPED_ROWS_{COR,UNC}_INACTIVE. */
+static void get_remapped_inactive(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned id = arg ? NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE : NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE;
+        unsigned long long n = field_value(s, id, 0, &v->ret);
+        set_text(v, "%llu", n);
+}
+
 /* nvml.h power scopes beyond NVML_POWER_SCOPE_GPU: the module (GPU + CPU on Grace parts) and the memory. */
 #define SMI_NVML_POWER_SCOPE_MODULE 1U
 #define SMI_NVML_POWER_SCOPE_MEMORY 2U
@@ -1042,9 +1050,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_RETIRED_PENDING_BLACKLIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/pending_blacklist", "Retired Pages/Pending Page Blacklist", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_RETIRED_PENDING, "retired_pages.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/pending_retirement", "Retired Pages/Pending Page Retirement", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_CORR, "remapped_rows.correctable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error", get_remapped, RR_CORR, NULL, NA_SECTION },
-        { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_remapped_inactive, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_REMAPPED_UNC, "remapped_rows.uncorrectable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc", "Remapped Rows/Uncorrectable Error", get_remapped, RR_UNC, NULL, EVERY },
-        { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_remapped_inactive, 1, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_REMAPPED_PENDING, "remapped_rows.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_pending", "Remapped Rows/Pending", get_remapped, RR_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_FAILURE, "remapped_rows.failure", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_failure", "Remapped Rows/Remapping Failure Occurred", get_remapped, RR_FAILURE, NULL, EVERY },
         { SMI_F_REMAP_HISTOGRAM_MAX, "remapped_rows.histogram.max", NO_ALIAS, NULL, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_max", "Remapped Rows/Bank Remap Availability Histogram/Max", get_remapped, RR_H_MAX, NULL, EVERY },
