@@ -271,6 +271,10 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_FI_DEV_REMAPPED_UNC 143
 #define NVML_FI_DEV_REMAPPED_PENDING 144
 #define NVML_FI_DEV_REMAPPED_FAILURE 145
+#define NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 193 /* T.Limit temperatures (signed int, C): shutdown, */
+#define NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 194 /* HW slowdown, */
+#define NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 195  /* SW slowdown for memory temperature, */
+#define NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 196  /* throttling below base clock */
 #define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301 /* inactive row remappings for correctable errors */
 #define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302 /* inactive row remappings for uncorrectable errors */
 #define NVML_FI_DEV_POWER_AVERAGE 185
@@ -281,6 +285,7 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_VALUE_TYPE_DOUBLE 0
 #define NVML_VALUE_TYPE_UNSIGNED_INT 1
 #define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define NVML_VALUE_TYPE_SIGNED_INT 5
 typedef unsigned int nvmlValueType_t;
 
 /* nvmlNvLinkCapability_t (COUNT 6), nvmlNvLinkErrorCounter_t (COUNT 5) */
@@ -601,6 +606,15 @@ typedef struct nvmlPdi_v1_st {
 typedef nvmlPdi_v1_t nvmlPdi_t;
 #define nvmlPdi_v1 GV_NVML_STRUCT_VERSION(nvmlPdi_v1_t, 1)
 
+/* nvmlMarginTemperature_v1_t (nvml.h): nvmlDeviceGetMarginTemperature's argument, the distance in C to the
+ * nearest slowdown threshold (nvidia-smi's "GPU T.Limit Temp"). */
+typedef struct nvmlMarginTemperature_v1_st {
+        unsigned int version; /* nvmlMarginTemperature_v1 */
+        int marginTemperature;
+} nvmlMarginTemperature_v1_t;
+typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t;
+#define nvmlMarginTemperature_v1 GV_NVML_STRUCT_VERSION(nvmlMarginTemperature_v1_t, 1)
+
 /* NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (nvml.h): nvmlDeviceGetGspFirmwareVersion's buffer. */
 #define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
 
@@ -656,6 +670,7 @@ static_assert(nvmlPciInfoExt_v1 == 0x01000040u, "nvmlPciInfoExt_v1 version word 
 static_assert(nvmlDeviceAddressingMode_v1 == 0x01000008u, "nvmlDeviceAddressingMode_v1 version word (nvml.h)");
 static_assert(sizeof(nvmlPdi_v1_t) == 16, "nvmlPdi_v1_t is 16 bytes (8-byte aligned value)");
 static_assert(nvmlPdi_v1 == 0x01000010u, "nvmlPdi_v1 version word (nvml.h)");
+static_assert(nvmlMarginTemperature_v1 == 0x01000008u, "nvmlMarginTemperature_v1 version word (nvml.h)");
 static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t is 32 bytes");
 #endif
 
@@ -832,7 +847,8 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetPciInfoExt, (nvmlDevice_t device, nvmlPciInfoExt_t *pci))                          \
         X(nvmlDeviceGetAddressingMode, (nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode))           \
         X(nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo))            \
-        X(nvmlDeviceGetPdi, (nvmlDevice_t device, nvmlPdi_t *pdi))
+        X(nvmlDeviceGetPdi, (nvmlDevice_t device, nvmlPdi_t *pdi))                                        \
+        X(nvmlDeviceGetMarginTemperature, (nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

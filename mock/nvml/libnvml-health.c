@@ -317,13 +317,28 @@ nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeS
         return leave(affinity(d, nodeSetSize, nodeSet, scope, false));
 }
 
+/* T.Limit threshold field @id of @d (model facts @f) in *out, C; NOT_SUPPORTED without T.Limit (and the memory
+ * one without an HBM sensor). */
+static nvmlReturn_t tlimit_field(const gv_mock_device_t *d, const gv_mock_model_facts_t *f, unsigned id, int *out)
+{
+        if (!f || !f->tlimit_c || unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+                return NVML_ERROR_NOT_SUPPORTED;
+        switch (id) {
+        case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: *out = f->tlimit_shutdown; return NVML_SUCCESS;
+        case NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT: *out = f->tlimit_slowdown; return NVML_SUCCESS;
+        case NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT: *out = 0; return f->memory_temp_c ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+        default: *out = 0; return NVML_SUCCESS; /* GPU max operating: 0 in every capture */
+        }
+}
+
 /* One field of nvmlDeviceGetFieldValues; sets v->nvmlReturn, valueType and value. */
 static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
 {
         const gv_mock_model_facts_t *f = facts_of(d);
         const gv_mock_gpu_state_t *c = control_gpu(d->index); /* runtime changes of `mock set` */
         nvmlReturn_t r = NVML_SUCCESS;
-        bool ull = false;
+        bool ull = false, sint = false;
+        int sx = 0;
         unsigned long long x = 0;
         switch (v->fieldId) {
         case NVML_FI_DEV_ECC_CURRENT: x = d->ecc_current; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
@@ -368,6 +383,13 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
                 x = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
                 r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || d->architecture < NVML_DEVICE_ARCH_VOLTA ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
+        case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: /* T.Limit thresholds (model-facts.c), signed C */
+        case NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT:
+        case NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT:
+        case NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT:
+                r = tlimit_field(d, f, v->fieldId, &sx);
+                sint = true;
+                break;
         default: r = NVML_ERROR_NOT_SUPPORTED; break;
         }
         struct timespec now;
@@ -379,7 +401,10 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
         if (r != NVML_SUCCESS)
                 return;
         v->valueType = ull ? NVML_VALUE_TYPE_UNSIGNED_LONG_LONG : NVML_VALUE_TYPE_UNSIGNED_INT;
-        if (ull)
+        if (sint) {
+                v->valueType = NVML_VALUE_TYPE_SIGNED_INT;
+                v->value.siVal = sx;
+        } else if (ull)
                 v->value.ullVal = x;
         else
                 v->value.uiVal = (unsigned) x;

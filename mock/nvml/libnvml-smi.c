@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mock libnvidia-ml.so.1: the queries behind nvidia-smi's newer `-q` rows (GSP firmware
- * version, module id, PCI class codes, addressing mode, C2C mode, PDI), answered from the model
+ * version, module id, PCI class codes, addressing mode, C2C mode, PDI, T.Limit margin), answered from the model
  * facts (model-facts.c, which cites the real captures) and the profile.  Each queries a physical
  * GPU: a MIG handle is INVALID_ARGUMENT.  State, handles and helpers: libnvml-internal.h.
  */
@@ -137,5 +137,24 @@ nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)
         if (d->architecture < NVML_DEVICE_ARCH_PASCAL || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
         pdi->value = (unsigned long long) g + 1;
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetMarginTemperature: the distance in C from the GPU temperature to the T.Limit 0 of the
+ * model (model-facts.c: H100 87 C, so 58 C at the capture's 29 C); NOT_SUPPORTED on the models that print
+ * T.Limit N/A (A100, T4) or no capture gives (H200).
+ */
+nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, marginTempInfo, 0);
+        (void) g;
+        (void) m;
+        if (marginTempInfo->version != nvmlMarginTemperature_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        const gv_mock_model_facts_t *f = facts_of(d);
+        if (!f || !f->tlimit_c || unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        marginTempInfo->marginTemperature = f->tlimit_c - (int) d->temperature_c;
         return leave(NVML_SUCCESS);
 }

@@ -31,6 +31,8 @@ typedef struct gv_mock_model_facts {
         unsigned module_id_pcie;          /* 1: a PCIe card (module id 1 from R535, 0 before) */
         unsigned module_ids_n;            /* how many GPUs (by minor number) module_ids[] knows */
         unsigned module_ids[8];           /* baseboard module id of GPU N; GV_MOCK_MODULE_UNKNOWN: not captured */
+        int tlimit_c;                     /* GPU temperature at T.Limit 0 (margin = this - temperature); 0: no T.Limit */
+        int tlimit_shutdown, tlimit_slowdown; /* T.Limit thresholds, C (GPU max operating: 0; memory max: 0 with HBM) */
 } gv_mock_model_facts_t;
 
 /* c2c: no C2C link (NOT_SUPPORTED, nvidia-smi N/A), a link that is off, a link in use. */

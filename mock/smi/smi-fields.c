@@ -669,6 +669,8 @@ static unsigned long long field_value(const smi_src_t *s, unsigned id, unsigned 
                 return f.value.uiVal;
         case NVML_VALUE_TYPE_DOUBLE:
                 return (unsigned long long) f.value.dVal;
+        case NVML_VALUE_TYPE_SIGNED_INT: /* the caller reads it back as a long long */
+                return (unsigned long long) (long long) f.value.siVal;
         default:
                 return f.value.ullVal;
         }
@@ -679,6 +681,13 @@ static void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         v->num = field_value(s, NVML_FI_DEV_MEMORY_TEMP, 0, &v->ret);
+}
+
+/* A T.Limit threshold (arg: NVML_FI_DEV_TEMPERATURE_*_TLIMIT), signed C: "-8 C". */
+static void get_tlimit_threshold(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        long long t = (long long) field_value(s, (unsigned) arg, 0, &v->ret);
+        set_text(v, "%lld C", t);
 }
 
 /* Inactive row remappings (arg 0 correctable, 1 uncorrectable): NVML_FI_DEV_REMAPPED_ROWS_{COR,UNC}_INACTIVE. */
@@ -1065,17 +1074,17 @@ static const smi_field_def_t field_table[] = {
           "Temperature/GPU Current Temp", get_uint, U_TEMPERATURE, NULL, EVERY },
         { SMI_F_TEMP_TLIMIT, "temperature.gpu.tlimit", NO_ALIAS, NULL, SMI_STYLE_SCELSIUS, "temperature/gpu_temp_tlimit", "Temperature/GPU T.Limit Temp", get_newer, X_MARGIN_TEMPERATURE, NULL, SINCE(535) },
         { SMI_F_TEMP_SHUTDOWN, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_threshold", "Temperature/GPU Shutdown Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_SHUTDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_tlimit_threshold", "Temperature/GPU Shutdown T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_SHUTDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_tlimit_threshold", "Temperature/GPU Shutdown T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_SLOWDOWN, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_SLOWDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_tlimit_threshold", "Temperature/GPU Slowdown T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_SLOWDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_tlimit_threshold", "Temperature/GPU Slowdown T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_GPU_MAX, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_gpu_threshold", "Temperature/GPU Max Operating Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_GPU_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_gpu_tlimit_threshold", "Temperature/GPU Max Operating T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_GPU_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_gpu_tlimit_threshold", "Temperature/GPU Max Operating T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_TARGET, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_target_temperature", "Temperature/GPU Target Temperature", get_na, 0, NULL, EVERY },
         /* Memory temperature: the CSV temperature.memory writes the bare number, like temperature.gpu. */
         { SMI_F_TEMPERATURE_MEMORY, "temperature.memory", NO_ALIAS, NULL, SMI_STYLE_CELSIUS, "temperature/memory_temp",
           "Temperature/Memory Current Temp", get_memory_temp, 0, NULL, EVERY },
         { SMI_F_TEMP_MEM_MAX, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_mem_threshold", "Temperature/Memory Max Operating Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_MEM_MAX, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_MEM_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_mem_tlimit_threshold", "Temperature/Memory Max Operating T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_MEM_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_mem_tlimit_threshold", "Temperature/Memory Max Operating T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TARGET_TEMP_MIN, Q_ONLY, SMI_STYLE_STR, "supported_gpu_target_temp/gpu_target_temp_min", "Supported GPU Target Temp/GPU Target Temp Min", get_na, 0, NULL, EVERY },
         { SMI_F_TARGET_TEMP_MAX, Q_ONLY, SMI_STYLE_STR, "supported_gpu_target_temp/gpu_target_temp_max", "Supported GPU Target Temp/GPU Target Temp Max", get_na, 0, NULL, EVERY },
         { SMI_F_POWER_STATE, Q_ONLY, SMI_STYLE_STR, "gpu_power_readings/power_state", "GPU Power Readings/Power State", get_power_misc, PW_STATE, NULL, RENAMED(535, "power_readings/power_state", "Power Readings/Power State") },

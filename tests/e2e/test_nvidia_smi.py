@@ -518,11 +518,14 @@ class TestCaptureCoverage(gvtest.TempDirTestCase):
         print("# -q -x coverage of real captures:\n#   " + "\n#   ".join(figures))
 
 
-# Rows whose value is a fact of the GPU, its board or the driver (not a reading that changes second to second), read
+# Rows whose value is a fact of the GPU, its board or the driver (not a reading that changes second to second, such
+# as gpu_temp_tlimit, the margin to T.Limit, which moves with the temperature), read
 # through the NVML calls of mock/nvml/libnvml-smi.c and the row remapper (docs/mock-nvml.md); a section is compared
 # leaf by leaf.  Our GPU with the capture's minor number answers for the capture's GPU.
 STATIC_ROWS = ["gsp_firmware_version", "gpu_module_id", "platformInfo/module_id", "pci/pci_base_class",
-               "pci/pci_sub_class", "addressing_mode", "c2c_mode", "pdi", "remapped_rows"]
+               "pci/pci_sub_class", "addressing_mode", "c2c_mode", "pdi", "remapped_rows",
+               "temperature/gpu_temp_max_tlimit_threshold", "temperature/gpu_temp_slow_tlimit_threshold",
+               "temperature/gpu_temp_max_gpu_tlimit_threshold", "temperature/gpu_temp_max_mem_tlimit_threshold"]
 
 
 def leaf_values(e, prefix=""):
@@ -537,7 +540,7 @@ def leaf_values(e, prefix=""):
 
 class TestCaptureStaticValues(gvtest.TempDirTestCase):
     """Per capture, the values of the static rows (GSP firmware, module id, PCI class, addressing and C2C mode, PDI,
-    remapped rows) are the capture's: the real value where it has one, N/A exactly where it prints N/A."""
+    remapped rows, T.Limit thresholds) are the capture's: the real value where it has one, N/A exactly where it prints N/A."""
 
     def test_static_rows_match_the_capture(self):
         for capture, name, mig in COVERAGE:

@@ -268,6 +268,64 @@ static void test_remapped_rows_not_with_mig(void **state)
         assert_int_equal(v[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
 }
 
+/* The T.Limit thresholds of GPU 0 of @file (fields 193..196, signed C) into @t, their returns into @r. */
+static void tlimits(api_t *a, const char *file, int t[4], nvmlReturn_t r[4])
+{
+        use_builtin(file, "580.105.08", NULL);
+        nvmlFieldValue_t v[4] = { { .fieldId = NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT },
+                                  { .fieldId = NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT },
+                                  { .fieldId = NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT },
+                                  { .fieldId = NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT } };
+        assert_int_equal(a->nvmlDeviceGetFieldValues(gpu(a, 0), 4, v), NVML_SUCCESS);
+        for (int i = 0; i < 4; i++) {
+                r[i] = v[i].nvmlReturn;
+                t[i] = r[i] == NVML_SUCCESS ? v[i].value.siVal : 999;
+                if (r[i] == NVML_SUCCESS)
+                        assert_int_equal(v[i].valueType, NVML_VALUE_TYPE_SIGNED_INT);
+        }
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+}
+
+static void test_tlimit(void **state)
+{
+        api_t *a = API(state);
+        int t[4];
+        nvmlReturn_t r[4];
+        /* qx-h100: -8, -2, 0, 0 C; qx-b200: -5, -3, 0, 0; qx-l40s: -5, -2, 0, N/A (GDDR) */
+        tlimits(a, "h100-sxm5-80gb.yaml", t, r);
+        assert_int_equal(t[0], -8);
+        assert_int_equal(t[1], -2);
+        assert_int_equal(t[2], 0);
+        assert_int_equal(t[3], 0);
+        tlimits(a, "b200.yaml", t, r);
+        assert_int_equal(t[0], -5);
+        assert_int_equal(t[1], -3);
+        tlimits(a, "l40s.yaml", t, r);
+        assert_int_equal(t[0], -5);
+        assert_int_equal(t[1], -2);
+        assert_int_equal(t[2], 0);
+        assert_int_equal(r[3], NVML_ERROR_NOT_SUPPORTED);
+        /* the A100 prints absolute thresholds and T.Limit N/A */
+        tlimits(a, "a100-sxm4-40gb.yaml", t, r);
+        for (int i = 0; i < 4; i++)
+                assert_int_equal(r[i], NVML_ERROR_NOT_SUPPORTED);
+        /* margin: 87 C (H100) - the profile's 32 C */
+        use_builtin("h100-sxm5-80gb.yaml", "580.105.08", "3g.40gb");
+        unsigned temp = 0;
+        assert_int_equal(a->nvmlDeviceGetTemperature(gpu(a, 0), NVML_TEMPERATURE_GPU, &temp), NVML_SUCCESS);
+        nvmlMarginTemperature_t mt = { .version = nvmlMarginTemperature_v1 };
+        assert_int_equal(a->nvmlDeviceGetMarginTemperature(gpu(a, 0), &mt), NVML_SUCCESS);
+        assert_int_equal(mt.marginTemperature, 87 - (int) temp);
+        assert_int_equal(a->nvmlDeviceGetMarginTemperature(mig0(a), &mt), NVML_ERROR_INVALID_ARGUMENT);
+        mt.version = 1;
+        assert_int_equal(a->nvmlDeviceGetMarginTemperature(gpu(a, 0), &mt), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        assert_int_equal(a->nvmlDeviceGetMarginTemperature(gpu(a, 0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        use_builtin("t4.yaml", "515.105.01", NULL);
+        mt.version = nvmlMarginTemperature_v1;
+        assert_int_equal(a->nvmlDeviceGetMarginTemperature(gpu(a, 0), &mt), NVML_ERROR_NOT_SUPPORTED);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -278,7 +336,7 @@ int main(int argc, char **argv)
         api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_gsp_firmware_version), T(test_module_id), T(test_pci_info_ext), T(test_addressing_mode),
-                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig),
+                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
