@@ -275,6 +275,11 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 194 /* HW slowdown, */
 #define NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 195  /* SW slowdown for memory temperature, */
 #define NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 196  /* throttling below base clock */
+#define NVML_FI_DEV_RESET_STATUS 226                  /* deprecated by NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: reset required */
+#define NVML_FI_DEV_DRAIN_AND_RESET_STATUS 227        /* deprecated likewise: drain and reset recommended */
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230       /* NVML_GPU_RECOVERY_ACTION_* */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270       /* ns throttled by HW thermal slowdown */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271 /* ns throttled by the external power brake */
 #define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301 /* inactive row remappings for correctable errors */
 #define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302 /* inactive row remappings for uncorrectable errors */
 #define NVML_FI_DEV_POWER_AVERAGE 185
@@ -615,6 +620,13 @@ typedef struct nvmlMarginTemperature_v1_st {
 typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t;
 #define nvmlMarginTemperature_v1 GV_NVML_STRUCT_VERSION(nvmlMarginTemperature_v1_t, 1)
 
+/* nvmlDeviceGpuRecoveryAction_t (nvml.h): NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's values. */
+#define NVML_GPU_RECOVERY_ACTION_NONE 0
+#define NVML_GPU_RECOVERY_ACTION_GPU_RESET 1
+#define NVML_GPU_RECOVERY_ACTION_NODE_REBOOT 2
+#define NVML_GPU_RECOVERY_ACTION_DRAIN_P2P 3
+#define NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET 4
+
 /* NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (nvml.h): nvmlDeviceGetGspFirmwareVersion's buffer. */
 #define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
 
@@ -848,7 +860,8 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetAddressingMode, (nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode))           \
         X(nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo))            \
         X(nvmlDeviceGetPdi, (nvmlDevice_t device, nvmlPdi_t *pdi))                                        \
-        X(nvmlDeviceGetMarginTemperature, (nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo))
+        X(nvmlDeviceGetMarginTemperature, (nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)) \
+        X(nvmlDeviceGetConfComputeProtectedMemoryUsage, (nvmlDevice_t device, nvmlMemory_t *memory))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

@@ -383,6 +383,13 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
                 x = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
                 r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || d->architecture < NVML_DEVICE_ARCH_VOLTA ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
+        case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: /* None (every capture); a GPU reset while remapped rows are pending */
+                x = c->remapped_rows > 0 ? NVML_GPU_RECOVERY_ACTION_GPU_RESET : NVML_GPU_RECOVERY_ACTION_NONE;
+                break;
+        case NVML_FI_DEV_RESET_STATUS: x = c->remapped_rows > 0; break; /* "No" in the 535 capture */
+        case NVML_FI_DEV_DRAIN_AND_RESET_STATUS: break;
+        case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN: /* never throttled: "0 us" (qx-h100, qx-l40s) */
+        case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: ull = true; break;
         case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: /* T.Limit thresholds (model-facts.c), signed C */
         case NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT:
         case NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mock libnvidia-ml.so.1: the queries behind nvidia-smi's newer `-q` rows (GSP firmware
- * version, module id, PCI class codes, addressing mode, C2C mode, PDI, T.Limit margin), answered from the model
+ * version, module id, PCI class codes, addressing mode, C2C mode, PDI, T.Limit margin, confidential computing memory), answered from the model
  * facts (model-facts.c, which cites the real captures) and the profile.  Each queries a physical
  * GPU: a MIG handle is INVALID_ARGUMENT.  State, handles and helpers: libnvml-internal.h.
  */
@@ -156,5 +156,19 @@ nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTempe
         if (!f || !f->tlimit_c || unsup(d, GV_MOCK_FIELD_TEMPERATURE))
                 return leave(NVML_ERROR_NOT_SUPPORTED);
         marginTempInfo->marginTemperature = f->tlimit_c - (int) d->temperature_c;
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetConfComputeProtectedMemoryUsage: confidential computing is off on the mock's GPUs, and
+ * every capture with the row (A100-80GB, H100, B200, GB200, L40S, T4, RTX) prints 0 MiB total, used, free.
+ */
+nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, memory, 0);
+        (void) d;
+        (void) g;
+        (void) m;
+        *memory = (nvmlMemory_t){ 0 };
         return leave(NVML_SUCCESS);
 }

@@ -683,6 +683,29 @@ static void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
         v->num = field_value(s, NVML_FI_DEV_MEMORY_TEMP, 0, &v->ret);
 }
 
+/* GPU recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION), as nvidia-smi names them. */
+static void get_recovery_action(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        static const char *const names[] = { "None", "Reset", "Reboot", "Drain P2P", "Drain and Reset" };
+        unsigned long long a = field_value(s, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, 0, &v->ret);
+        set_text(v, "%s", a < GV_ARRAY_SIZE(names) ? names[a] : "Unknown");
+}
+
+/* A yes/no field value (arg: the field id): GPU reset status on 535..579. */
+static void get_field_yes_no(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned long long x = field_value(s, (unsigned) arg, 0, &v->ret);
+        set_text(v, "%s", x ? "Yes" : "No");
+}
+
+/* A clocks event reason counter kept as a field value in ns (arg: the field id), in us. */
+static void get_field_us(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        v->num = field_value(s, (unsigned) arg, 0, &v->ret) / 1000ULL;
+        set_text(v, "%llu us", v->num);
+}
+
 /* A T.Limit threshold (arg: NVML_FI_DEV_TEMPERATURE_*_TLIMIT), signed C: "-8 C". */
 static void get_tlimit_threshold(const smi_src_t *s, int arg, smi_value_t *v)
 {
@@ -941,10 +964,10 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_VIRTUALIZATION_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/virtualization_mode", "GPU Virtualization Mode/Virtualization Mode", get_board, B_VIRTUALIZATION, NULL, EVERY },
         { SMI_F_HOST_VGPU_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/host_vgpu_mode", "GPU Virtualization Mode/Host VGPU Mode", get_na, 0, NULL, EVERY },
         { SMI_F_VGPU_HETEROGENEOUS_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/vgpu_heterogeneous_mode", "GPU Virtualization Mode/vGPU Heterogeneous Mode", get_na, 0, NULL, SINCE(570) },
-        { SMI_F_GPU_RECOVERY_ACTION, "gpu_recovery_action", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_recovery_action", "GPU Recovery Action", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_GPU_RECOVERY_ACTION, "gpu_recovery_action", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_recovery_action", "GPU Recovery Action", get_recovery_action, 0, NULL, SINCE(570) },
         { SMI_F_GSP_FIRMWARE_VERSION, Q_ONLY, SMI_STYLE_STR, "gsp_firmware_version", "GSP Firmware Version", get_newer, X_GSP_FIRMWARE, NULL, EVERY },
-        { SMI_F_RESET_REQUIRED, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/reset_required", "GPU Reset Status/Reset Required", get_na, 0, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
-        { SMI_F_DRAIN_AND_RESET, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/drain_and_reset_recommended", "GPU Reset Status/Drain and Reset Recommended", get_na, 0, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_RESET_REQUIRED, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/reset_required", "GPU Reset Status/Reset Required", get_field_yes_no, NVML_FI_DEV_RESET_STATUS, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_DRAIN_AND_RESET, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/drain_and_reset_recommended", "GPU Reset Status/Drain and Reset Recommended", get_field_yes_no, NVML_FI_DEV_DRAIN_AND_RESET_STATUS, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_RELAXED_ORDERING, Q_ONLY, SMI_STYLE_STR, "ibmnpu/relaxed_ordering_mode", "IBMNPU/Relaxed Ordering Mode", get_na, 0, NULL, EVERY },
         { SMI_F_PCI_BUS, "pci.bus", NO_ALIAS, NULL, SMI_STYLE_HEX2, "pci/pci_bus", "PCI/Bus", get_pci, PCI_BUS,
           NULL, EVERY },
@@ -991,8 +1014,8 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_CER_COUNTER_SW_POWER_CAP, "clocks_event_reasons_counters.sw_power_cap", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap", "Clocks Event Reasons Counters/SW Power Capping", get_violation, 0, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_SYNC_BOOST, "clocks_event_reasons_counters.sync_boost", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sync_boost", "Clocks Event Reasons Counters/Sync Boost", get_violation, 2, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_SW_THERMAL, "clocks_event_reasons_counters.sw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", "Clocks Event Reasons Counters/SW Thermal Slowdown", get_violation, 1, NULL, SINCE(580) },
-        { SMI_F_CER_COUNTER_HW_THERMAL, "clocks_event_reasons_counters.hw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", "Clocks Event Reasons Counters/HW Thermal Slowdown", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_CER_COUNTER_HW_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", "Clocks Event Reasons Counters/HW Power Braking", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_HW_THERMAL, "clocks_event_reasons_counters.hw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", "Clocks Event Reasons Counters/HW Thermal Slowdown", get_field_us, NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_HW_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", "Clocks Event Reasons Counters/HW Power Braking", get_field_us, NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, NULL, SINCE(580) },
         { SMI_F_SPARSE_OPERATION_MODE, Q_ONLY, SMI_STYLE_STR, "sparse_operation_mode", "Sparse Operation Mode", get_na, 0, NULL, SINCE(570) },
         { SMI_F_MEMORY_TOTAL, "memory.total", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/total",
           "FB Memory Usage/Total", get_memory, MEM_TOTAL, NULL, EVERY },

@@ -326,6 +326,33 @@ static void test_tlimit(void **state)
         assert_int_equal(a->nvmlDeviceGetMarginTemperature(gpu(a, 0), &mt), NVML_ERROR_NOT_SUPPORTED);
 }
 
+/* Confidential computing off: 0 MiB protected memory (every capture); the recovery and reset fields say nothing to
+ * do; the HW slowdown counters 0 ns (qx-h100, qx-l40s). */
+static void test_cc_memory_recovery_and_counters(void **state)
+{
+        api_t *a = API(state);
+        use_builtin("h100-sxm5-80gb.yaml", "580.105.08", "3g.40gb");
+        nvmlMemory_t mem = { .total = 1, .used = 2, .free = 3 };
+        assert_int_equal(a->nvmlDeviceGetConfComputeProtectedMemoryUsage(gpu(a, 0), &mem), NVML_SUCCESS);
+        assert_true(mem.total == 0 && mem.used == 0 && mem.free == 0);
+        assert_int_equal(a->nvmlDeviceGetConfComputeProtectedMemoryUsage(gpu(a, 0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(a->nvmlDeviceGetConfComputeProtectedMemoryUsage(mig0(a), &mem), NVML_ERROR_INVALID_ARGUMENT);
+        nvmlFieldValue_t v[5] = { { .fieldId = NVML_FI_DEV_GET_GPU_RECOVERY_ACTION },
+                                  { .fieldId = NVML_FI_DEV_RESET_STATUS },
+                                  { .fieldId = NVML_FI_DEV_DRAIN_AND_RESET_STATUS },
+                                  { .fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN },
+                                  { .fieldId = NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN } };
+        for (int i = 0; i < 5; i++)
+                v[i].value.ullVal = 77;
+        assert_int_equal(a->nvmlDeviceGetFieldValues(gpu(a, 0), 5, v), NVML_SUCCESS);
+        for (int i = 0; i < 5; i++) {
+                assert_int_equal(v[i].nvmlReturn, NVML_SUCCESS);
+                assert_true(v[i].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? v[i].value.ullVal == 0
+                                                                                 : v[i].value.uiVal == 0);
+        }
+        assert_int_equal(v[0].value.uiVal, NVML_GPU_RECOVERY_ACTION_NONE);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -336,7 +363,7 @@ int main(int argc, char **argv)
         api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_gsp_firmware_version), T(test_module_id), T(test_pci_info_ext), T(test_addressing_mode),
-                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit),
+                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
