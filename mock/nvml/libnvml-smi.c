@@ -12,8 +12,7 @@
 
 #include "mock/nvml/libnvml-internal.h"
 
-/* The driver branch of the profile's driver version: 580 for "580.105.08" (0 when unparsable). */
-static unsigned driver_branch(void)
+unsigned driver_branch(void)
 {
         const char *v = S.profile->driver_version;
         return v ? (unsigned) strtoul(v, NULL, 10) : 0;

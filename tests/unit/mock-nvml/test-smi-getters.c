@@ -353,6 +353,25 @@ static void test_cc_memory_recovery_and_counters(void **state)
         assert_int_equal(v[0].value.uiVal, NVML_GPU_RECOVERY_ACTION_NONE);
 }
 
+/* R590 deprecates applications clocks (H100 590 -q, L40S and T4 595 captures); 580 and before answer them. */
+static void test_applications_clocks_deprecated_from_590(void **state)
+{
+        api_t *a = API(state);
+        unsigned mhz = 0;
+        use_builtin("h100-sxm5-80gb.yaml", "580.105.08", NULL);
+        assert_int_equal(a->nvmlDeviceGetApplicationsClock(gpu(a, 0), NVML_CLOCK_GRAPHICS, &mhz), NVML_SUCCESS);
+        assert_int_equal(mhz, 1980);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        use_builtin("h100-sxm5-80gb.yaml", "590.48.01", NULL);
+        assert_int_equal(a->nvmlDeviceGetApplicationsClock(gpu(a, 0), NVML_CLOCK_GRAPHICS, &mhz), NVML_ERROR_DEPRECATED);
+        assert_int_equal(a->nvmlDeviceGetDefaultApplicationsClock(gpu(a, 0), NVML_CLOCK_MEM, &mhz),
+                         NVML_ERROR_DEPRECATED);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        use_builtin("t4.yaml", "515.105.01", NULL);
+        assert_int_equal(a->nvmlDeviceGetApplicationsClock(gpu(a, 0), NVML_CLOCK_MEM, &mhz), NVML_SUCCESS);
+        assert_int_equal(mhz, 5001);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -363,7 +382,7 @@ int main(int argc, char **argv)
         api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_gsp_firmware_version), T(test_module_id), T(test_pci_info_ext), T(test_addressing_mode),
-                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters),
+                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
