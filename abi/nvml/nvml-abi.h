@@ -627,6 +627,32 @@ typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t;
 #define NVML_GPU_RECOVERY_ACTION_DRAIN_P2P 3
 #define NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET 4
 
+/* nvmlEccSramErrorStatus_v1_t (nvml.h): nvmlDeviceGetSramEccErrorStatus's argument, SRAM ECC error counts. */
+typedef struct nvmlEccSramErrorStatus_v1_st {
+        unsigned int version; /* nvmlEccSramErrorStatus_v1 */
+        unsigned long long aggregateUncParity, aggregateUncSecDed, aggregateCor;
+        unsigned long long volatileUncParity, volatileUncSecDed, volatileCor;
+        unsigned long long aggregateUncBucketL2, aggregateUncBucketSm, aggregateUncBucketPcie, aggregateUncBucketMcu,
+                aggregateUncBucketOther;
+        unsigned int bThresholdExceeded; /* the field diagnostics' error threshold is exceeded */
+} nvmlEccSramErrorStatus_v1_t;
+typedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t;
+#define nvmlEccSramErrorStatus_v1 GV_NVML_STRUCT_VERSION(nvmlEccSramErrorStatus_v1_t, 1)
+
+/* nvmlRepairStatus_v1_t (nvml.h): nvmlDeviceGetRepairStatus's argument. */
+typedef struct nvmlRepairStatus_v1_st {
+        unsigned int version; /* nvmlRepairStatus_v1 */
+        unsigned int bChannelRepairPending;
+        unsigned int bTpcRepairPending;
+} nvmlRepairStatus_v1_t;
+typedef nvmlRepairStatus_v1_t nvmlRepairStatus_t;
+#define nvmlRepairStatus_v1 GV_NVML_STRUCT_VERSION(nvmlRepairStatus_v1_t, 1)
+
+/* nvmlUnrepairableMemoryStatus_v1_t (nvml.h): nvmlDeviceGetUnrepairableMemoryFlag_v1's argument (no version member). */
+typedef struct nvmlUnrepairableMemoryStatus_v1_st {
+        unsigned int bUnrepairableMemory;
+} nvmlUnrepairableMemoryStatus_v1_t;
+
 /* NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (nvml.h): nvmlDeviceGetGspFirmwareVersion's buffer. */
 #define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
 
@@ -683,6 +709,9 @@ static_assert(nvmlDeviceAddressingMode_v1 == 0x01000008u, "nvmlDeviceAddressingM
 static_assert(sizeof(nvmlPdi_v1_t) == 16, "nvmlPdi_v1_t is 16 bytes (8-byte aligned value)");
 static_assert(nvmlPdi_v1 == 0x01000010u, "nvmlPdi_v1 version word (nvml.h)");
 static_assert(nvmlMarginTemperature_v1 == 0x01000008u, "nvmlMarginTemperature_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlEccSramErrorStatus_v1_t) == 104, "nvmlEccSramErrorStatus_v1_t is 104 bytes");
+static_assert(nvmlEccSramErrorStatus_v1 == 0x01000068u, "nvmlEccSramErrorStatus_v1 version word (nvml.h)");
+static_assert(nvmlRepairStatus_v1 == 0x0100000Cu, "nvmlRepairStatus_v1 version word (nvml.h)");
 static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t is 32 bytes");
 #endif
 
@@ -861,7 +890,10 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo))            \
         X(nvmlDeviceGetPdi, (nvmlDevice_t device, nvmlPdi_t *pdi))                                        \
         X(nvmlDeviceGetMarginTemperature, (nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)) \
-        X(nvmlDeviceGetConfComputeProtectedMemoryUsage, (nvmlDevice_t device, nvmlMemory_t *memory))
+        X(nvmlDeviceGetConfComputeProtectedMemoryUsage, (nvmlDevice_t device, nvmlMemory_t *memory))    \
+        X(nvmlDeviceGetSramEccErrorStatus, (nvmlDevice_t device, nvmlEccSramErrorStatus_t *status))       \
+        X(nvmlDeviceGetRepairStatus, (nvmlDevice_t device, nvmlRepairStatus_t *repairStatus))             \
+        X(nvmlDeviceGetUnrepairableMemoryFlag_v1, (nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t *unrepairableMemoryStatus))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

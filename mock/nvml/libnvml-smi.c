@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The mock libnvidia-ml.so.1: the queries behind nvidia-smi's newer `-q` rows (GSP firmware
- * version, module id, PCI class codes, addressing mode, C2C mode, PDI, T.Limit margin, confidential computing memory), answered from the model
+ * version, module id, PCI class codes, addressing mode, C2C mode, PDI, T.Limit margin, confidential computing memory, SRAM ECC
+ * status, repair status), answered from the model
  * facts (model-facts.c, which cites the real captures) and the profile.  Each queries a physical
  * GPU: a MIG handle is INVALID_ARGUMENT.  State, handles and helpers: libnvml-internal.h.
  */
 #include <assert.h>
+#include <stdbool.h>
 #include <assert.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,5 +172,60 @@ nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, n
         (void) g;
         (void) m;
         *memory = (nvmlMemory_t){ 0 };
+        return leave(NVML_SUCCESS);
+}
+
+/* Whether @d has ECC on and is Ampere or later (the SRAM ECC split and the repair status). */
+static bool ampere_ecc(const gv_mock_device_t *d)
+{
+        return d->architecture >= NVML_DEVICE_ARCH_AMPERE && d->architecture != NVML_DEVICE_ARCH_UNKNOWN &&
+               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+}
+
+/*
+ * nvmlDeviceGetSramEccErrorStatus: Ampere and later with ECC on (nvml.h); a healthy GPU's counts are all 0 and
+ * the threshold is not exceeded, as in every capture (A100 570, H100, B200, GB200, GB300, L40S; H100 MIG 590).
+ */
+nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, status, 0);
+        (void) g;
+        (void) m;
+        if (status->version != nvmlEccSramErrorStatus_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (!ampere_ecc(d))
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        *status = (nvmlEccSramErrorStatus_t){ .version = nvmlEccSramErrorStatus_v1 };
+        return leave(NVML_SUCCESS);
+}
+
+/* nvmlDeviceGetRepairStatus: Ampere and later (nvml.h): no channel or TPC repair pending ("No" in every capture). */
+nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, repairStatus, 0);
+        (void) g;
+        (void) m;
+        if (repairStatus->version != nvmlRepairStatus_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (d->architecture < NVML_DEVICE_ARCH_AMPERE || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        repairStatus->bChannelRepairPending = 0;
+        repairStatus->bTpcRepairPending = 0;
+        return leave(NVML_SUCCESS);
+}
+
+/*
+ * nvmlDeviceGetUnrepairableMemoryFlag_v1: Hopper and later (nvml.h): no unrepairable memory ("No" in qx-gb200,
+ * qx-gb300 and the H100 MIG -q; N/A on the L40S and RTX A5000).
+ */
+nvmlReturn_t nvmlDeviceGetUnrepairableMemoryFlag_v1(nvmlDevice_t device,
+                                                    nvmlUnrepairableMemoryStatus_v1_t *unrepairableMemoryStatus)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, unrepairableMemoryStatus, 0);
+        (void) g;
+        (void) m;
+        if (d->architecture < NVML_DEVICE_ARCH_HOPPER || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
+                return leave(NVML_ERROR_NOT_SUPPORTED);
+        unrepairableMemoryStatus->bUnrepairableMemory = 0;
         return leave(NVML_SUCCESS);
 }

@@ -683,6 +683,41 @@ static void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
         v->num = field_value(s, NVML_FI_DEV_MEMORY_TEMP, 0, &v->ret);
 }
 
+enum { SRAM_VOL_PARITY, SRAM_VOL_SECDED, SRAM_AGG_PARITY, SRAM_AGG_SECDED, SRAM_THRESHOLD, SRAM_L2, SRAM_SM, SRAM_MCU,
+       SRAM_PCIE, SRAM_OTHER };
+
+/* SRAM ECC error split and sources (nvmlDeviceGetSramEccErrorStatus): counts, "Yes"/"No" for the threshold. */
+static void get_sram_ecc(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlEccSramErrorStatus_t st = { .version = nvmlEccSramErrorStatus_v1 };
+        v->ret = NVX(s->nvml, nvmlDeviceGetSramEccErrorStatus, s->dev, &st);
+        const unsigned long long n[] = { st.volatileUncParity,    st.volatileUncSecDed,    st.aggregateUncParity,
+                                         st.aggregateUncSecDed,   st.bThresholdExceeded,   st.aggregateUncBucketL2,
+                                         st.aggregateUncBucketSm, st.aggregateUncBucketMcu, st.aggregateUncBucketPcie,
+                                         st.aggregateUncBucketOther };
+        unsigned long long x = n[arg >= 0 && arg < (int) GV_ARRAY_SIZE(n) ? arg : 0];
+        if (arg == SRAM_THRESHOLD)
+                set_text(v, "%s", x ? "Yes" : "No");
+        else
+                set_text(v, "%llu", x);
+}
+
+/* Channel / TPC repair pending (nvmlDeviceGetRepairStatus, arg 0 / 1) and unrepairable memory (arg 2). */
+static void get_repair(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned x = 0;
+        if (arg == 2) {
+                nvmlUnrepairableMemoryStatus_v1_t u = { 0 };
+                v->ret = NVX(s->nvml, nvmlDeviceGetUnrepairableMemoryFlag_v1, s->dev, &u);
+                x = u.bUnrepairableMemory;
+        } else {
+                nvmlRepairStatus_t r = { .version = nvmlRepairStatus_v1 };
+                v->ret = NVX(s->nvml, nvmlDeviceGetRepairStatus, s->dev, &r);
+                x = arg ? r.bTpcRepairPending : r.bChannelRepairPending;
+        }
+        set_text(v, "%s", x ? "Yes" : "No");
+}
+
 /* GPU recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION), as nvidia-smi names them. */
 static void get_recovery_action(const smi_src_t *s, int arg, smi_value_t *v)
 {
@@ -1056,25 +1091,25 @@ static const smi_field_def_t field_table[] = {
           "ECC Mode/Pending", get_pair, PAIR(PAIR_ECC_MODE, 1), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_SRAM_CORRECTABLE, "ecc.errors.corrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_correctable", "ECC Errors/Volatile/SRAM Correctable", get_ecc_count, ECC(0, 0, 0), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable", "ECC Errors/Volatile/SRAM Uncorrectable", get_ecc_count, ECC(0, 0, 1), NULL, GATED(SMI_GATE_NO_SRAM_SPLIT) },
-        { SMI_F_ECC_VOLATILE_SRAM_PARITY, "ecc.errors.uncorrected.volatile.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_parity", "ECC Errors/Volatile/SRAM Uncorrectable Parity", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_VOLATILE_SRAM_SECDED, "ecc.errors.uncorrected.volatile.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_secded", "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_VOLATILE_SRAM_PARITY, "ecc.errors.uncorrected.volatile.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_parity", "ECC Errors/Volatile/SRAM Uncorrectable Parity", get_sram_ecc, SRAM_VOL_PARITY, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_VOLATILE_SRAM_SECDED, "ecc.errors.uncorrected.volatile.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_secded", "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED", get_sram_ecc, SRAM_VOL_SECDED, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
         { SMI_F_ECC_VOLATILE_DRAM_CORRECTABLE, "ecc.errors.corrected.volatile.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/dram_correctable", "ECC Errors/Volatile/DRAM Correctable", get_ecc_count, ECC(0, 1, 0), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_DRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/dram_uncorrectable", "ECC Errors/Volatile/DRAM Uncorrectable", get_ecc_count, ECC(0, 1, 1), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_SRAM_CORRECTABLE, "ecc.errors.corrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_correctable", "ECC Errors/Aggregate/SRAM Correctable", get_ecc_count, ECC(1, 0, 0), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable", "ECC Errors/Aggregate/SRAM Uncorrectable", get_ecc_count, ECC(1, 0, 1), NULL, GATED(SMI_GATE_NO_SRAM_SPLIT) },
-        { SMI_F_ECC_AGGREGATE_SRAM_PARITY, "ecc.errors.uncorrected.aggregate.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_parity", "ECC Errors/Aggregate/SRAM Uncorrectable Parity", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_AGGREGATE_SRAM_SECDED, "ecc.errors.uncorrected.aggregate.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_secded", "ECC Errors/Aggregate/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_AGGREGATE_SRAM_PARITY, "ecc.errors.uncorrected.aggregate.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_parity", "ECC Errors/Aggregate/SRAM Uncorrectable Parity", get_sram_ecc, SRAM_AGG_PARITY, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_AGGREGATE_SRAM_SECDED, "ecc.errors.uncorrected.aggregate.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_secded", "ECC Errors/Aggregate/SRAM Uncorrectable SEC-DED", get_sram_ecc, SRAM_AGG_SECDED, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
         { SMI_F_ECC_AGGREGATE_DRAM_CORRECTABLE, "ecc.errors.corrected.aggregate.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/dram_correctable", "ECC Errors/Aggregate/DRAM Correctable", get_ecc_count, ECC(1, 1, 0), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_DRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/dram_uncorrectable", "ECC Errors/Aggregate/DRAM Uncorrectable", get_ecc_count, ECC(1, 1, 1), NULL, EVERY },
-        { SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED, "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_threshold_exceeded", "ECC Errors/Aggregate/SRAM Threshold Exceeded", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_L2, "ecc.errors.uncorrected.aggregate.sram.l2", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_l2", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM L2", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_SM, "ecc.errors.uncorrected.aggregate.sram.sm", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_sm", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM SM", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER, "ecc.errors.uncorrected.aggregate.sram.mcu", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_microcontroller", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Microcontroller", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_PCIE, "ecc.errors.uncorrected.aggregate.sram.pcie", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_pcie", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM PCIE", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_OTHER, "ecc.errors.uncorrected.aggregate.sram.other", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_other", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Other", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_CHANNEL_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/channel_repair_pending", "ECC Errors/Channel Repair Pending", get_na, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
-        { SMI_F_ECC_TPC_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/tpc_repair_pending", "ECC Errors/TPC Repair Pending", get_na, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
-        { SMI_F_ECC_UNREPAIRABLE_MEMORY, Q_ONLY, SMI_STYLE_STR, "ecc_errors/unrepairable_memory", "ECC Errors/Unrepairable Memory", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED, "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_threshold_exceeded", "ECC Errors/Aggregate/SRAM Threshold Exceeded", get_sram_ecc, SRAM_THRESHOLD, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_L2, "ecc.errors.uncorrected.aggregate.sram.l2", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_l2", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM L2", get_sram_ecc, SRAM_L2, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_SM, "ecc.errors.uncorrected.aggregate.sram.sm", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_sm", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM SM", get_sram_ecc, SRAM_SM, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER, "ecc.errors.uncorrected.aggregate.sram.mcu", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_microcontroller", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Microcontroller", get_sram_ecc, SRAM_MCU, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_PCIE, "ecc.errors.uncorrected.aggregate.sram.pcie", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_pcie", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM PCIE", get_sram_ecc, SRAM_PCIE, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_OTHER, "ecc.errors.uncorrected.aggregate.sram.other", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_other", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Other", get_sram_ecc, SRAM_OTHER, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_CHANNEL_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/channel_repair_pending", "ECC Errors/Channel Repair Pending", get_repair, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_TPC_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/tpc_repair_pending", "ECC Errors/TPC Repair Pending", get_repair, 1, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_UNREPAIRABLE_MEMORY, Q_ONLY, SMI_STYLE_STR, "ecc_errors/unrepairable_memory", "ECC Errors/Unrepairable Memory", get_repair, 2, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
         { SMI_F_RETIRED_SINGLE_BIT, "retired_pages.single_bit_ecc.count", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/multiple_single_bit_retirement/retired_count", "Retired Pages/Single Bit ECC/Count", get_retired, RP_SINGLE_BIT, NULL, EVERY },
         { SMI_F_RETIRED_SINGLE_BIT_LIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/multiple_single_bit_retirement/retired_pagelist", "Retired Pages/Single Bit ECC/Pages", NULL, 0, emit_retired_pagelist_single, EVERY },
         { SMI_F_RETIRED_DOUBLE_BIT, "retired_pages.double_bit.count", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/double_bit_retirement/retired_count", "Retired Pages/Double Bit ECC/Count", get_retired, RP_DOUBLE_BIT, NULL, EVERY },

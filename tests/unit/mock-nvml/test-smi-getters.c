@@ -372,6 +372,41 @@ static void test_applications_clocks_deprecated_from_590(void **state)
         assert_int_equal(mhz, 5001);
 }
 
+/* SRAM ECC split and sources, repair status (Ampere and later), unrepairable memory (Hopper and later): all clear. */
+static void test_sram_ecc_and_repair(void **state)
+{
+        api_t *a = API(state);
+        use_builtin("l40s.yaml", "595.91.07", NULL);
+        nvmlEccSramErrorStatus_t st;
+        memset(&st, 0xff, sizeof(st));
+        st.version = nvmlEccSramErrorStatus_v1;
+        assert_int_equal(a->nvmlDeviceGetSramEccErrorStatus(gpu(a, 0), &st), NVML_SUCCESS);
+        assert_true(st.volatileUncParity == 0 && st.aggregateUncSecDed == 0 && st.aggregateUncBucketOther == 0 &&
+                    st.bThresholdExceeded == 0);
+        st.version = nvmlEccSramErrorStatus_v1 - 8;
+        assert_int_equal(a->nvmlDeviceGetSramEccErrorStatus(gpu(a, 0), &st), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        nvmlRepairStatus_t rs = { .version = nvmlRepairStatus_v1, .bChannelRepairPending = 5, .bTpcRepairPending = 5 };
+        assert_int_equal(a->nvmlDeviceGetRepairStatus(gpu(a, 0), &rs), NVML_SUCCESS);
+        assert_true(rs.bChannelRepairPending == 0 && rs.bTpcRepairPending == 0);
+        rs.version = 2;
+        assert_int_equal(a->nvmlDeviceGetRepairStatus(gpu(a, 0), &rs), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        nvmlUnrepairableMemoryStatus_v1_t u = { 5 };
+        assert_int_equal(a->nvmlDeviceGetUnrepairableMemoryFlag_v1(gpu(a, 0), &u), NVML_ERROR_NOT_SUPPORTED); /* Ada */
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        use_builtin("h100-sxm5-80gb.yaml", "590.48.01", "3g.40gb");
+        assert_int_equal(a->nvmlDeviceGetUnrepairableMemoryFlag_v1(gpu(a, 0), &u), NVML_SUCCESS);
+        assert_int_equal(u.bUnrepairableMemory, 0);
+        assert_int_equal(a->nvmlDeviceGetUnrepairableMemoryFlag_v1(mig0(a), &u), NVML_ERROR_INVALID_ARGUMENT);
+        st.version = nvmlEccSramErrorStatus_v1;
+        assert_int_equal(a->nvmlDeviceGetSramEccErrorStatus(mig0(a), &st), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        use_builtin("t4.yaml", "595.91.07", NULL); /* Turing: neither */
+        st.version = nvmlEccSramErrorStatus_v1;
+        rs.version = nvmlRepairStatus_v1;
+        assert_int_equal(a->nvmlDeviceGetSramEccErrorStatus(gpu(a, 0), &st), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(a->nvmlDeviceGetRepairStatus(gpu(a, 0), &rs), NVML_ERROR_NOT_SUPPORTED);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -382,7 +417,7 @@ int main(int argc, char **argv)
         api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_gsp_firmware_version), T(test_module_id), T(test_pci_info_ext), T(test_addressing_mode),
-                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590),
+                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590), T(test_sram_ecc_and_repair),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
