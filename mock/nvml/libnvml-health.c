@@ -16,6 +16,10 @@ static nvmlReturn_t ecc_counter(const gv_mock_device_t *d, unsigned errorType, u
                 return NVML_ERROR_NOT_SUPPORTED;
         if (errorType > NVML_MEMORY_ERROR_TYPE_UNCORRECTED || counterType > NVML_AGGREGATE_ECC)
                 return NVML_ERROR_INVALID_ARGUMENT;
+        /* With MIG on, the GPU's volatile counts are N/A on 510 (the A100-40GB capture; its MIG devices count) and 0 on
+         * 535 (the A100-80GB capture). */
+        if (counterType == NVML_VOLATILE_ECC && mig_on(d) && driver_branch() < 535)
+                return NVML_ERROR_NOT_SUPPORTED;
         return NVML_SUCCESS;
 }
 
@@ -34,8 +38,13 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
                                              nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType,
                                              unsigned long long *count)
 {
-        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
+        DEVICE_QUERY(ANY_HANDLE, device, count, 0);
         nvmlReturn_t r = ecc_counter(d, errorType, counterType);
+        if (m >= 0) { /* a MIG device has its volatile counts (the A100 MIG captures' sram_uncorrectable 0), no aggregate */
+                r = ecc_counter(d, errorType, NVML_AGGREGATE_ECC); /* ECC on, a known error type */
+                if (r == NVML_SUCCESS && counterType != NVML_VOLATILE_ECC)
+                        r = counterType == NVML_AGGREGATE_ECC ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
+        }
         if (r == NVML_SUCCESS && locationType >= NVML_MEMORY_LOCATION_COUNT)
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS) /* a burst of `mock set` is counted in device memory (DRAM, location 2) */

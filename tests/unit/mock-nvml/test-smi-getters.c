@@ -407,6 +407,35 @@ static void test_sram_ecc_and_repair(void **state)
         assert_int_equal(a->nvmlDeviceGetRepairStatus(gpu(a, 0), &rs), NVML_ERROR_NOT_SUPPORTED);
 }
 
+/* Volatile ECC counts with MIG on: the GPU's N/A on 510 and 0 on 535; a MIG device's volatile SRAM count 0 on both
+ * (the A100 MIG captures), its aggregate NOT_SUPPORTED. */
+static void test_volatile_ecc_under_mig(void **state)
+{
+        api_t *a = API(state);
+        unsigned long long n = 9;
+        use_builtin("a100-sxm4-40gb.yaml", "510.47.03", "3g.20gb");
+        assert_int_equal(a->nvmlDeviceGetMemoryErrorCounter(gpu(a, 0), NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                                            NVML_VOLATILE_ECC, 7 /* NVML_MEMORY_LOCATION_SRAM */, &n),
+                         NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(a->nvmlDeviceGetMemoryErrorCounter(gpu(a, 0), NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                                            NVML_AGGREGATE_ECC, 7 /* NVML_MEMORY_LOCATION_SRAM */, &n),
+                         NVML_SUCCESS);
+        assert_int_equal(a->nvmlDeviceGetMemoryErrorCounter(mig0(a), NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                                            NVML_VOLATILE_ECC, 7 /* NVML_MEMORY_LOCATION_SRAM */, &n),
+                         NVML_SUCCESS);
+        assert_int_equal(n, 0);
+        assert_int_equal(a->nvmlDeviceGetMemoryErrorCounter(mig0(a), NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                                            NVML_AGGREGATE_ECC, 7 /* NVML_MEMORY_LOCATION_SRAM */, &n),
+                         NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+        use_builtin("a100-sxm4-80gb.yaml", "535.54.03", "3g.40gb");
+        n = 9;
+        assert_int_equal(a->nvmlDeviceGetMemoryErrorCounter(gpu(a, 0), NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                                                            NVML_VOLATILE_ECC, 7 /* NVML_MEMORY_LOCATION_SRAM */, &n),
+                         NVML_SUCCESS);
+        assert_int_equal(n, 0);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -417,7 +446,7 @@ int main(int argc, char **argv)
         api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_gsp_firmware_version), T(test_module_id), T(test_pci_info_ext), T(test_addressing_mode),
-                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590), T(test_sram_ecc_and_repair),
+                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590), T(test_sram_ecc_and_repair), T(test_volatile_ecc_under_mig),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
