@@ -653,6 +653,15 @@ typedef struct nvmlUnrepairableMemoryStatus_v1_st {
         unsigned int bUnrepairableMemory;
 } nvmlUnrepairableMemoryStatus_v1_t;
 
+/* nvmlDeviceCapabilities_v1_t (nvml.h): nvmlDeviceGetCapabilities's argument, a mask of NVML_DEV_CAP_*. */
+#define NVML_DEV_CAP_EGM (1U << 0) /* extended GPU memory */
+typedef struct nvmlDeviceCapabilities_v1_st {
+        unsigned int version; /* nvmlDeviceCapabilities_v1 */
+        unsigned int capMask;
+} nvmlDeviceCapabilities_v1_t;
+typedef nvmlDeviceCapabilities_v1_t nvmlDeviceCapabilities_t;
+#define nvmlDeviceCapabilities_v1 GV_NVML_STRUCT_VERSION(nvmlDeviceCapabilities_v1_t, 1)
+
 /* NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (nvml.h): nvmlDeviceGetGspFirmwareVersion's buffer. */
 #define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
 
@@ -712,6 +721,7 @@ static_assert(nvmlMarginTemperature_v1 == 0x01000008u, "nvmlMarginTemperature_v1
 static_assert(sizeof(nvmlEccSramErrorStatus_v1_t) == 104, "nvmlEccSramErrorStatus_v1_t is 104 bytes");
 static_assert(nvmlEccSramErrorStatus_v1 == 0x01000068u, "nvmlEccSramErrorStatus_v1 version word (nvml.h)");
 static_assert(nvmlRepairStatus_v1 == 0x0100000Cu, "nvmlRepairStatus_v1 version word (nvml.h)");
+static_assert(nvmlDeviceCapabilities_v1 == 0x01000008u, "nvmlDeviceCapabilities_v1 version word (nvml.h)");
 static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t is 32 bytes");
 #endif
 
@@ -893,7 +903,8 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetConfComputeProtectedMemoryUsage, (nvmlDevice_t device, nvmlMemory_t *memory))    \
         X(nvmlDeviceGetSramEccErrorStatus, (nvmlDevice_t device, nvmlEccSramErrorStatus_t *status))       \
         X(nvmlDeviceGetRepairStatus, (nvmlDevice_t device, nvmlRepairStatus_t *repairStatus))             \
-        X(nvmlDeviceGetUnrepairableMemoryFlag_v1, (nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t *unrepairableMemoryStatus))
+        X(nvmlDeviceGetUnrepairableMemoryFlag_v1, (nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t *unrepairableMemoryStatus)) \
+        X(nvmlDeviceGetCapabilities, (nvmlDevice_t device, nvmlDeviceCapabilities_t *caps))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

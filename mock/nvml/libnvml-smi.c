@@ -2,7 +2,7 @@
 /*
  * The mock libnvidia-ml.so.1: the queries behind nvidia-smi's newer `-q` rows (GSP firmware
  * version, module id, PCI class codes, addressing mode, C2C mode, PDI, T.Limit margin, confidential computing memory, SRAM ECC
- * status, repair status), answered from the model
+ * status, repair status, capabilities), answered from the model
  * facts (model-facts.c, which cites the real captures) and the profile.  Each queries a physical
  * GPU: a MIG handle is INVALID_ARGUMENT.  State, handles and helpers: libnvml-internal.h.
  */
@@ -227,5 +227,18 @@ nvmlReturn_t nvmlDeviceGetUnrepairableMemoryFlag_v1(nvmlDevice_t device,
         if (d->architecture < NVML_DEVICE_ARCH_HOPPER || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
         unrepairableMemoryStatus->bUnrepairableMemory = 0;
+        return leave(NVML_SUCCESS);
+}
+
+/* nvmlDeviceGetCapabilities: no extended GPU memory (EGM "disabled" in every capture, GB200 and GB300 included). */
+nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps)
+{
+        DEVICE_QUERY(GPU_HANDLE, device, caps, 0);
+        (void) d;
+        (void) g;
+        (void) m;
+        if (caps->version != nvmlDeviceCapabilities_v1)
+                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        caps->capMask = 0;
         return leave(NVML_SUCCESS);
 }

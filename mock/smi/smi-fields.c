@@ -718,6 +718,14 @@ static void get_repair(const smi_src_t *s, int arg, smi_value_t *v)
         set_text(v, "%s", x ? "Yes" : "No");
 }
 
+/* Device capabilities (nvmlDeviceGetCapabilities): EGM "enabled" / "disabled". */
+static void get_capability(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlDeviceCapabilities_t c = { .version = nvmlDeviceCapabilities_v1 };
+        v->ret = NVX(s->nvml, nvmlDeviceGetCapabilities, s->dev, &c);
+        set_text(v, "%s", c.capMask & (unsigned) arg ? "enabled" : "disabled");
+}
+
 /* GPU recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION), as nvidia-smi names them. */
 static void get_recovery_action(const smi_src_t *s, int arg, smi_value_t *v)
 {
@@ -1234,7 +1242,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_PROCESSES, Q_ONLY, SMI_STYLE_STR, "processes", "Processes", NULL, 0, smi_emit_processes, EVERY },
         { SMI_F_ACCOUNTED_PROCESSES, Q_ONLY, SMI_STYLE_STR, "accounted_processes", "Accounted Processes", NULL, 0,
           emit_accounted_processes, EVERY },
-        { SMI_F_CAPABILITY_EGM, Q_ONLY, SMI_STYLE_STR, "capabilities/egm", "Capabilities/EGM", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_CAPABILITY_EGM, Q_ONLY, SMI_STYLE_STR, "capabilities/egm", "Capabilities/EGM", get_capability, NVML_DEV_CAP_EGM, NULL, SINCE(570) },
         /* --query-gpu fields without a -q element (names and units: the headers of csv__query-gpu_*_590.48.01
          * and csv__query-gpu_*_595.80, the real tool queried for every field of its --help-query-gpu) */
         { SMI_F_Q_KMD_VERSION, "kmd_version", NO_ALIAS, NULL, SMI_STYLE_STR, CSV_ONLY, get_ctx, CTX_DRIVER_VERSION, NULL, EVERY },

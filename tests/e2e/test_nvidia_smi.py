@@ -534,7 +534,7 @@ STATIC_ROWS = ["gsp_firmware_version", "gpu_module_id", "platformInfo/module_id"
                "ecc_errors/aggregate/sram_uncorrectable_parity", "ecc_errors/aggregate/sram_uncorrectable_secded",
                "ecc_errors/aggregate/sram_threshold_exceeded", "ecc_errors/aggregate_uncorrectable_sram_sources",
                "ecc_errors/channel_repair_pending", "ecc_errors/tpc_repair_pending", "ecc_errors/unrepairable_memory",
-               "ecc_errors/volatile", "mig_devices/mig_device/ecc_error_count"]
+               "ecc_errors/volatile", "mig_devices/mig_device/ecc_error_count", "capabilities"]
 
 
 def leaf_values(e, prefix=""):
@@ -549,7 +549,7 @@ def leaf_values(e, prefix=""):
 
 class TestCaptureStaticValues(gvtest.TempDirTestCase):
     """Per capture, the values of the static rows (GSP firmware, module id, PCI class, addressing and C2C mode, PDI,
-    remapped rows, T.Limit thresholds, CC protected memory, recovery action and reset status, HW slowdown counters, applications clocks, SRAM ECC split and repair status, volatile ECC counts of the GPU and a MIG device) are the capture's: the real value where it has one, N/A exactly where it prints N/A."""
+    remapped rows, T.Limit thresholds, CC protected memory, recovery action and reset status, HW slowdown counters, applications clocks, SRAM ECC split and repair status, volatile ECC counts of the GPU and a MIG device, capabilities) are the capture's: the real value where it has one, N/A exactly where it prints N/A."""
 
     def test_static_rows_match_the_capture(self):
         for capture, name, mig in COVERAGE:

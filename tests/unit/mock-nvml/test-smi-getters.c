@@ -436,6 +436,19 @@ static void test_volatile_ecc_under_mig(void **state)
         assert_int_equal(n, 0);
 }
 
+/* No extended GPU memory: EGM "disabled" in every capture. */
+static void test_capabilities(void **state)
+{
+        api_t *a = API(state);
+        use_builtin("gb200.yaml", "580.173.02", NULL);
+        nvmlDeviceCapabilities_t c = { .version = nvmlDeviceCapabilities_v1, .capMask = 0xff };
+        assert_int_equal(a->nvmlDeviceGetCapabilities(gpu(a, 0), &c), NVML_SUCCESS);
+        assert_int_equal(c.capMask & NVML_DEV_CAP_EGM, 0);
+        c.version = 3;
+        assert_int_equal(a->nvmlDeviceGetCapabilities(gpu(a, 0), &c), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        assert_int_equal(a->nvmlDeviceGetCapabilities(gpu(a, 0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3) {
@@ -446,7 +459,7 @@ int main(int argc, char **argv)
         api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_gsp_firmware_version), T(test_module_id), T(test_pci_info_ext), T(test_addressing_mode),
-                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590), T(test_sram_ecc_and_repair), T(test_volatile_ecc_under_mig),
+                T(test_c2c_mode),             T(test_pdi),       T(test_remapped_rows_not_with_mig), T(test_tlimit), T(test_cc_memory_recovery_and_counters), T(test_applications_clocks_deprecated_from_590), T(test_sram_ecc_and_repair), T(test_volatile_ecc_under_mig), T(test_capabilities),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
