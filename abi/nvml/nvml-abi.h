@@ -271,6 +271,17 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_FI_DEV_REMAPPED_UNC 143
 #define NVML_FI_DEV_REMAPPED_PENDING 144
 #define NVML_FI_DEV_REMAPPED_FAILURE 145
+#define NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 193 /* T.Limit temperatures (signed int, C): shutdown, */
+#define NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 194 /* HW slowdown, */
+#define NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 195  /* SW slowdown for memory temperature, */
+#define NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 196  /* throttling below base clock */
+#define NVML_FI_DEV_RESET_STATUS 226                  /* deprecated by NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: reset required */
+#define NVML_FI_DEV_DRAIN_AND_RESET_STATUS 227        /* deprecated likewise: drain and reset recommended */
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230       /* NVML_GPU_RECOVERY_ACTION_* */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270       /* ns throttled by HW thermal slowdown */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271 /* ns throttled by the external power brake */
+#define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301 /* inactive row remappings for correctable errors */
+#define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302 /* inactive row remappings for uncorrectable errors */
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186
 #define NVML_FI_DEV_ENERGY 191
@@ -279,6 +290,7 @@ typedef unsigned int nvmlGpuVirtualizationMode_t;
 #define NVML_VALUE_TYPE_DOUBLE 0
 #define NVML_VALUE_TYPE_UNSIGNED_INT 1
 #define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define NVML_VALUE_TYPE_SIGNED_INT 5
 typedef unsigned int nvmlValueType_t;
 
 /* nvmlNvLinkCapability_t (COUNT 6), nvmlNvLinkErrorCounter_t (COUNT 5) */
@@ -562,6 +574,97 @@ typedef struct nvmlTemperature_v1_st {
 typedef nvmlTemperature_v1_t nvmlTemperature_t;
 #define nvmlTemperature_v1 GV_NVML_STRUCT_VERSION(nvmlTemperature_v1_t, 1)
 
+/* nvmlPciInfoExt_v1_t (nvml.h): nvmlDeviceGetPciInfoExt's argument, nvmlPciInfo_t plus the PCI class codes. */
+typedef struct nvmlPciInfoExt_v1_st {
+        unsigned int version;        /* nvmlPciInfoExt_v1 */
+        unsigned int domain, bus, device;
+        unsigned int pciDeviceId;    /* device id << 16 | vendor id */
+        unsigned int pciSubSystemId;
+        unsigned int baseClass;      /* 8-bit PCI base class code (0x03 display controller) */
+        unsigned int subClass;       /* 8-bit PCI sub class code (0x02 3D controller) */
+        char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_v1_t;
+typedef nvmlPciInfoExt_v1_t nvmlPciInfoExt_t;
+#define nvmlPciInfoExt_v1 GV_NVML_STRUCT_VERSION(nvmlPciInfoExt_v1_t, 1)
+
+/* nvmlC2cModeInfo_v1_t (nvml.h): nvmlDeviceGetC2cModeInfoV's argument (no version member). */
+typedef struct nvmlC2cModeInfo_v1_st {
+        unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+
+/* nvmlDeviceAddressingModeType_t and nvmlDeviceAddressingMode_v1_t (nvml.h): nvmlDeviceGetAddressingMode. */
+#define NVML_DEVICE_ADDRESSING_MODE_NONE 0
+#define NVML_DEVICE_ADDRESSING_MODE_HMM 1
+#define NVML_DEVICE_ADDRESSING_MODE_ATS 2
+typedef struct nvmlDeviceAddressingMode_v1_st {
+        unsigned int version; /* nvmlDeviceAddressingMode_v1 */
+        unsigned int value;   /* NVML_DEVICE_ADDRESSING_MODE_* */
+} nvmlDeviceAddressingMode_v1_t;
+typedef nvmlDeviceAddressingMode_v1_t nvmlDeviceAddressingMode_t;
+#define nvmlDeviceAddressingMode_v1 GV_NVML_STRUCT_VERSION(nvmlDeviceAddressingMode_v1_t, 1)
+
+/* nvmlPdi_v1_t (nvml.h): nvmlDeviceGetPdi's argument, the GPU's 64-bit PDI. */
+typedef struct nvmlPdi_v1_st {
+        unsigned int version;     /* nvmlPdi_v1 */
+        unsigned long long value;
+} nvmlPdi_v1_t;
+typedef nvmlPdi_v1_t nvmlPdi_t;
+#define nvmlPdi_v1 GV_NVML_STRUCT_VERSION(nvmlPdi_v1_t, 1)
+
+/* nvmlMarginTemperature_v1_t (nvml.h): nvmlDeviceGetMarginTemperature's argument, the distance in C to the
+ * nearest slowdown threshold (nvidia-smi's "GPU T.Limit Temp"). */
+typedef struct nvmlMarginTemperature_v1_st {
+        unsigned int version; /* nvmlMarginTemperature_v1 */
+        int marginTemperature;
+} nvmlMarginTemperature_v1_t;
+typedef nvmlMarginTemperature_v1_t nvmlMarginTemperature_t;
+#define nvmlMarginTemperature_v1 GV_NVML_STRUCT_VERSION(nvmlMarginTemperature_v1_t, 1)
+
+/* nvmlDeviceGpuRecoveryAction_t (nvml.h): NVML_FI_DEV_GET_GPU_RECOVERY_ACTION's values. */
+#define NVML_GPU_RECOVERY_ACTION_NONE 0
+#define NVML_GPU_RECOVERY_ACTION_GPU_RESET 1
+#define NVML_GPU_RECOVERY_ACTION_NODE_REBOOT 2
+#define NVML_GPU_RECOVERY_ACTION_DRAIN_P2P 3
+#define NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET 4
+
+/* nvmlEccSramErrorStatus_v1_t (nvml.h): nvmlDeviceGetSramEccErrorStatus's argument, SRAM ECC error counts. */
+typedef struct nvmlEccSramErrorStatus_v1_st {
+        unsigned int version; /* nvmlEccSramErrorStatus_v1 */
+        unsigned long long aggregateUncParity, aggregateUncSecDed, aggregateCor;
+        unsigned long long volatileUncParity, volatileUncSecDed, volatileCor;
+        unsigned long long aggregateUncBucketL2, aggregateUncBucketSm, aggregateUncBucketPcie, aggregateUncBucketMcu,
+                aggregateUncBucketOther;
+        unsigned int bThresholdExceeded; /* the field diagnostics' error threshold is exceeded */
+} nvmlEccSramErrorStatus_v1_t;
+typedef nvmlEccSramErrorStatus_v1_t nvmlEccSramErrorStatus_t;
+#define nvmlEccSramErrorStatus_v1 GV_NVML_STRUCT_VERSION(nvmlEccSramErrorStatus_v1_t, 1)
+
+/* nvmlRepairStatus_v1_t (nvml.h): nvmlDeviceGetRepairStatus's argument. */
+typedef struct nvmlRepairStatus_v1_st {
+        unsigned int version; /* nvmlRepairStatus_v1 */
+        unsigned int bChannelRepairPending;
+        unsigned int bTpcRepairPending;
+} nvmlRepairStatus_v1_t;
+typedef nvmlRepairStatus_v1_t nvmlRepairStatus_t;
+#define nvmlRepairStatus_v1 GV_NVML_STRUCT_VERSION(nvmlRepairStatus_v1_t, 1)
+
+/* nvmlUnrepairableMemoryStatus_v1_t (nvml.h): nvmlDeviceGetUnrepairableMemoryFlag_v1's argument (no version member). */
+typedef struct nvmlUnrepairableMemoryStatus_v1_st {
+        unsigned int bUnrepairableMemory;
+} nvmlUnrepairableMemoryStatus_v1_t;
+
+/* nvmlDeviceCapabilities_v1_t (nvml.h): nvmlDeviceGetCapabilities's argument, a mask of NVML_DEV_CAP_*. */
+#define NVML_DEV_CAP_EGM (1U << 0) /* extended GPU memory */
+typedef struct nvmlDeviceCapabilities_v1_st {
+        unsigned int version; /* nvmlDeviceCapabilities_v1 */
+        unsigned int capMask;
+} nvmlDeviceCapabilities_v1_t;
+typedef nvmlDeviceCapabilities_v1_t nvmlDeviceCapabilities_t;
+#define nvmlDeviceCapabilities_v1 GV_NVML_STRUCT_VERSION(nvmlDeviceCapabilities_v1_t, 1)
+
+/* NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (nvml.h): nvmlDeviceGetGspFirmwareVersion's buffer. */
+#define NVML_GSP_FIRMWARE_VERSION_BUF_SIZE 0x40
+
 /* nvmlProcessUtilizationSample_t (nvml.h): one process's utilisation, nvmlDeviceGetProcessUtilization. */
 typedef struct nvmlProcessUtilizationSample_st {
         unsigned int pid;
@@ -609,6 +712,16 @@ static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes");
 static_assert(nvmlMemory_v2 == GV_NVML_STRUCT_VERSION(nvmlMemory_v2_t, 2), "nvmlMemory_v2 version word");
 static_assert(sizeof(nvmlTemperature_v1_t) == 12, "nvmlTemperature_v1_t is 12 bytes");
 static_assert(nvmlTemperature_v1 == 0x0100000Cu, "nvmlTemperature_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlPciInfoExt_v1_t) == 64, "nvmlPciInfoExt_v1_t is 64 bytes");
+static_assert(nvmlPciInfoExt_v1 == 0x01000040u, "nvmlPciInfoExt_v1 version word (nvml.h)");
+static_assert(nvmlDeviceAddressingMode_v1 == 0x01000008u, "nvmlDeviceAddressingMode_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlPdi_v1_t) == 16, "nvmlPdi_v1_t is 16 bytes (8-byte aligned value)");
+static_assert(nvmlPdi_v1 == 0x01000010u, "nvmlPdi_v1 version word (nvml.h)");
+static_assert(nvmlMarginTemperature_v1 == 0x01000008u, "nvmlMarginTemperature_v1 version word (nvml.h)");
+static_assert(sizeof(nvmlEccSramErrorStatus_v1_t) == 104, "nvmlEccSramErrorStatus_v1_t is 104 bytes");
+static_assert(nvmlEccSramErrorStatus_v1 == 0x01000068u, "nvmlEccSramErrorStatus_v1 version word (nvml.h)");
+static_assert(nvmlRepairStatus_v1 == 0x0100000Cu, "nvmlRepairStatus_v1 version word (nvml.h)");
+static_assert(nvmlDeviceCapabilities_v1 == 0x01000008u, "nvmlDeviceCapabilities_v1 version word (nvml.h)");
 static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t is 32 bytes");
 #endif
 
@@ -779,7 +892,19 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetOfaUtilization, (nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)) \
         X(nvmlDeviceGetIrqNum, (nvmlDevice_t device, unsigned int *irqNum))                                \
         X(nvmlDeviceGetSupportedPerformanceStates, (nvmlDevice_t device, nvmlPstates_t *pstates, unsigned int size)) \
-        X(nvmlDeviceGetInforomConfigurationChecksum, (nvmlDevice_t device, unsigned int *checksum))
+        X(nvmlDeviceGetInforomConfigurationChecksum, (nvmlDevice_t device, unsigned int *checksum)) \
+        X(nvmlDeviceGetGspFirmwareVersion, (nvmlDevice_t device, char *version))                         \
+        X(nvmlDeviceGetModuleId, (nvmlDevice_t device, unsigned int *moduleId))                           \
+        X(nvmlDeviceGetPciInfoExt, (nvmlDevice_t device, nvmlPciInfoExt_t *pci))                          \
+        X(nvmlDeviceGetAddressingMode, (nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode))           \
+        X(nvmlDeviceGetC2cModeInfoV, (nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo))            \
+        X(nvmlDeviceGetPdi, (nvmlDevice_t device, nvmlPdi_t *pdi))                                        \
+        X(nvmlDeviceGetMarginTemperature, (nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)) \
+        X(nvmlDeviceGetConfComputeProtectedMemoryUsage, (nvmlDevice_t device, nvmlMemory_t *memory))    \
+        X(nvmlDeviceGetSramEccErrorStatus, (nvmlDevice_t device, nvmlEccSramErrorStatus_t *status))       \
+        X(nvmlDeviceGetRepairStatus, (nvmlDevice_t device, nvmlRepairStatus_t *repairStatus))             \
+        X(nvmlDeviceGetUnrepairableMemoryFlag_v1, (nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t *unrepairableMemoryStatus)) \
+        X(nvmlDeviceGetCapabilities, (nvmlDevice_t device, nvmlDeviceCapabilities_t *caps))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

@@ -135,6 +135,10 @@ static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockTy
         case NVML_CLOCK_VIDEO: v = 0; break;
         default: return leave(NVML_ERROR_INVALID_ARGUMENT);
         }
+        /* R590 deprecates applications clocks on every model: the H100 (590.48.01), RTX A5000 (590.44.01), L40S and
+         * T4 (595) captures print "Requested functionality has been deprecated"; 580 and before still answer. */
+        if (driver_branch() >= 590)
+                return leave(NVML_ERROR_DEPRECATED);
         if (!v)
                 return leave(NVML_ERROR_NOT_SUPPORTED);
         *clockMHz = v;

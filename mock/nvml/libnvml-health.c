@@ -16,6 +16,10 @@ static nvmlReturn_t ecc_counter(const gv_mock_device_t *d, unsigned errorType, u
                 return NVML_ERROR_NOT_SUPPORTED;
         if (errorType > NVML_MEMORY_ERROR_TYPE_UNCORRECTED || counterType > NVML_AGGREGATE_ECC)
                 return NVML_ERROR_INVALID_ARGUMENT;
+        /* With MIG on, the GPU's volatile counts are N/A on 510 (the A100-40GB capture; its MIG devices count) and 0 on
+         * 535 (the A100-80GB capture). */
+        if (counterType == NVML_VOLATILE_ECC && mig_on(d) && driver_branch() < 535)
+                return NVML_ERROR_NOT_SUPPORTED;
         return NVML_SUCCESS;
 }
 
@@ -34,8 +38,13 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
                                              nvmlEccCounterType_t counterType, nvmlMemoryLocation_t locationType,
                                              unsigned long long *count)
 {
-        DEVICE_QUERY(GPU_HANDLE, device, count, 0);
+        DEVICE_QUERY(ANY_HANDLE, device, count, 0);
         nvmlReturn_t r = ecc_counter(d, errorType, counterType);
+        if (m >= 0) { /* a MIG device has its volatile counts (the A100 MIG captures' sram_uncorrectable 0), no aggregate */
+                r = ecc_counter(d, errorType, NVML_AGGREGATE_ECC); /* ECC on, a known error type */
+                if (r == NVML_SUCCESS && counterType != NVML_VOLATILE_ECC)
+                        r = counterType == NVML_AGGREGATE_ECC ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
+        }
         if (r == NVML_SUCCESS && locationType >= NVML_MEMORY_LOCATION_COUNT)
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS) /* a burst of `mock set` is counted in device memory (DRAM, location 2) */
@@ -53,8 +62,9 @@ static bool retires_pages(const gv_mock_device_t *d)
 
 static bool remaps_rows(const gv_mock_device_t *d)
 {
+        /* Not with MIG on: the A100 MIG captures (510, 535) and the H100 MIG -q (590) print Remapped Rows N/A. */
         return d->architecture >= NVML_DEVICE_ARCH_AMPERE && d->architecture != NVML_DEVICE_ARCH_UNKNOWN &&
-               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC) && !mig_on(d);
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,
@@ -316,13 +326,28 @@ nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeS
         return leave(affinity(d, nodeSetSize, nodeSet, scope, false));
 }
 
+/* T.Limit threshold field @id of @d (model facts @f) in *out, C; NOT_SUPPORTED without T.Limit (and the memory
+ * one without an HBM sensor). */
+static nvmlReturn_t tlimit_field(const gv_mock_device_t *d, const gv_mock_model_facts_t *f, unsigned id, int *out)
+{
+        if (!f || !f->tlimit_c || unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+                return NVML_ERROR_NOT_SUPPORTED;
+        switch (id) {
+        case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: *out = f->tlimit_shutdown; return NVML_SUCCESS;
+        case NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT: *out = f->tlimit_slowdown; return NVML_SUCCESS;
+        case NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT: *out = 0; return f->memory_temp_c ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+        default: *out = 0; return NVML_SUCCESS; /* GPU max operating: 0 in every capture */
+        }
+}
+
 /* One field of nvmlDeviceGetFieldValues; sets v->nvmlReturn, valueType and value. */
 static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
 {
         const gv_mock_model_facts_t *f = facts_of(d);
         const gv_mock_gpu_state_t *c = control_gpu(d->index); /* runtime changes of `mock set` */
         nvmlReturn_t r = NVML_SUCCESS;
-        bool ull = false;
+        bool ull = false, sint = false;
+        int sx = 0;
         unsigned long long x = 0;
         switch (v->fieldId) {
         case NVML_FI_DEV_ECC_CURRENT: x = d->ecc_current; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
@@ -339,7 +364,9 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
                 r = retires_pages(d) ? r : NVML_ERROR_NOT_SUPPORTED;
                 break;
         case NVML_FI_DEV_REMAPPED_COR:
-        case NVML_FI_DEV_REMAPPED_FAILURE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
+        case NVML_FI_DEV_REMAPPED_FAILURE:
+        case NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE: /* no remapping turned inactive: 0, as qx-l40s (595) */
+        case NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE: r = remaps_rows(d) ? r : NVML_ERROR_NOT_SUPPORTED; break;
         case NVML_FI_DEV_REMAPPED_UNC:
         case NVML_FI_DEV_REMAPPED_PENDING:
                 x = v->fieldId == NVML_FI_DEV_REMAPPED_UNC ? c->remapped_rows : c->remapped_rows > 0;
@@ -365,6 +392,20 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
                 x = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
                 r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || d->architecture < NVML_DEVICE_ARCH_VOLTA ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
+        case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: /* None (every capture); a GPU reset while remapped rows are pending */
+                x = c->remapped_rows > 0 ? NVML_GPU_RECOVERY_ACTION_GPU_RESET : NVML_GPU_RECOVERY_ACTION_NONE;
+                break;
+        case NVML_FI_DEV_RESET_STATUS: x = c->remapped_rows > 0; break; /* "No" in the 535 capture */
+        case NVML_FI_DEV_DRAIN_AND_RESET_STATUS: break;
+        case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN: /* never throttled: "0 us" (qx-h100, qx-l40s) */
+        case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: ull = true; break;
+        case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: /* T.Limit thresholds (model-facts.c), signed C */
+        case NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT:
+        case NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT:
+        case NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT:
+                r = tlimit_field(d, f, v->fieldId, &sx);
+                sint = true;
+                break;
         default: r = NVML_ERROR_NOT_SUPPORTED; break;
         }
         struct timespec now;
@@ -376,7 +417,10 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
         if (r != NVML_SUCCESS)
                 return;
         v->valueType = ull ? NVML_VALUE_TYPE_UNSIGNED_LONG_LONG : NVML_VALUE_TYPE_UNSIGNED_INT;
-        if (ull)
+        if (sint) {
+                v->valueType = NVML_VALUE_TYPE_SIGNED_INT;
+                v->value.siVal = sx;
+        } else if (ull)
                 v->value.ullVal = x;
         else
                 v->value.uiVal = (unsigned) x;

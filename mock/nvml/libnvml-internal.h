@@ -231,6 +231,9 @@ long ms_since(const struct timespec *t0);
 
 /* ---- helpers of one area that another area uses ---- */
 
+/* driver_branch - the branch of the profile's driver version: 580 for "580.105.08" (0 when unparsable); S.lock held (libnvml-smi.c). */
+unsigned driver_branch(void);
+
 /* fill_pci - an nvmlPciInfo_t for @domain:@bus:@dev.0 with its ids and both bus id spellings (libnvml-device.c). */
 void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, unsigned device_id,
               unsigned subsystem);

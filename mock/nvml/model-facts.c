@@ -31,36 +31,64 @@
  * qx-l40s and qx-t4 (595.91.07); the A100-80GB
  * (same GA100 chip as qx-a100, its 7g profile has 1 JPEG and 1 OFA engine) is
  * taken to answer like it; N/A with MIG on ([A80], the H100 MIG -q capture).
+ * PCI class 0x0302 (3D controller: pci_base_class 3, pci_sub_class 2) in qx-a100, qx-h100, qx-b200,
+ * qx-gb200, qx-gb300, qx-l40s, qx-t4; the A100-80GB and H200 as their siblings (and the H200 C2C
+ * and addressing mode as the H100: the same x86 HGX board; no capture prints them).
+ * C2C mode: Disabled on the x86 HGX boards (qx-h100, qx-b200, the H100 MIG -q capture), Enabled on the
+ * Grace boards (qx-gb200, qx-gb300), N/A without a C2C link (qx-a100, qx-l40s, qx-t4).
+ * Addressing mode with MIG off on an open-module driver: HMM (qx-a100, qx-h100, qx-l40s, qx-t4), None
+ * (qx-b200), ATS (qx-gb200, qx-gb300); libnvml-smi.c has the MIG and driver branch rules.
+ * Module ids by minor number: qx-h100 7,5,6,8,1,3,4,2 (GPU 0 is 7 in the H100 MIG -q capture too);
+ * qx-b200 6,8,7,5,2,4,3,1; qx-gb200 and qx-gb300 2,1,4,3; A100-40GB GPU 0 is 3 in [A40] (510.47.03, one
+ * GPU of a VM; qx-a100's single GPU 0, another host, prints 7), A100-80GB minor 1 is 4 [A80].  The PCIe
+ * cards (L40S, T4, RTX A5000, RTX 4090) print 1 from 535 (qx-l40s, qx-t4 on 595, the RTX captures),
+ * the T4 0 on 515 [T4].
+ * T.Limit (Hopper, Ada, Blackwell; the A100 and T4 print absolute thresholds and T.Limit N/A): the GPU
+ * temperature plus the margin is the same on every GPU of a capture: H100 87 C (qx-h100 29 + 58, 30 + 56;
+ * the H100 MIG -q 42 + 45), L40S 88 C (qx-l40s 29 + 59), B200 88 C (39 + 49), GB200 87 C (27 + 60),
+ * GB300 87 C (38 + 49); shutdown/slowdown T.Limit -8/-2 C (H100), -5/-2 (L40S, GB200, GB300), -5/-3 (B200);
+ * GPU max operating 0 C everywhere, memory max operating 0 C with HBM and N/A on the L40S.  The H200: no
+ * capture, N/A.
  */
 #include "mock/nvml/model-facts.h"
 
 #include <stddef.h>
 
+/* The module_ids_n and module_ids[] of a baseboard whose GPUs (by minor number) have ids @... */
+#define MODULES(...) sizeof((unsigned[]){ __VA_ARGS__ }) / sizeof(unsigned), { __VA_ARGS__ }
+#define UNK GV_MOCK_MODULE_UNKNOWN
+#define C2C_NONE GV_MOCK_C2C_NONE
+#define C2C_OFF GV_MOCK_C2C_DISABLED
+#define C2C_ON GV_MOCK_C2C_ENABLED
+#define HMM GV_MOCK_ADDRESSING_HMM
+#define ATS GV_MOCK_ADDRESSING_ATS
+#define NONE GV_MOCK_ADDRESSING_NONE
+
 static const gv_mock_model_facts_t facts[] = {
         /* A100-SXM4-40GB [A40]: BAR1 65536 MiB, gen 4 x16, 92/89/85/95 C, app clocks 1095/1215 MHz,
          * 640 remapper banks, inforom G506.0200.00.04 / OEM 2.0 / ECC 6.16 (qx-a100). */
-        { 0x20B0, 65536, 4, 16, 4, 16, 92, 89, 85, 95, 1095, 1215, 3, 5120, 640, 30, "G506.0200.00.04", "2.0", "6.16", 34, 4000, 1 },
+        { 0x20B0, 65536, 4, 16, 4, 16, 92, 89, 85, 95, 1095, 1215, 3, 5120, 640, 30, "G506.0200.00.04", "2.0", "6.16", 34, 4000, 1, 0x0302, C2C_NONE, HMM, 0, MODULES(3), 0, 0, 0 },
         /* A100-SXM4-80GB [A80]: BAR1 131072 MiB, gen 4 x16, 92/89/85/95 C, app clocks 1275/1593 MHz. */
-        { 0x20B2, 131072, 4, 16, 4, 16, 92, 89, 85, 95, 1275, 1593, 3, 5120, 0, 30, "G506.0212.00.01", "2.0", "6.16", 44, 4000, 1 },
+        { 0x20B2, 131072, 4, 16, 4, 16, 92, 89, 85, 95, 1275, 1593, 3, 5120, 0, 30, "G506.0212.00.01", "2.0", "6.16", 44, 4000, 1, 0x0302, C2C_NONE, HMM, 0, MODULES(UNK, 4), 0, 0, 0 },
         /* H100 80GB HBM3 [H100]: BAR1 131072 MiB, gen 5 x16, app clocks 1980/2619 MHz. */
-        { 0x2330, 131072, 5, 16, 5, 16, 0, 0, 0, 0, 1980, 2619, 4, 5120, 2560, 30, "G520.0200.00.05", "2.1", "7.16", 37, 4000, 1 },
+        { 0x2330, 131072, 5, 16, 5, 16, 0, 0, 0, 0, 1980, 2619, 4, 5120, 2560, 30, "G520.0200.00.05", "2.1", "7.16", 37, 4000, 1, 0x0302, C2C_OFF, HMM, 0, MODULES(7, 5, 6, 8, 1, 3, 4, 2), 87, -8, -2 },
         /* H200: BAR1 by rule, PCIe gen 5 x16 and NVLink 4 like every Hopper SXM board; memory 38 C,
          * buffer 4000, JPEG/OFA 0 % from [H200]. */
-        { 0x2335, 0, 5, 16, 5, 16, 0, 0, 0, 0, 0, 0, 4, 6144, 0, 30, NULL, NULL, NULL, 38, 4000, 1 },
+        { 0x2335, 0, 5, 16, 5, 16, 0, 0, 0, 0, 0, 0, 4, 6144, 0, 30, NULL, NULL, NULL, 38, 4000, 1, 0x0302, C2C_OFF, HMM, 0, 0, { 0 }, 0, 0, 0 },
         /* B200 [B200]: BAR1 262144 MiB, gen 5 x16, app clocks 1965/3996 MHz. */
-        { 0x2901, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 1965, 3996, 5, 8192, 3840, 15, "G525.0220.00.03", "2.1", "7.16", 39, 4000, 1 },
+        { 0x2901, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 1965, 3996, 5, 8192, 3840, 15, "G525.0220.00.03", "2.1", "7.16", 39, 4000, 1, 0x0302, C2C_OFF, NONE, 0, MODULES(6, 8, 7, 5, 2, 4, 3, 1), 88, -5, -3 },
         /* GB200 [GB200]: BAR1 262144 MiB, gen 5 x16 (max_link_gen; the device's own max is 6), app clocks
          * 2062/3996 MHz, 3968 remapper banks, clocks in 7.5 MHz steps, memory 27 C, JPEG/OFA 0 %.
          * NVLink 5 as every Blackwell part; bus width not in a capture: 0 (NOT_SUPPORTED). */
-        { 0x2941, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 2062, 3996, 5, 0, 3968, 15, "G548.0201.00.06", "2.1", "7.16", 27, 4000, 1 },
+        { 0x2941, 262144, 5, 16, 5, 16, 0, 0, 0, 0, 2062, 3996, 5, 0, 3968, 15, "G548.0201.00.06", "2.1", "7.16", 27, 4000, 1, 0x0302, C2C_ON, ATS, 0, MODULES(2, 1, 4, 3), 87, -5, -2 },
         /* GB300 [GB300]: BAR1 524288 MiB, gen 6 x16, app clocks 2070/3996 MHz, 5952 remapper banks,
          * clocks in 7.5 MHz steps (2070, 2062, 2055, ...), memory 38 C, JPEG/OFA 0 %; bus width as GB200. */
-        { 0x31C2, 524288, 6, 16, 6, 16, 0, 0, 0, 0, 2070, 3996, 5, 0, 5952, 15, "G548.0301.00.03", "2.1", "7.16", 38, 4000, 1 },
+        { 0x31C2, 524288, 6, 16, 6, 16, 0, 0, 0, 0, 2070, 3996, 5, 0, 5952, 15, "G548.0301.00.03", "2.1", "7.16", 38, 4000, 1, 0x0302, C2C_ON, ATS, 0, MODULES(2, 1, 4, 3), 87, -5, -2 },
         /* L40S [L40S]: BAR1 65536 MiB, gen 4 x16 (x8 trained in qx-l40s, x16 in the csv); app clocks deprecated. */
-        { 0x26B9, 65536, 4, 16, 4, 16, 0, 0, 0, 0, 0, 0, 0, 384, 192, 30, "G133.0242.00.03", "2.1", "6.16", 0, 4000, 1 },
+        { 0x26B9, 65536, 4, 16, 4, 16, 0, 0, 0, 0, 0, 0, 0, 384, 192, 30, "G133.0242.00.03", "2.1", "6.16", 0, 4000, 1, 0x0302, C2C_NONE, HMM, 1, 0, { 0 }, 88, -5, -2 },
         /* Tesla T4 [T4]: BAR1 256 MiB (no resizable BAR), gen 3 x16 (x8 trained), 96/93/85 C, no memory sensor,
          * app clocks 585/5001 MHz on 515. */
-        { 0x1EB8, 256, 3, 16, 3, 16, 96, 93, 85, 0, 585, 5001, 0, 256, 0, 30, "G183.0200.00.02", "1.1", "5.0", 0, 4000, 1 },
+        { 0x1EB8, 256, 3, 16, 3, 16, 96, 93, 85, 0, 585, 5001, 0, 256, 0, 30, "G183.0200.00.02", "1.1", "5.0", 0, 4000, 1, 0x0302, C2C_NONE, HMM, 1, 0, { 0 }, 0, 0, 0 },
 };
 
 const gv_mock_model_facts_t *gv_mock_model_facts(unsigned pci_device_id)

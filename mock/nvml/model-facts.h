@@ -2,7 +2,8 @@
 /*
  * Facts of real GPU models that the profile schema does not carry (yet):
  * BAR1 size, PCIe link, temperature thresholds, applications clocks, NVLink
- * version, memory temperature, accounting buffer, JPEG/OFA engines.  Looked up by PCI device id; every value names its real capture
+ * version, memory temperature, accounting buffer, JPEG/OFA engines, PCI class,
+ * C2C link, addressing mode, baseboard module ids.  Looked up by PCI device id; every value names its real capture
  * in model-facts.c.  A profile field for one of these, when added, wins.
  */
 #ifndef GV_MOCK_NVML_MODEL_FACTS_H
@@ -24,7 +25,23 @@ typedef struct gv_mock_model_facts {
         unsigned memory_temp_c;           /* HBM temperature of the idle capture, C (NVML_FI_DEV_MEMORY_TEMP); 0: N/A (GDDR) */
         unsigned accounting_buffer_size;  /* nvmlDeviceGetAccountingBufferSize: processes kept; 0: no capture */
         unsigned jpg_ofa;                 /* 1: JPEG/OFA utilisation answered (0 % idle) with MIG off; 0: N/A */
+        unsigned pci_class;               /* PCI base << 8 | sub class (0x0302: 3D controller); 0: not known */
+        unsigned c2c;                     /* GV_MOCK_C2C_*: nvmlDeviceGetC2cModeInfoV */
+        unsigned addressing;              /* GV_MOCK_ADDRESSING_*: with MIG off on an open-module driver */
+        unsigned module_id_pcie;          /* 1: a PCIe card (module id 1 from R535, 0 before) */
+        unsigned module_ids_n;            /* how many GPUs (by minor number) module_ids[] knows */
+        unsigned module_ids[8];           /* baseboard module id of GPU N; GV_MOCK_MODULE_UNKNOWN: not captured */
+        int tlimit_c;                     /* GPU temperature at T.Limit 0 (margin = this - temperature); 0: no T.Limit */
+        int tlimit_shutdown, tlimit_slowdown; /* T.Limit thresholds, C (GPU max operating: 0; memory max: 0 with HBM) */
 } gv_mock_model_facts_t;
+
+/* c2c: no C2C link (NOT_SUPPORTED, nvidia-smi N/A), a link that is off, a link in use. */
+enum { GV_MOCK_C2C_NONE = 0, GV_MOCK_C2C_DISABLED = 1, GV_MOCK_C2C_ENABLED = 2 };
+/* addressing: not known (NOT_SUPPORTED); else NVML_DEVICE_ADDRESSING_MODE_* + 1. */
+enum { GV_MOCK_ADDRESSING_UNKNOWN = 0, GV_MOCK_ADDRESSING_NONE = 1, GV_MOCK_ADDRESSING_HMM = 2,
+       GV_MOCK_ADDRESSING_ATS = 3 };
+/* A module_ids[] entry no capture gives. */
+#define GV_MOCK_MODULE_UNKNOWN 0xFFu
 
 /*
  * gv_mock_model_facts - the facts of the model with PCI device id @pci_device_id,

@@ -669,6 +669,8 @@ static unsigned long long field_value(const smi_src_t *s, unsigned id, unsigned 
                 return f.value.uiVal;
         case NVML_VALUE_TYPE_DOUBLE:
                 return (unsigned long long) f.value.dVal;
+        case NVML_VALUE_TYPE_SIGNED_INT: /* the caller reads it back as a long long */
+                return (unsigned long long) (long long) f.value.siVal;
         default:
                 return f.value.ullVal;
         }
@@ -679,6 +681,87 @@ static void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         v->num = field_value(s, NVML_FI_DEV_MEMORY_TEMP, 0, &v->ret);
+}
+
+enum { SRAM_VOL_PARITY, SRAM_VOL_SECDED, SRAM_AGG_PARITY, SRAM_AGG_SECDED, SRAM_THRESHOLD, SRAM_L2, SRAM_SM, SRAM_MCU,
+       SRAM_PCIE, SRAM_OTHER };
+
+/* SRAM ECC error split and sources (nvmlDeviceGetSramEccErrorStatus): counts, "Yes"/"No" for the threshold. */
+static void get_sram_ecc(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlEccSramErrorStatus_t st = { .version = nvmlEccSramErrorStatus_v1 };
+        v->ret = NVX(s->nvml, nvmlDeviceGetSramEccErrorStatus, s->dev, &st);
+        const unsigned long long n[] = { st.volatileUncParity,    st.volatileUncSecDed,    st.aggregateUncParity,
+                                         st.aggregateUncSecDed,   st.bThresholdExceeded,   st.aggregateUncBucketL2,
+                                         st.aggregateUncBucketSm, st.aggregateUncBucketMcu, st.aggregateUncBucketPcie,
+                                         st.aggregateUncBucketOther };
+        unsigned long long x = n[arg >= 0 && arg < (int) GV_ARRAY_SIZE(n) ? arg : 0];
+        if (arg == SRAM_THRESHOLD)
+                set_text(v, "%s", x ? "Yes" : "No");
+        else
+                set_text(v, "%llu", x);
+}
+
+/* Channel / TPC repair pending (nvmlDeviceGetRepairStatus, arg 0 / 1) and unrepairable memory (arg 2). */
+static void get_repair(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned x = 0;
+        if (arg == 2) {
+                nvmlUnrepairableMemoryStatus_v1_t u = { 0 };
+                v->ret = NVX(s->nvml, nvmlDeviceGetUnrepairableMemoryFlag_v1, s->dev, &u);
+                x = u.bUnrepairableMemory;
+        } else {
+                nvmlRepairStatus_t r = { .version = nvmlRepairStatus_v1 };
+                v->ret = NVX(s->nvml, nvmlDeviceGetRepairStatus, s->dev, &r);
+                x = arg ? r.bTpcRepairPending : r.bChannelRepairPending;
+        }
+        set_text(v, "%s", x ? "Yes" : "No");
+}
+
+/* Device capabilities (nvmlDeviceGetCapabilities): EGM "enabled" / "disabled". */
+static void get_capability(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        nvmlDeviceCapabilities_t c = { .version = nvmlDeviceCapabilities_v1 };
+        v->ret = NVX(s->nvml, nvmlDeviceGetCapabilities, s->dev, &c);
+        set_text(v, "%s", c.capMask & (unsigned) arg ? "enabled" : "disabled");
+}
+
+/* GPU recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION), as nvidia-smi names them. */
+static void get_recovery_action(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        (void) arg;
+        static const char *const names[] = { "None", "Reset", "Reboot", "Drain P2P", "Drain and Reset" };
+        unsigned long long a = field_value(s, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, 0, &v->ret);
+        set_text(v, "%s", a < GV_ARRAY_SIZE(names) ? names[a] : "Unknown");
+}
+
+/* A yes/no field value (arg: the field id): GPU reset status on 535..579. */
+static void get_field_yes_no(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned long long x = field_value(s, (unsigned) arg, 0, &v->ret);
+        set_text(v, "%s", x ? "Yes" : "No");
+}
+
+/* A clocks event reason counter kept as a field value in ns (arg: the field id), in us. */
+static void get_field_us(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        v->num = field_value(s, (unsigned) arg, 0, &v->ret) / 1000ULL;
+        set_text(v, "%llu us", v->num);
+}
+
+/* A T.Limit threshold (arg: NVML_FI_DEV_TEMPERATURE_*_TLIMIT), signed C: "-8 C". */
+static void get_tlimit_threshold(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        long long t = (long long) field_value(s, (unsigned) arg, 0, &v->ret);
+        set_text(v, "%lld C", t);
+}
+
+/* Inactive row remappings (arg 0 correctable, 1 uncorrectable): NVML_FI_DEV_REMAPPED_ROWS_{COR,UNC}_INACTIVE. */
+static void get_remapped_inactive(const smi_src_t *s, int arg, smi_value_t *v)
+{
+        unsigned id = arg ? NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE : NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE;
+        unsigned long long n = field_value(s, id, 0, &v->ret);
+        set_text(v, "%llu", n);
 }
 
 /* nvml.h power scopes beyond NVML_POWER_SCOPE_GPU: the module (GPU + CPU on Grace parts) and the memory. */
@@ -924,10 +1007,10 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_VIRTUALIZATION_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/virtualization_mode", "GPU Virtualization Mode/Virtualization Mode", get_board, B_VIRTUALIZATION, NULL, EVERY },
         { SMI_F_HOST_VGPU_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/host_vgpu_mode", "GPU Virtualization Mode/Host VGPU Mode", get_na, 0, NULL, EVERY },
         { SMI_F_VGPU_HETEROGENEOUS_MODE, Q_ONLY, SMI_STYLE_STR, "gpu_virtualization_mode/vgpu_heterogeneous_mode", "GPU Virtualization Mode/vGPU Heterogeneous Mode", get_na, 0, NULL, SINCE(570) },
-        { SMI_F_GPU_RECOVERY_ACTION, "gpu_recovery_action", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_recovery_action", "GPU Recovery Action", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_GPU_RECOVERY_ACTION, "gpu_recovery_action", NO_ALIAS, NULL, SMI_STYLE_STR, "gpu_recovery_action", "GPU Recovery Action", get_recovery_action, 0, NULL, SINCE(570) },
         { SMI_F_GSP_FIRMWARE_VERSION, Q_ONLY, SMI_STYLE_STR, "gsp_firmware_version", "GSP Firmware Version", get_newer, X_GSP_FIRMWARE, NULL, EVERY },
-        { SMI_F_RESET_REQUIRED, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/reset_required", "GPU Reset Status/Reset Required", get_na, 0, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
-        { SMI_F_DRAIN_AND_RESET, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/drain_and_reset_recommended", "GPU Reset Status/Drain and Reset Recommended", get_na, 0, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_RESET_REQUIRED, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/reset_required", "GPU Reset Status/Reset Required", get_field_yes_no, NVML_FI_DEV_RESET_STATUS, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_DRAIN_AND_RESET, Q_ONLY, SMI_STYLE_STR, "gpu_reset_status/drain_and_reset_recommended", "GPU Reset Status/Drain and Reset Recommended", get_field_yes_no, NVML_FI_DEV_DRAIN_AND_RESET_STATUS, NULL, GATING(KEY(535, 0), BRANCH_END(579), 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_RELAXED_ORDERING, Q_ONLY, SMI_STYLE_STR, "ibmnpu/relaxed_ordering_mode", "IBMNPU/Relaxed Ordering Mode", get_na, 0, NULL, EVERY },
         { SMI_F_PCI_BUS, "pci.bus", NO_ALIAS, NULL, SMI_STYLE_HEX2, "pci/pci_bus", "PCI/Bus", get_pci, PCI_BUS,
           NULL, EVERY },
@@ -974,8 +1057,8 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_CER_COUNTER_SW_POWER_CAP, "clocks_event_reasons_counters.sw_power_cap", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_power_cap", "Clocks Event Reasons Counters/SW Power Capping", get_violation, 0, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_SYNC_BOOST, "clocks_event_reasons_counters.sync_boost", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sync_boost", "Clocks Event Reasons Counters/Sync Boost", get_violation, 2, NULL, SINCE(580) },
         { SMI_F_CER_COUNTER_SW_THERMAL, "clocks_event_reasons_counters.sw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_US, "clocks_event_reasons_counters/clocks_event_reasons_counters_sw_therm_slowdown", "Clocks Event Reasons Counters/SW Thermal Slowdown", get_violation, 1, NULL, SINCE(580) },
-        { SMI_F_CER_COUNTER_HW_THERMAL, "clocks_event_reasons_counters.hw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", "Clocks Event Reasons Counters/HW Thermal Slowdown", get_na, 0, NULL, SINCE(580) },
-        { SMI_F_CER_COUNTER_HW_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", "Clocks Event Reasons Counters/HW Power Braking", get_na, 0, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_HW_THERMAL, "clocks_event_reasons_counters.hw_thermal_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown", "Clocks Event Reasons Counters/HW Thermal Slowdown", get_field_us, NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, NULL, SINCE(580) },
+        { SMI_F_CER_COUNTER_HW_POWER_BRAKE, "clocks_event_reasons_counters.hw_power_brake_slowdown", NO_ALIAS, "us", SMI_STYLE_STR, "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake", "Clocks Event Reasons Counters/HW Power Braking", get_field_us, NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, NULL, SINCE(580) },
         { SMI_F_SPARSE_OPERATION_MODE, Q_ONLY, SMI_STYLE_STR, "sparse_operation_mode", "Sparse Operation Mode", get_na, 0, NULL, SINCE(570) },
         { SMI_F_MEMORY_TOTAL, "memory.total", NO_ALIAS, "MiB", SMI_STYLE_MIB, "fb_memory_usage/total",
           "FB Memory Usage/Total", get_memory, MEM_TOTAL, NULL, EVERY },
@@ -1016,25 +1099,25 @@ static const smi_field_def_t field_table[] = {
           "ECC Mode/Pending", get_pair, PAIR(PAIR_ECC_MODE, 1), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_SRAM_CORRECTABLE, "ecc.errors.corrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_correctable", "ECC Errors/Volatile/SRAM Correctable", get_ecc_count, ECC(0, 0, 0), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable", "ECC Errors/Volatile/SRAM Uncorrectable", get_ecc_count, ECC(0, 0, 1), NULL, GATED(SMI_GATE_NO_SRAM_SPLIT) },
-        { SMI_F_ECC_VOLATILE_SRAM_PARITY, "ecc.errors.uncorrected.volatile.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_parity", "ECC Errors/Volatile/SRAM Uncorrectable Parity", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_VOLATILE_SRAM_SECDED, "ecc.errors.uncorrected.volatile.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_secded", "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_VOLATILE_SRAM_PARITY, "ecc.errors.uncorrected.volatile.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_parity", "ECC Errors/Volatile/SRAM Uncorrectable Parity", get_sram_ecc, SRAM_VOL_PARITY, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_VOLATILE_SRAM_SECDED, "ecc.errors.uncorrected.volatile.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/sram_uncorrectable_secded", "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED", get_sram_ecc, SRAM_VOL_SECDED, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
         { SMI_F_ECC_VOLATILE_DRAM_CORRECTABLE, "ecc.errors.corrected.volatile.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/dram_correctable", "ECC Errors/Volatile/DRAM Correctable", get_ecc_count, ECC(0, 1, 0), NULL, EVERY },
         { SMI_F_ECC_VOLATILE_DRAM_UNCORRECTABLE, "ecc.errors.uncorrected.volatile.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/volatile/dram_uncorrectable", "ECC Errors/Volatile/DRAM Uncorrectable", get_ecc_count, ECC(0, 1, 1), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_SRAM_CORRECTABLE, "ecc.errors.corrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_correctable", "ECC Errors/Aggregate/SRAM Correctable", get_ecc_count, ECC(1, 0, 0), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_SRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.sram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable", "ECC Errors/Aggregate/SRAM Uncorrectable", get_ecc_count, ECC(1, 0, 1), NULL, GATED(SMI_GATE_NO_SRAM_SPLIT) },
-        { SMI_F_ECC_AGGREGATE_SRAM_PARITY, "ecc.errors.uncorrected.aggregate.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_parity", "ECC Errors/Aggregate/SRAM Uncorrectable Parity", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_AGGREGATE_SRAM_SECDED, "ecc.errors.uncorrected.aggregate.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_secded", "ECC Errors/Aggregate/SRAM Uncorrectable SEC-DED", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_AGGREGATE_SRAM_PARITY, "ecc.errors.uncorrected.aggregate.sram.parity", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_parity", "ECC Errors/Aggregate/SRAM Uncorrectable Parity", get_sram_ecc, SRAM_AGG_PARITY, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_AGGREGATE_SRAM_SECDED, "ecc.errors.uncorrected.aggregate.sram.secded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_uncorrectable_secded", "ECC Errors/Aggregate/SRAM Uncorrectable SEC-DED", get_sram_ecc, SRAM_AGG_SECDED, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
         { SMI_F_ECC_AGGREGATE_DRAM_CORRECTABLE, "ecc.errors.corrected.aggregate.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/dram_correctable", "ECC Errors/Aggregate/DRAM Correctable", get_ecc_count, ECC(1, 1, 0), NULL, EVERY },
         { SMI_F_ECC_AGGREGATE_DRAM_UNCORRECTABLE, "ecc.errors.uncorrected.aggregate.dram", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/dram_uncorrectable", "ECC Errors/Aggregate/DRAM Uncorrectable", get_ecc_count, ECC(1, 1, 1), NULL, EVERY },
-        { SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED, "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_threshold_exceeded", "ECC Errors/Aggregate/SRAM Threshold Exceeded", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_L2, "ecc.errors.uncorrected.aggregate.sram.l2", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_l2", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM L2", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_SM, "ecc.errors.uncorrected.aggregate.sram.sm", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_sm", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM SM", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER, "ecc.errors.uncorrected.aggregate.sram.mcu", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_microcontroller", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Microcontroller", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_PCIE, "ecc.errors.uncorrected.aggregate.sram.pcie", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_pcie", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM PCIE", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_SRAM_SOURCE_OTHER, "ecc.errors.uncorrected.aggregate.sram.other", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_other", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Other", get_na, 0, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
-        { SMI_F_ECC_CHANNEL_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/channel_repair_pending", "ECC Errors/Channel Repair Pending", get_na, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
-        { SMI_F_ECC_TPC_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/tpc_repair_pending", "ECC Errors/TPC Repair Pending", get_na, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
-        { SMI_F_ECC_UNREPAIRABLE_MEMORY, Q_ONLY, SMI_STYLE_STR, "ecc_errors/unrepairable_memory", "ECC Errors/Unrepairable Memory", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_SRAM_THRESHOLD_EXCEEDED, "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate/sram_threshold_exceeded", "ECC Errors/Aggregate/SRAM Threshold Exceeded", get_sram_ecc, SRAM_THRESHOLD, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_L2, "ecc.errors.uncorrected.aggregate.sram.l2", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_l2", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM L2", get_sram_ecc, SRAM_L2, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_SM, "ecc.errors.uncorrected.aggregate.sram.sm", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_sm", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM SM", get_sram_ecc, SRAM_SM, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_MICROCONTROLLER, "ecc.errors.uncorrected.aggregate.sram.mcu", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_microcontroller", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Microcontroller", get_sram_ecc, SRAM_MCU, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_PCIE, "ecc.errors.uncorrected.aggregate.sram.pcie", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_pcie", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM PCIE", get_sram_ecc, SRAM_PCIE, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_SRAM_SOURCE_OTHER, "ecc.errors.uncorrected.aggregate.sram.other", NO_ALIAS, NULL, SMI_STYLE_STR, "ecc_errors/aggregate_uncorrectable_sram_sources/sram_other", "ECC Errors/Aggregate Uncorrectable SRAM Sources/SRAM Other", get_sram_ecc, SRAM_OTHER, NULL, GATED(SMI_GATE_SRAM_SPLIT) },
+        { SMI_F_ECC_CHANNEL_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/channel_repair_pending", "ECC Errors/Channel Repair Pending", get_repair, 0, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_TPC_REPAIR_PENDING, Q_ONLY, SMI_STYLE_STR, "ecc_errors/tpc_repair_pending", "ECC Errors/TPC Repair Pending", get_repair, 1, NULL, GATING(KEY(580, 0), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
+        { SMI_F_ECC_UNREPAIRABLE_MEMORY, Q_ONLY, SMI_STYLE_STR, "ecc_errors/unrepairable_memory", "ECC Errors/Unrepairable Memory", get_repair, 2, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_AMPERE) },
         { SMI_F_RETIRED_SINGLE_BIT, "retired_pages.single_bit_ecc.count", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/multiple_single_bit_retirement/retired_count", "Retired Pages/Single Bit ECC/Count", get_retired, RP_SINGLE_BIT, NULL, EVERY },
         { SMI_F_RETIRED_SINGLE_BIT_LIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/multiple_single_bit_retirement/retired_pagelist", "Retired Pages/Single Bit ECC/Pages", NULL, 0, emit_retired_pagelist_single, EVERY },
         { SMI_F_RETIRED_DOUBLE_BIT, "retired_pages.double_bit.count", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/double_bit_retirement/retired_count", "Retired Pages/Double Bit ECC/Count", get_retired, RP_DOUBLE_BIT, NULL, EVERY },
@@ -1042,9 +1125,9 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_RETIRED_PENDING_BLACKLIST, Q_ONLY, SMI_STYLE_STR, "retired_pages/pending_blacklist", "Retired Pages/Pending Page Blacklist", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_RETIRED_PENDING, "retired_pages.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "retired_pages/pending_retirement", "Retired Pages/Pending Page Retirement", get_retired, RP_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_CORR, "remapped_rows.correctable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr", "Remapped Rows/Correctable Error", get_remapped, RR_CORR, NULL, NA_SECTION },
-        { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_REMAPPED_CORR_INACTIVE, "remapped_rows.correctable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_corr_inactive", "Remapped Rows/Correctable Error Inactive", get_remapped_inactive, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_REMAPPED_UNC, "remapped_rows.uncorrectable", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc", "Remapped Rows/Uncorrectable Error", get_remapped, RR_UNC, NULL, EVERY },
-        { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_na, 0, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
+        { SMI_F_REMAPPED_UNC_INACTIVE, "remapped_rows.uncorrectable_inactive", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_unc_inactive", "Remapped Rows/Uncorrectable Error Inactive", get_remapped_inactive, 1, NULL, GATING(KEY(580, 173), 0, 0, NULL, NULL, SMI_GATE_NONE) },
         { SMI_F_REMAPPED_PENDING, "remapped_rows.pending", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_pending", "Remapped Rows/Pending", get_remapped, RR_PENDING, NULL, EVERY },
         { SMI_F_REMAPPED_FAILURE, "remapped_rows.failure", NO_ALIAS, NULL, SMI_STYLE_STR, "remapped_rows/remapped_row_failure", "Remapped Rows/Remapping Failure Occurred", get_remapped, RR_FAILURE, NULL, EVERY },
         { SMI_F_REMAP_HISTOGRAM_MAX, "remapped_rows.histogram.max", NO_ALIAS, NULL, SMI_STYLE_BANKS, "remapped_rows/row_remapper_histogram/row_remapper_histogram_max", "Remapped Rows/Bank Remap Availability Histogram/Max", get_remapped, RR_H_MAX, NULL, EVERY },
@@ -1057,17 +1140,17 @@ static const smi_field_def_t field_table[] = {
           "Temperature/GPU Current Temp", get_uint, U_TEMPERATURE, NULL, EVERY },
         { SMI_F_TEMP_TLIMIT, "temperature.gpu.tlimit", NO_ALIAS, NULL, SMI_STYLE_SCELSIUS, "temperature/gpu_temp_tlimit", "Temperature/GPU T.Limit Temp", get_newer, X_MARGIN_TEMPERATURE, NULL, SINCE(535) },
         { SMI_F_TEMP_SHUTDOWN, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_threshold", "Temperature/GPU Shutdown Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_SHUTDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_tlimit_threshold", "Temperature/GPU Shutdown T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_SHUTDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_tlimit_threshold", "Temperature/GPU Shutdown T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_SLOWDOWN, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_threshold", "Temperature/GPU Slowdown Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_SLOWDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_tlimit_threshold", "Temperature/GPU Slowdown T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_SLOWDOWN_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_slow_tlimit_threshold", "Temperature/GPU Slowdown T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_GPU_MAX, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_gpu_threshold", "Temperature/GPU Max Operating Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_GPU_MAX, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_GPU_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_gpu_tlimit_threshold", "Temperature/GPU Max Operating T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_GPU_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_gpu_tlimit_threshold", "Temperature/GPU Max Operating T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TEMP_TARGET, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_target_temperature", "Temperature/GPU Target Temperature", get_na, 0, NULL, EVERY },
         /* Memory temperature: the CSV temperature.memory writes the bare number, like temperature.gpu. */
         { SMI_F_TEMPERATURE_MEMORY, "temperature.memory", NO_ALIAS, NULL, SMI_STYLE_CELSIUS, "temperature/memory_temp",
           "Temperature/Memory Current Temp", get_memory_temp, 0, NULL, EVERY },
         { SMI_F_TEMP_MEM_MAX, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_mem_threshold", "Temperature/Memory Max Operating Temp", get_temp_threshold, NVML_TEMPERATURE_THRESHOLD_MEM_MAX, NULL, GATED(SMI_GATE_NO_TLIMIT) },
-        { SMI_F_TEMP_MEM_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_mem_tlimit_threshold", "Temperature/Memory Max Operating T.Limit Temp", get_na, 0, NULL, GATED(SMI_GATE_TLIMIT) },
+        { SMI_F_TEMP_MEM_MAX_TLIMIT, Q_ONLY, SMI_STYLE_STR, "temperature/gpu_temp_max_mem_tlimit_threshold", "Temperature/Memory Max Operating T.Limit Temp", get_tlimit_threshold, NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT, NULL, GATED(SMI_GATE_TLIMIT) },
         { SMI_F_TARGET_TEMP_MIN, Q_ONLY, SMI_STYLE_STR, "supported_gpu_target_temp/gpu_target_temp_min", "Supported GPU Target Temp/GPU Target Temp Min", get_na, 0, NULL, EVERY },
         { SMI_F_TARGET_TEMP_MAX, Q_ONLY, SMI_STYLE_STR, "supported_gpu_target_temp/gpu_target_temp_max", "Supported GPU Target Temp/GPU Target Temp Max", get_na, 0, NULL, EVERY },
         { SMI_F_POWER_STATE, Q_ONLY, SMI_STYLE_STR, "gpu_power_readings/power_state", "GPU Power Readings/Power State", get_power_misc, PW_STATE, NULL, RENAMED(535, "power_readings/power_state", "Power Readings/Power State") },
@@ -1159,7 +1242,7 @@ static const smi_field_def_t field_table[] = {
         { SMI_F_PROCESSES, Q_ONLY, SMI_STYLE_STR, "processes", "Processes", NULL, 0, smi_emit_processes, EVERY },
         { SMI_F_ACCOUNTED_PROCESSES, Q_ONLY, SMI_STYLE_STR, "accounted_processes", "Accounted Processes", NULL, 0,
           emit_accounted_processes, EVERY },
-        { SMI_F_CAPABILITY_EGM, Q_ONLY, SMI_STYLE_STR, "capabilities/egm", "Capabilities/EGM", get_na, 0, NULL, SINCE(570) },
+        { SMI_F_CAPABILITY_EGM, Q_ONLY, SMI_STYLE_STR, "capabilities/egm", "Capabilities/EGM", get_capability, NVML_DEV_CAP_EGM, NULL, SINCE(570) },
         /* --query-gpu fields without a -q element (names and units: the headers of csv__query-gpu_*_590.48.01
          * and csv__query-gpu_*_595.80, the real tool queried for every field of its --help-query-gpu) */
         { SMI_F_Q_KMD_VERSION, "kmd_version", NO_ALIAS, NULL, SMI_STYLE_STR, CSV_ONLY, get_ctx, CTX_DRIVER_VERSION, NULL, EVERY },

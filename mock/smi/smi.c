@@ -241,6 +241,8 @@ char *smi_format_q(const smi_field_def_t *def, const smi_value_t *v, bool xml)
 {
         char *s = NULL;
         int r;
+        if (v->ret == NVML_ERROR_DEPRECATED) /* the CSV's text without brackets (the 590 -q, the 595 -q -x captures) */
+                return strdup("Requested functionality has been deprecated");
         if (v->ret != NVML_SUCCESS)
                 return strdup("N/A");
         switch (def->style) {

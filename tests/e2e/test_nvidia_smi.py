@@ -518,6 +518,64 @@ class TestCaptureCoverage(gvtest.TempDirTestCase):
         print("# -q -x coverage of real captures:\n#   " + "\n#   ".join(figures))
 
 
+# Rows whose value is a fact of the GPU, its board or the driver (not a reading that changes second to second, such
+# as gpu_temp_tlimit, the margin to T.Limit, which moves with the temperature), read
+# through the NVML calls of mock/nvml/libnvml-smi.c and the row remapper (docs/mock-nvml.md); a section is compared
+# leaf by leaf.  Our GPU with the capture's minor number answers for the capture's GPU.
+STATIC_ROWS = ["gsp_firmware_version", "gpu_module_id", "platformInfo/module_id", "pci/pci_base_class",
+               "pci/pci_sub_class", "addressing_mode", "c2c_mode", "pdi", "remapped_rows",
+               "temperature/gpu_temp_max_tlimit_threshold", "temperature/gpu_temp_slow_tlimit_threshold",
+               "temperature/gpu_temp_max_gpu_tlimit_threshold", "temperature/gpu_temp_max_mem_tlimit_threshold",
+               "cc_protected_memory_usage", "gpu_recovery_action", "gpu_reset_status",
+               "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_therm_slowdown",
+               "clocks_event_reasons_counters/clocks_event_reasons_counters_hw_power_brake",
+               "applications_clocks", "default_applications_clocks",
+               "ecc_errors/volatile/sram_uncorrectable_parity", "ecc_errors/volatile/sram_uncorrectable_secded",
+               "ecc_errors/aggregate/sram_uncorrectable_parity", "ecc_errors/aggregate/sram_uncorrectable_secded",
+               "ecc_errors/aggregate/sram_threshold_exceeded", "ecc_errors/aggregate_uncorrectable_sram_sources",
+               "ecc_errors/channel_repair_pending", "ecc_errors/tpc_repair_pending", "ecc_errors/unrepairable_memory",
+               "ecc_errors/volatile", "mig_devices/mig_device/ecc_error_count", "capabilities"]
+
+
+def leaf_values(e, prefix=""):
+    """{path: text} of the leaves under @e (@e itself when it is one)."""
+    if len(e) == 0:
+        return {prefix or e.tag: (e.text or "").strip()}
+    out = {}
+    for c in e:
+        out.update(leaf_values(c, (prefix or e.tag) + "/" + c.tag))
+    return out
+
+
+class TestCaptureStaticValues(gvtest.TempDirTestCase):
+    """Per capture, the values of the static rows (GSP firmware, module id, PCI class, addressing and C2C mode, PDI,
+    remapped rows, T.Limit thresholds, CC protected memory, recovery action and reset status, HW slowdown counters, applications clocks, SRAM ECC split and repair status, volatile ECC counts of the GPU and a MIG device, capabilities) are the capture's: the real value where it has one, N/A exactly where it prints N/A."""
+
+    def test_static_rows_match_the_capture(self):
+        for capture, name, mig in COVERAGE:
+            with self.subTest(capture=capture):
+                root = ET.parse(os.path.join(CAPTURES, capture)).getroot()
+                real = root.find("gpu")
+                minor = int(real.findtext("minor_number"))
+                cfg = profile_on_driver(self, name, root.findtext("driver_version"), mig)
+                text = open(cfg).read().replace("gpu_count: 1", "gpu_count: %d" % (minor + 1))
+                open(cfg, "w").write(text)
+                p = smi_on(cfg, "-q", "-x")
+                self.assertEqual(p.returncode, 0, p.stdout)
+                ours = [g for g in ET.fromstring(p.stdout).findall("gpu") if g.findtext("minor_number") == str(minor)]
+                self.assertEqual(len(ours), 1, "our GPU with minor number %d" % minor)
+                compared = 0
+                for path in STATIC_ROWS:
+                    e = real.find(path)
+                    if e is None:
+                        continue
+                    o = ours[0].find(path)
+                    self.assertIsNotNone(o, path)
+                    self.assertEqual(leaf_values(o, path), leaf_values(e, path), path)
+                    compared += 1
+                self.assertGreaterEqual(compared, 3, "static rows in " + capture)
+
+
 class TestDriverBranchGating(gvtest.TempDirTestCase):
     """The profile's driver branch picks the element names and labels, as in the captures of each branch."""
 
