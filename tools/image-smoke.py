@@ -39,7 +39,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 import zipfile
 

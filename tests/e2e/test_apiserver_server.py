@@ -8,7 +8,6 @@ validation, watches, versions not served).  Standard library only."""
 import http.client
 import json
 import os
-import socket
 import sys
 import tempfile
 import threading

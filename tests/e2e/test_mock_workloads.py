@@ -206,7 +206,7 @@ class TestSandboxComponents(WorkloadCase):
                 self.install(*flags)
                 p = self.run_gv("vfio-pci", "--default-workload-config", "vm-passthrough", check=1)
                 self.assertIn("pci-not-ready", p.stdout)
-                self.assertIn(f"2 of 2 GPUs not bound to vfio-pci", p.stdout)
+                self.assertIn("2 of 2 GPUs not bound to vfio-pci", p.stdout)
                 self.assertIn(f"{addrs[0]} (device 0x20b0) is bound to nvidia", p.stdout)
                 self.assertFalse(self.exists("vfio-pci-ready"))
 

@@ -14,7 +14,7 @@ import time
 
 import gvtest
 from test_deploy import chart_rbac
-from test_metrics import BOOT_A, BOOT_B, Exporter, Folder, parse, series
+from test_metrics import BOOT_A, BOOT_B, Exporter, Folder, series
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
 from client import TestApiServer  # noqa: E402

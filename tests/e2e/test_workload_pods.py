@@ -2,20 +2,13 @@
 against the test API server (tests/apiserver), with a valid driver-ready/toolkit-ready
 chain from a mock driver root.  Field reports FR07-FR11 and FR17; see
 docs/workload-lifecycle.md."""
-import json
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 
 import gvtest
-from test_deploy import chart_rbac
-
-sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
-from client import TestApiServer  # noqa: E402
+from chartapi import ChartApiTestCase
 
 NODE = "gpu-node-a"
 NS = "gpu-operator"
@@ -62,40 +55,10 @@ class Poller:
         self.t.join(5)
 
 
-class WorkloadPodsTest(gvtest.TempDirTestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        # RBAC mode with the chart's own rules: the components need nothing the chart does not grant.
-        cls.rbac_dir = tempfile.mkdtemp(prefix="gv-rbac-")
-        rb = chart_rbac(os.path.join(cls.rbac_dir, "rbac.json"), NS)
-        cls.api = TestApiServer(token="gv-e2e-token", namespace=NS, bookmark_ms=500,
-                                **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.api.stop()
-        shutil.rmtree(cls.rbac_dir, ignore_errors=True)
-
-    def setUp(self):
-        super().setUp()
-        self.api.reset()
-        mock = self.path("mock")
-        gvtest.run(["run", "--mock", "--mock-dir", mock, "--components", "driver,toolkit"], check=0)
-        self.vdir = os.path.join(mock, "validations")
+class WorkloadPodsTest(ChartApiTestCase):
+    NODE, NS, UNSET, BASE_ENV = NODE, NS, _OURS, {"VALIDATOR_IMAGE": IMAGE}
 
     # -- helpers ------------------------------------------------------------------------
-    def env(self, **extra):
-        e = gvtest.clean_env()
-        for k in _OURS:
-            e.pop(k, None)
-        e.update(NODE_NAME=NODE, OPERATOR_NAMESPACE=NS, KUBECONFIG=self.api.kubeconfig, VALIDATOR_IMAGE=IMAGE)
-        e.update({k: str(v) for k, v in extra.items()})
-        return e
-
-    def args(self, component, *extra):
-        return ["run", "--components", component, "--output-dir", self.vdir, *extra]
-
     def cuda_ready(self):
         """plugin's parent: cuda-ready, published without a pod (WITH_WORKLOAD=false, no API call)."""
         if not os.path.exists(self.marker("cuda-ready")):
@@ -117,9 +80,6 @@ class WorkloadPodsTest(gvtest.TempDirTestCase):
 
     def out(self, p):
         return p.stdout + p.stderr
-
-    def marker(self, name):
-        return os.path.join(self.vdir, name)
 
     def gpu_node(self, **kw):
         kw.setdefault("labels", {"nvidia.com/gpu.present": "true"})
