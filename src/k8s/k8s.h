@@ -418,9 +418,11 @@ unsigned gv_k8s_backoff_ms(unsigned attempt, unsigned initial_ms, unsigned max_m
 
 /*
  * gv_k8s_parse_retry_after - parse a Retry-After header value (RFC 9110
- * 10.2.3): delay-seconds or an IMF-fixdate, relative to @now.  Stores the
- * delay in milliseconds (0 for a date in the past).  Returns 0, or -EINVAL
- * for anything else.  Sets no error object.
+ * 10.2.3): delay-seconds or an IMF-fixdate (5.6.7: fixed-width digits,
+ * case-sensitive names, a day that exists), relative to @now.  Stores the
+ * delay in milliseconds (0 for a date in the past; huge delay-seconds are
+ * capped at ULONG_MAX / 1000 s).  Returns 0, or -EINVAL for anything else,
+ * *delay_ms untouched.  Sets no error object.
  */
 int gv_k8s_parse_retry_after(const char *value, time_t now, unsigned long *delay_ms);
 

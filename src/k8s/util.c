@@ -12,6 +12,7 @@
 
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
+#include "base/digits.h"
 
 char *gv_k8s_escape(const char *s)
 {
@@ -88,14 +89,55 @@ unsigned gv_k8s_backoff_ms(unsigned attempt, unsigned initial_ms, unsigned max_m
         return (unsigned) (half + jitter);
 }
 
-static int month_index(const char *m)
+/* The index of the 3-letter name at @m in @names (case-sensitive, as RFC 9110 5.6.7 says), or -1. */
+static int name_index(const char *m, const char *const *names, int n)
 {
-        static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                              "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-        for (int i = 0; i < 12; i++)
-                if (strncmp(m, months[i], 3) == 0)
+        for (int i = 0; i < n; i++)
+                if (strncmp(m, names[i], 3) == 0)
                         return i;
         return -1;
+}
+
+/* Skip the literal @lit at *p; false when *p does not start with it. */
+static bool skip_lit(const char **p, const char *lit)
+{
+        size_t n = strlen(lit);
+        if (strncmp(*p, lit, n) != 0)
+                return false;
+        *p += n;
+        return true;
+}
+
+/* IMF-fixdate (RFC 9110 5.6.7), "Sun, 06 Nov 1994 08:49:37 GMT": fixed-width digits, no
+ * signs, and a day that exists in its month (timegm() would roll Feb 31 into March). */
+static int parse_imf_fixdate(const char *p, time_t *out)
+{
+        static const char *const wdays[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+        static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                              "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+        int day, mon, year, hh, mm, ss;
+        if (name_index(p, wdays, 7) < 0)
+                return -EINVAL;
+        p += 3;
+        if (!skip_lit(&p, ", ") || !gv_fixed_digits(&p, 2, &day) || !skip_lit(&p, " ") ||
+            (mon = name_index(p, months, 12)) < 0)
+                return -EINVAL;
+        p += 3;
+        if (!skip_lit(&p, " ") || !gv_fixed_digits(&p, 4, &year) || !skip_lit(&p, " ") || !gv_fixed_digits(&p, 2, &hh) ||
+            !skip_lit(&p, ":") || !gv_fixed_digits(&p, 2, &mm) || !skip_lit(&p, ":") || !gv_fixed_digits(&p, 2, &ss) ||
+            !skip_lit(&p, " GMT"))
+                return -EINVAL;
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+                p++;
+        if (*p || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 || year < 1970)
+                return -EINVAL;
+        struct tm tm = { .tm_year = year - 1900, .tm_mon = mon, .tm_mday = day,
+                         .tm_hour = hh, .tm_min = mm, .tm_sec = ss == 60 ? 59 : ss /* leap second */ };
+        time_t t = timegm(&tm);
+        if (t == (time_t) -1 || tm.tm_mday != day || tm.tm_mon != mon)
+                return -EINVAL;
+        *out = t + (ss == 60);
+        return 0;
 }
 
 int gv_k8s_parse_retry_after(const char *value, time_t now, unsigned long *delay_ms)
@@ -117,22 +159,8 @@ int gv_k8s_parse_retry_after(const char *value, time_t now, unsigned long *delay
                 *delay_ms = (unsigned long) s * 1000UL;
                 return 0;
         }
-        /* IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" */
-        char wd[4], mon[4], zone[4];
-        int day, year, hh, mm, ss, consumed = 0;
-        if (sscanf(value, "%3[A-Za-z], %2d %3[A-Za-z] %4d %2d:%2d:%2d %3[A-Z]%n", wd, &day, mon, &year, &hh, &mm, &ss,
-                   zone, &consumed) != 8)
-                return -EINVAL;
-        const char *rest = value + consumed;
-        while (*rest == ' ' || *rest == '\t' || *rest == '\r' || *rest == '\n')
-                rest++;
-        int mi = month_index(mon);
-        if (*rest || mi < 0 || strcmp(zone, "GMT") != 0 || day < 1 || day > 31 || hh > 23 || mm > 59 || ss > 60 ||
-            year < 1970)
-                return -EINVAL;
-        struct tm tm = { .tm_year = year - 1900, .tm_mon = mi, .tm_mday = day, .tm_hour = hh, .tm_min = mm, .tm_sec = ss };
-        time_t t = timegm(&tm);
-        if (t == (time_t) -1)
+        time_t t;
+        if (parse_imf_fixdate(value, &t) < 0)
                 return -EINVAL;
         *delay_ms = t > now ? (unsigned long) (t - now) * 1000UL : 0;
         return 0;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/cleanup.h"
+#include "base/digits.h"
 #include "metrics.h"
 
 void gv_metrics_snapshot_init(gv_metrics_snapshot_t *s, const char *node, const char *version)
@@ -15,21 +16,6 @@ void gv_metrics_snapshot_init(gv_metrics_snapshot_t *s, const char *node, const 
         *s = (gv_metrics_snapshot_t) { .node = node, .version = version };
         for (size_t i = 0; i < GV_MARKER__MAX; i++)
                 s->markers[i].state = GV_MARKER_MISSING;
-}
-
-/* Read exactly @n digits at *p into *out and advance. */
-static bool digits(const char **p, int n, int *out)
-{
-        int v = 0;
-        for (int i = 0; i < n; i++) {
-                char c = (*p)[i];
-                if (c < '0' || c > '9')
-                        return false;
-                v = v * 10 + (c - '0');
-        }
-        *p += n;
-        *out = v;
-        return true;
 }
 
 static bool expect(const char **p, char c)
@@ -46,14 +32,14 @@ int gv_metrics_parse_rfc3339(const char *s, double *out)
                 return -EINVAL;
         const char *p = s;
         int year, mon, day, hour, min, sec;
-        if (!digits(&p, 4, &year) || !expect(&p, '-') || !digits(&p, 2, &mon) || !expect(&p, '-') ||
-            !digits(&p, 2, &day))
+        if (!gv_fixed_digits(&p, 4, &year) || !expect(&p, '-') || !gv_fixed_digits(&p, 2, &mon) || !expect(&p, '-') ||
+            !gv_fixed_digits(&p, 2, &day))
                 return -EINVAL;
         if (*p != 'T' && *p != 't' && *p != ' ')
                 return -EINVAL;
         p++;
-        if (!digits(&p, 2, &hour) || !expect(&p, ':') || !digits(&p, 2, &min) || !expect(&p, ':') ||
-            !digits(&p, 2, &sec))
+        if (!gv_fixed_digits(&p, 2, &hour) || !expect(&p, ':') || !gv_fixed_digits(&p, 2, &min) || !expect(&p, ':') ||
+            !gv_fixed_digits(&p, 2, &sec))
                 return -EINVAL;
         if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60)
                 return -EINVAL;
@@ -77,7 +63,7 @@ int gv_metrics_parse_rfc3339(const char *s, double *out)
                 int sign = *p == '-' ? -1 : 1;
                 p++;
                 int oh, om;
-                if (!digits(&p, 2, &oh) || !expect(&p, ':') || !digits(&p, 2, &om) || oh > 23 || om > 59)
+                if (!gv_fixed_digits(&p, 2, &oh) || !expect(&p, ':') || !gv_fixed_digits(&p, 2, &om) || oh > 23 || om > 59)
                         return -EINVAL;
                 offset = sign * (oh * 3600L + om * 60L);
         } else {

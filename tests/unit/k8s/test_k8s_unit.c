@@ -290,6 +290,15 @@ static void test_retry_after(void **state)
         assert_int_equal(gv_k8s_parse_retry_after("Sun, 06 Foo 1994 08:49:37 GMT", 0, &ms), -EINVAL);
         assert_int_equal(gv_k8s_parse_retry_after("Sun, 06 Nov 1994 08:49:37 UTC", 0, &ms), -EINVAL);
         assert_int_equal(gv_k8s_parse_retry_after("99999999999999999999999", 0, &ms), -EINVAL);
+        /* IMF-fixdate is fixed-width digits (RFC 9110 5.6.7): no signs, no short fields, no
+         * day that timegm() would roll into the next month. */
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, 06 Nov 1994 -1:49:37 GMT", 0, &ms), -EINVAL);
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, 06 Nov 1994 08:-9:37 GMT", 0, &ms), -EINVAL);
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, +6 Nov 1994 08:49:37 GMT", 0, &ms), -EINVAL);
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, 6 Nov 1994 8:49:37 GMT", 0, &ms), -EINVAL);
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, 31 Feb 1994 08:49:37 GMT", 0, &ms), -EINVAL);
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, 06 Nov 01994 08:49:37 GMT", 0, &ms), -EINVAL);
+        assert_int_equal(gv_k8s_parse_retry_after("Sun, 06 nov 1994 08:49:37 GMT", 784111770, &ms), -EINVAL);
 }
 
 static void test_http_errno(void **state)
