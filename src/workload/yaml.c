@@ -333,7 +333,9 @@ static int copy_tree(struct parser_state *st, json_object *src, unsigned line, j
                         break;
                 json_object_object_foreach(src, k, v) {
                         json_object *c = NULL;
-                        if ((r = copy_tree(st, v, line, &c)) < 0 || json_object_object_add(dst, k, c) < 0) {
+                        /* the key is a node too, as when the mapping is written out (on_event) */
+                        if ((r = count_node(st, line)) < 0 || (r = copy_tree(st, v, line, &c)) < 0 ||
+                            json_object_object_add(dst, k, c) < 0) {
                                 json_object_put(c);
                                 json_object_put(dst);
                                 return r < 0 ? r : gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");

@@ -154,6 +154,45 @@ static void test_billion_laughs_refused(void **state)
         assert_non_null(strstr(msg, "t.yaml:"));
 }
 
+/* "a: &a {k0: 0, ..., k9: 0}" then "b: [*a x @n]": 21 nodes for a (map, 10 keys, 10 values) and
+ * 21 for each alias, as if written out.  Heap text; the caller frees it. */
+static char *aliased_maps(unsigned n)
+{
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        fputs("a: &a {k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, k5: 5, k6: 6, k7: 7, k8: 8, k9: 9}\nb: [", f);
+        for (unsigned i = 0; i < n; i++)
+                fputs(i ? ", *a" : "*a", f);
+        fputs("]\n", f);
+        assert_int_equal(fclose(f), 0);
+        return text;
+}
+
+/* Found by fuzz-workload-yaml: an alias counted its mapping's values but not its keys, so a
+ * document accepted through aliases could be refused once written out plainly (the emitter's
+ * output, `render`, could not be read back).  Both forms now count the same nodes. */
+static void test_alias_counts_keys(void **state)
+{
+        (void) state;
+        unsigned over = GV_YAML_MAX_NODES / 21 + 1;  /* 21 nodes an alias: over the bound */
+        unsigned under = GV_YAML_MAX_NODES / 21 - 2; /* plus a, b and their keys: under it */
+        _cleanup_free_ char *big = aliased_maps(over);
+        _cleanup_free_ char *msg = parse_err(big);
+        assert_non_null(strstr(msg, "nodes"));
+        _cleanup_free_ char *small = aliased_maps(under);
+        gv_doc_t *doc = parse_ok(small);
+        char *plain = NULL;
+        gv_error_t *err = NULL;
+        assert_int_equal(gv_yaml_emit(gv_doc_root(doc), &plain, &err), 0);
+        gv_doc_t *again = parse_ok(plain);
+        assert_true(json_object_equal(gv_doc_root(doc), gv_doc_root(again)));
+        gv_doc_free(again);
+        gv_doc_free(doc);
+        free(plain);
+}
+
 static void test_depth_bounded(void **state)
 {
         (void) state;
@@ -250,6 +289,7 @@ int main(void)
                 cmocka_unit_test(test_lines),
                 cmocka_unit_test(test_empty_document),
                 cmocka_unit_test(test_aliases_resolved),
+                cmocka_unit_test(test_alias_counts_keys),
                 cmocka_unit_test(test_billion_laughs_refused),
                 cmocka_unit_test(test_depth_bounded),
                 cmocka_unit_test(test_errors_have_lines),
