@@ -45,6 +45,9 @@ declare -A corpus=(
   [fuzz-ptx]=tests/fuzz/mock-nvml/corpus-ptx
   [fuzz-state]=tests/fuzz/mock-nvml/corpus-state
   [fuzz-pod-progress]=tests/fuzz/nodesignal/corpus-pod
+  [fuzz-retry-after]=tests/fuzz/k8s/corpus-retry
+  [fuzz-rfc3339]=tests/fuzz/metrics/corpus-rfc3339
+  [fuzz-visible-devices]=tests/fuzz/cudacheck/corpus-visible
 )
 targets=${FUZZ_TARGETS:-$(printf '%s\n' "${!corpus[@]}" | sort)}
 
