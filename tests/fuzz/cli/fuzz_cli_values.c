@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../fuzz-input.h"
 #include "base/cleanup.h"
 #include "cli.h"
 #include "options.h"
@@ -82,11 +83,9 @@ static void fuzz_uint(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *s = malloc(size + 1);
+        char *s = fuzz_cstr(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         fuzz_list(s, ":,");
         fuzz_list(s, ",");
         fuzz_bool(s);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz-input.h"
 #include "cudacheck/cudacheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -51,11 +52,9 @@ static void check_select(const gv_visible_devices_t *v)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *s = malloc(size + 1);
+        char *s = fuzz_cstr(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         gv_visible_devices_t v = { 0 };
         gv_error_t *err = NULL;
         int r = gv_visible_devices_parse(s, &v, &err);

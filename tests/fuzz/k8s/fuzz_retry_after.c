@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../fuzz-input.h"
 #include "k8s/k8s.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,11 +42,9 @@ static void check_imf_round_trip(const char *p, unsigned long ms_at_epoch)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *s = malloc(size + 1);
+        char *s = fuzz_cstr(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         unsigned long at0 = SENTINEL, later = SENTINEL;
         int r0 = gv_k8s_parse_retry_after(s, 0, &at0);
         int r1 = gv_k8s_parse_retry_after(s, LATER, &later);

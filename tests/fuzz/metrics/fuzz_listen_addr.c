@@ -11,17 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz-input.h"
 #include "metrics/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *s = malloc(size + 1);
+        char *s = fuzz_cstr(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
 
         gv_listen_addr_t a = { .host = NULL, .port = 4242 }, back = { 0 };
         gv_error_t *e = NULL;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../fuzz-input.h"
 #include "metrics/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,11 +35,9 @@ static void check_round_trip(double v)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *s = malloc(size + 1);
+        char *s = fuzz_cstr(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         double v = 12345.5;
         int r = gv_metrics_parse_rfc3339(s, &v);
         if (r != 0 && r != -EINVAL)

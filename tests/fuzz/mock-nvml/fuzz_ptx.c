@@ -10,17 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz-input.h"
 #include "mock/cuda/ptx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *text = malloc(size + 1);
+        char *text = fuzz_cstr(data, size);
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         gv_mock_ptx_entry_t entries[4];
         size_t n = 99;
         int r = gv_mock_ptx_parse(text, entries, 4, &n);

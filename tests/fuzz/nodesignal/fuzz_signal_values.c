@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz-input.h"
 #include "nodesignal/nodesignal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -107,11 +108,9 @@ static void fuzz_condition(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *s = malloc(size + 1);
+        char *s = fuzz_cstr(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         fuzz_taint(s);
         fuzz_label(s);
         fuzz_condition(s);

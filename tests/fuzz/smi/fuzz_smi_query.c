@@ -10,17 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz-input.h"
 #include "mock/smi/smi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        char *text = malloc(size + 1);
+        char *text = fuzz_cstr(data, size);
         if (!text)
                 return 0;
-        memcpy(text, data, size);
-        text[size] = '\0';
         char *nl = strchr(text, '\n');
         const char *format = "csv";
         if (nl) {
