@@ -39,9 +39,14 @@ class DraTest(ChartApiTestCase):
         return p.stdout + p.stderr
 
     def slice_requests(self):
-        """The validator's requests to resource.k8s.io (not the test's own, made as admin)."""
+        """The validator's requests to resource.k8s.io (not the test's own: those are made as admin
+        in RBAC mode, and without helm, when there is no RBAC, by Python's urllib)."""
         return [r for r in self.api.requests() if r["path"].startswith("/apis/resource.k8s.io/")
-                and r["auth"] != "admin"]
+                and self.ours(r)]
+
+    @staticmethod
+    def ours(r):
+        return r["auth"] != "admin" and r["userAgent"].startswith("gpu-validator/")
 
     def assert_no_marker(self):
         self.assertFalse(os.path.exists(self.marker("plugin-ready")))
@@ -68,7 +73,7 @@ class DraTest(ChartApiTestCase):
         self.assertEqual(reqs[0]["path"], "/apis/resource.k8s.io/v1/resourceslices")
         self.assertIn("fieldSelector=spec.nodeName%3D" + NODE + "%2Cspec.driver%3Dgpu.nvidia.com", reqs[0]["query"])
         self.assertEqual(reqs[0]["status"], 200)
-        self.assertEqual([r for r in self.api.requests() if r["method"] == "POST" and r["auth"] != "admin"], [],
+        self.assertEqual([r for r in self.api.requests() if r["method"] == "POST" and self.ours(r)], [],
                          "no validation pod")
         st = gvtest.run(["status", "--output-dir", self.vdir], env=self.env())
         self.assertRegex(st.stdout, r"plugin-ready\s+ready\s+\S+\s+DRA \(8 GPU\(s\) in ResourceSlices " + NODE)
