@@ -58,6 +58,7 @@ GENERATED = {
     'gv-version.h': 'base',          # meson.build: configure_file
     'builtin-profiles.h': 'mock',    # mock/nvml/embed-profiles.py
     'nvml-stubs.inc': 'mock',        # mock/nvml/gen-version-script.py
+    'gv-commit.h': 'cli',            # src/cli/meson.build: vcs_tag / configure_file
 }
 
 # The -I folders of the build (meson.build: src_inc), in order.
