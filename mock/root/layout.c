@@ -316,7 +316,7 @@ static int install_libcuda(ictx_t *c, const char *nvml_lib, const char *driver_v
                 _cleanup_free_ char *src = NULL, *lib = NULL;
                 if (asprintf(&src, "%.*s/%s", dir_len, dir, rel[i]) < 0 ||
                     asprintf(&lib, "usr/lib64/libcuda.so.%s", driver_version) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (!mr_is_file(src))
                         continue;
                 int r;
@@ -365,10 +365,10 @@ static int put_cap(ictx_t *c, const char *rel, unsigned minor_no, unsigned mode,
         if (asprintf(&path, "proc/driver/nvidia/capabilities/%s", rel) < 0 ||
             asprintf(&text, "DeviceFileMinor: %u\nDeviceFileMode: %u\nDeviceFileModify: 1\n", minor_no, mode) < 0 ||
             asprintf(&node, "dev/nvidia-caps/nvidia-cap%u", minor_no) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *dir = strndup(path, (size_t) (strrchr(path, '/') - path)); /* path holds a '/' */
         if (!dir)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r;
         if ((r = mr_ensure_dirs(c, dir, err)) < 0 || (r = mr_put_file(c, path, text, strlen(text), 0444, err)) < 0)
                 return r;
@@ -385,7 +385,7 @@ static int lay_out_mig(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *k
                 return 0;
         _cleanup_free_ char *minors = mig_minors_text(p);
         if (!minors)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r;
         if ((r = mr_ensure_dirs(c, "proc/driver/nvidia-caps", err)) < 0 || (r = mr_ensure_dirs(c, "dev/nvidia-caps", err)) < 0 ||
             (r = mr_put_file(c, "proc/driver/nvidia-caps/mig-minors", minors, strlen(minors), 0444, err)) < 0 ||
@@ -405,7 +405,7 @@ static int lay_out_mig(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *k
                         _cleanup_free_ char *gi = NULL, *ci = NULL;
                         if (asprintf(&gi, "gpu%u/mig/gi%u/access", g, m->gi_id) < 0 ||
                             asprintf(&ci, "gpu%u/mig/gi%u/ci%u/access", g, m->gi_id, m->ci_id) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         if (!gi_seen(d, k) && (r = put_cap(c, gi, cap_gi_minor(g, m->gi_id), 0444, kind, why, err)) < 0)
                                 return r;
                         if ((r = put_cap(c, ci, cap_ci_minor(g, m->gi_id, m->ci_id), 0444, kind, why, err)) < 0)
@@ -438,7 +438,7 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                 _cleanup_free_ char *dir = NULL;
                 if (asprintf(&dir, "sys/bus/pci/devices/%04x:%02x:%02x.0", d->pci_domain & 0xffffu, d->pci_bus & 0xffu,
                              d->pci_device & 0x1fu) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_ensure_dirs(c, dir, err)) < 0)
                         return r;
                 const struct {
@@ -459,7 +459,7 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                         int n = files[k].digits ? asprintf(&text, "0x%0*x\n", files[k].digits, files[k].value)
                                                 : asprintf(&text, "-1\n");
                         if (!f || n < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         if ((r = mr_put_file(c, f, text, strlen(text), 0444, err)) < 0)
                                 return r;
                 }
@@ -496,7 +496,7 @@ static int lay_out_extras(ictx_t *c, const gv_mock_install_opts_t *o, const gv_m
         int r;
         _cleanup_free_ char *devices = proc_devices_text();
         if (!devices)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_put_node(c, "dev/nvidia-modeset", GV_MOCK_NVIDIA_MAJOR, GV_MOCK_MODESET_MINOR, kind, why, err)) < 0 ||
             (r = mr_put_file(c, "proc/devices", devices, strlen(devices), 0444, err)) < 0 ||
             (r = lay_out_mig(c, p, kind, why, err)) < 0 || (r = lay_out_pci(c, p, err)) < 0 ||
@@ -511,7 +511,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         int r;
         _cleanup_free_ char *lib = NULL, *proc = NULL;
         if (asprintf(&lib, "usr/lib64/libnvidia-ml.so.%s", p->driver_version) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_ensure_dirs(c, "usr/lib64", err)) < 0 || (r = mr_ensure_dirs(c, "usr/bin", err)) < 0 ||
             (r = mr_ensure_dirs(c, "proc/driver/nvidia", err)) < 0 || (r = mr_ensure_dirs(c, "dev", err)) < 0)
                 return r;
@@ -528,7 +528,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
                 return r;
         proc = proc_version_text(p->driver_version);
         if (!proc)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_put_file(c, "proc/driver/nvidia/version", proc, strlen(proc), 0444, err)) < 0)
                 return r;
 
@@ -537,7 +537,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         for (unsigned i = 0; i < p->device_count; i++) {
                 _cleanup_free_ char *n = NULL;
                 if (asprintf(&n, "dev/nvidia%u", p->devices[i].minor_number) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_put_node(c, n, GV_MOCK_NVIDIA_MAJOR, p->devices[i].minor_number, kind, why, err)) < 0)
                         return r;
         }
@@ -552,7 +552,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
                                 continue;
                         _cleanup_free_ char *path = strdup(c->now.v[i].path);
                         if (!path)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         if ((r = mr_put_file(c, path, "", 0, 0666, err)) < 0)
                                 return r;
                 }
@@ -561,7 +561,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         /* CDI spec: inside the root it is recorded relative, outside absolute. */
         _cleanup_free_ char *spec_abs = gv_path_join(cdi_dir, GV_MOCK_CDI_SPEC_NAME);
         if (!spec_abs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t rl = strlen(c->root);
         bool inside = strncmp(cdi_dir, c->root, rl) == 0 && (cdi_dir[rl] == '/' || cdi_dir[rl] == '\0');
         const char *dir_rec = inside ? (cdi_dir[rl] == '/' ? cdi_dir + rl + 1 : "") : cdi_dir;
@@ -570,7 +570,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
                 return r;
         _cleanup_free_ char *spec = cdi_spec_text(c->root, p, lib);
         if (!spec)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_put_file(c, spec_rec, spec, strlen(spec), 0644, err)) < 0)
                 return r;
         *cdi_spec = TAKE_PTR(spec_abs);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "gv-version.h"
@@ -41,13 +42,9 @@ char **gv_split_list(const char *s, const char *seps)
         while (s && *s) {
                 size_t len = strcspn(s, seps);
                 if (len > 0) {
-                        if (n + 2 > cap) {
-                                char **nv = realloc(v, (cap *= 2) * sizeof(*v));
-                                if (!nv) {
-                                        strv_free(v);
-                                        return NULL;
-                                }
-                                v = nv;
+                        if (!GV_GREEDY_REALLOC(v, cap, n + 2)) {
+                                strv_free(v);
+                                return NULL;
                         }
                         v[n] = strndup(s, len);
                         if (!v[n]) {
@@ -68,7 +65,7 @@ static int list_append(char ***v, const char *s, gv_error_t **err)
 {
         _cleanup_strv_free_ char **add = gv_split_list(s, ":,");
         if (!add)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t have = 0, more = 0;
         while (*v && (*v)[have])
                 have++;
@@ -76,7 +73,7 @@ static int list_append(char ***v, const char *s, gv_error_t **err)
                 more++;
         char **n = realloc(*v, (have + more + 1) * sizeof(*n));
         if (!n)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < more; i++) {
                 n[have + i] = add[i];
                 add[i] = NULL;
@@ -281,7 +278,7 @@ static int handle_string(gv_options_t *o, int opt, const char *arg, gv_error_t *
                                             "empty value for an option that needs a path or name");
                 const char *v = own(o, arg);
                 if (!v)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 *(const char **) ((char *) &o->cfg + string_opts[i].offset) = v;
                 return 1;
         }

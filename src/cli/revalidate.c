@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 
@@ -120,7 +121,7 @@ int gv_reval_paths_find(const gv_config_t *cfg, const gv_kvlist_t *driver_ready,
         p.flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR, DRIVER_CTR_READY);
         p.dev_dir = gv_path_join(dev_root, "dev");
         if (!p.flag || !p.dev_dir || find_lib(cfg, driver_root, &p) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = p;
         p = (gv_reval_paths_t) { 0 };
         return 0;
@@ -148,21 +149,16 @@ static int list_nodes(const char *dir, char ***out)
         _cleanup_closedir_ DIR *d = dir ? opendir(dir) : NULL;
         if (!d)
                 return 0;
-        size_t n = 0, cap = 8;
-        _cleanup_strv_free_ char **v = calloc(cap + 1, sizeof(*v));
+        size_t n = 0, cap = 9;
+        _cleanup_strv_free_ char **v = calloc(cap, sizeof(*v));
         if (!v)
                 return -ENOMEM;
         struct dirent *e;
         while ((e = readdir(d))) {
                 if (strncmp(e->d_name, "nvidia", 6) != 0)
                         continue;
-                if (n == cap) {
-                        char **nv = realloc(v, (2 * cap + 1) * sizeof(*v));
-                        if (!nv)
-                                return -ENOMEM;
-                        v = nv;
-                        cap *= 2;
-                }
+                if (!GV_GREEDY_REALLOC(v, cap, n + 2))
+                        return -ENOMEM;
                 if (!(v[n] = strdup(e->d_name)))
                         return -ENOMEM;
                 v[++n] = NULL;
@@ -178,7 +174,7 @@ int gv_reval_read_state(gv_store_t *store, const gv_reval_paths_t *p, gv_node_st
         file_id(p->flag, &out->ctr_flag);
         file_id(p->lib, &out->driver_lib);
         if (list_nodes(p->dev_dir, &out->dev_nodes) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_marker_info_t info = { 0 };
         int r = gv_store_inspect(store, GV_MARKER_DRIVER, &info, err);
         if (r < 0) {

@@ -38,7 +38,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  ".cc-manager-ctr-ready");
         if (!flag)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         struct stat st;
         if (stat(flag, &st) < 0)
                 return gv_error_set(err, errno, GV_REASON_DEPENDENCY, "%s: %s (the cc-manager has not set the CC mode%s)",

@@ -89,7 +89,7 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
                 /* upstream: WITH_WORKLOAD=false writes cuda-ready with no check */
                 res.summary = strdup("no CUDA workload check (WITH_WORKLOAD=false, as upstream)");
                 if (!res.summary)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 *result = res;
                 return 0;
         }
@@ -110,7 +110,7 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
                      pr.duration_s, pr.creations > 1 ? " (re-created after deletion)" : "") < 0) {
                 res.summary = NULL;
                 gv_pod_run_result_clear(&pr);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         gv_pod_run_result_clear(&pr);
         *result = res;

@@ -67,7 +67,7 @@ static int nodes_error(const gv_config_t *cfg, const char *dev_root, char **name
         size_t mlen = 0;
         FILE *mf = open_memstream(&msg, &mlen);
         if (!mf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         const char *sep = "";
         for (char **n = names; *n; n++) {
                 node_state_t s = node_check(dev_root, *n, files_ok, NULL);
@@ -80,7 +80,7 @@ static int nodes_error(const gv_config_t *cfg, const char *dev_root, char **name
                 sep = ", ";
         }
         if (gv_memstream_close(mf, &msg) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
                                       "device nodes under %s not accessible: %s", dev_root, msg ? msg : "")
                        : gv_error_set(err, ENOENT, GV_REASON_DEVICE_NODE_MISSING,

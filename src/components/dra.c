@@ -20,7 +20,6 @@
 #include "markers/markers.h"
 
 #define COMPONENT "plugin"
-#define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
 /* Backoff between two looks at the ResourceSlices: first step and cap, seconds. */
 #define DRA_BACKOFF_FIRST_S 1u
 #define DRA_BACKOFF_CAP_S 15u
@@ -142,7 +141,7 @@ static int count_devices(gv_dra_census_t *c, json_object *spec, const char *driv
                         uuid = attr_string(dev, driver, "parentUUID");
                 }
                 if (uuid && *uuid && add_uuid(c, uuid) < 0)
-                        return OOM(err);
+                        return gv_error_oom(err);
         }
         return 0;
 }
@@ -237,8 +236,8 @@ int gv_dra_census(json_object *list, const char *node, const char *driver, gv_dr
         size_t names_len = 0;
         FILE *f = current ? open_memstream(&names, &names_len) : NULL;
         if (!f)
-                return OOM(err);
-        int r = items && mark_current(&c, items, node, driver, current) < 0 ? OOM(err) : 0;
+                return gv_error_oom(err);
+        int r = items && mark_current(&c, items, node, driver, current) < 0 ? gv_error_oom(err) : 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 json_object *item = json_object_array_get_idx(items, i), *spec;
                 if (!ours(item, node, driver, &spec)) {
@@ -253,7 +252,7 @@ int gv_dra_census(json_object *list, const char *node, const char *driver, gv_dr
         }
         int fr = fclose(f);
         if (r >= 0 && fr != 0)
-                r = OOM(err);
+                r = gv_error_oom(err);
         if (r < 0) {
                 gv_dra_census_clear(&c);
                 return r;
@@ -271,7 +270,7 @@ int gv_dra_census_text(const char *data, size_t len, const char *node, const cha
                                     GV_DRA_MAX_TEXT_BYTES);
         json_tokener *tok = json_tokener_new();
         if (!tok)
-                return OOM(err);
+                return gv_error_oom(err);
         _cleanup_json_ json_object *list = json_tokener_parse_ex(tok, data, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         bool whole = jerr == json_tokener_success && json_tokener_get_parse_end(tok) == len;
@@ -290,7 +289,7 @@ int gv_dra_missing(const gv_dra_census_t *c, const char *nvml_uuids, char **miss
         size_t len = 0;
         FILE *f = copy ? open_memstream(&buf, &len) : NULL;
         if (!f)
-                return OOM(err);
+                return gv_error_oom(err);
         int count = 0;
         char *save = NULL;
         for (char *u = strtok_r(copy, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
@@ -303,7 +302,7 @@ int gv_dra_missing(const gv_dra_census_t *c, const char *nvml_uuids, char **miss
                 }
         }
         if (fclose(f) != 0)
-                return OOM(err);
+                return gv_error_oom(err);
         *missing = TAKE_PTR(buf);
         return count;
 }
@@ -331,7 +330,7 @@ static int nvml_view(gv_store_t *store, nvml_view_t *v, gv_error_t **err)
         v->uuids = have ? strdup(u) : NULL;
         gv_marker_info_clear(&info); /* u and n point into it */
         if (have && !v->uuids)
-                return OOM(err);
+                return gv_error_oom(err);
         if (v->uuids && !v->count) { /* count the list when GPU_COUNT is absent */
                 v->count = 1;
                 for (const char *p = strchr(v->uuids, ','); p; p = strchr(p + 1, ','))
@@ -478,7 +477,7 @@ static int dra_success(const dra_look_t *l, gv_result_t *res, gv_error_t **err)
                      "(%s, %s); no device plugin",
                      l->published, l->census.slices, l->census.names, api) < 0) {
                 res->summary = NULL;
-                return OOM(err);
+                return gv_error_oom(err);
         }
         return 0;
 }

@@ -155,7 +155,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         _cleanup_free_ char *tried_keep = NULL;
         FILE *tf = open_memstream(&tried, &tried_len);
         if (!tf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         driver_loc_t loc = { 0 };
 
         /*
@@ -185,7 +185,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         if (rs == -ENOMEM || rl == -ENOMEM) {
                 (void) fclose(tf); /* 'tried' is dropped */
                 free(tried);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
 
         /* 2. container driver: only when its root really holds the library */
@@ -197,7 +197,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 free(tried);
                 free(clib);
                 free(clib_dir);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         tried_keep = tried;
         if (rc == 0) {
@@ -205,12 +205,12 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 FILE *sf = open_memstream(&smi_tried, &smi_tried_len);
                 if (!sf) {
                         driver_loc_clear(&loc);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
                 (void) gv_root_find(ctr, bins, "nvidia-smi", &loc.smi, &loc.smi_dir, sf);
                 if (gv_memstream_close(sf, &smi_tried) < 0) {
                         driver_loc_clear(&loc);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
                 loc.smi_tried = smi_tried;
                 *out = loc;
@@ -228,7 +228,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                                                  DRIVER_CTR_READY);
         _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
         if (!flag || !manifest)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (!cfg->mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
                 return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                     "no NVIDIA driver yet: no host driver under HOST_ROOT=%s, and the driver "
@@ -438,7 +438,7 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
         size_t ulen = 0;
         FILE *uf = f->minors && f->gpus ? open_memstream(&ubuf, &ulen) : NULL;
         if (!uf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = 0;
         for (unsigned i = 0; i < count && r == 0; i++) {
                 if (cfg->stop && *cfg->stop)
@@ -453,7 +453,7 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
                 return r;
         }
         if (cr < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         f->uuids = ubuf;
         return 0;
 }
@@ -485,7 +485,7 @@ static int check_fabric(const gv_nvml_t *nvml, const nvml_facts_t *f, gv_error_t
         size_t mlen = 0;
         FILE *mf = open_memstream(&msg, &mlen);
         if (!mf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         unsigned bad = 0, fabric = 0;
         for (unsigned i = 0; i < f->count; i++) {
                 const gpu_info_t *g = &f->gpus[i];
@@ -504,7 +504,7 @@ static int check_fabric(const gv_nvml_t *nvml, const nvml_facts_t *f, gv_error_t
                 bad++;
         }
         if (gv_memstream_close(mf, &msg) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = 0;
         if (bad)
                 r = gv_error_set(err, EAGAIN, GV_REASON_FABRIC_NOT_READY,
@@ -546,7 +546,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
         FILE *mf = open_memstream(&missing, &mlen);
         if (!mf) {
                 gv_pci_list_clear(&pci);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         unsigned on_pci = 0;
         const char *sep = "";
@@ -565,7 +565,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
         }
         gv_pci_list_clear(&pci);
         if (gv_memstream_close(mf, &missing) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         unsigned want = cfg->expected_gpus ? cfg->expected_gpus : on_pci;
         int r = 0;
         if (f->count < want) {
@@ -712,7 +712,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                 _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                          DRIVER_CTR_READY);
                 if (!flag)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (access(flag, F_OK) < 0)
                         return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                             "waiting for the driver container (%s): found %s but the driver "
@@ -753,7 +753,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         _cleanup_strv_free_ char **names = node_names(&f);
         if (!names)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         r = gv_devnodes_wait(cfg, dev_root_here, names, loc.files_ok, err);
         if (r < 0)
                 return r;
@@ -782,7 +782,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                      f.init_no_attach ? ", GPU init skipped" : "") < 0) {
                 res.summary = NULL;
                 gv_result_clear(&res);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         res.warning = TAKE_PTR(warning);
         *result = res;

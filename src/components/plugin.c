@@ -138,7 +138,7 @@ static int disabled_result(const gv_config_t *cfg, gv_result_t *res, gv_error_t 
                      "=false); nothing to validate, plugin-ready records SKIPPED=true",
                      cfg->node_name) < 0) {
                 res->summary = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         return 0;
 }
@@ -179,7 +179,7 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
                                 "(WITH_WORKLOAD=false)",
                                 w->devices, described ? described : "")) < 0) {
                 res->summary = NULL;
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
         }
         gv_pod_run_result_clear(&pr);
         return r < 0 ? r : 0;

@@ -144,7 +144,7 @@ static int read_parent_generation(gv_store_t *store, gv_marker_id_t id, char **g
         const char *g = gv_kvlist_get(&info.content, "GENERATION");
         if (g && !(*gen = strdup(g))) {
                 gv_marker_info_clear(&info);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         gv_marker_info_clear(&info);
         return 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "base/alloc.h"
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
@@ -142,7 +143,7 @@ static int pci_fn_read(const char *sysfs, gv_pci_fn_t *f, gv_error_t **err)
         f->mdev_types = count_entries(f->path, "mdev_supported_types");
         _cleanup_free_ char *bus = gv_path_join(sysfs, "class/mdev_bus");
         if (!bus)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         f->mdev_parent = f->mdev_types > 0 || exists(bus, f->address);
         char *t = read_attr(f->path, "nvidia/current_vgpu_type");
         if (t && *t && strcmp(t, "0") != 0)
@@ -157,7 +158,7 @@ int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **er
         *out = (gv_pci_list_t) { 0 };
         _cleanup_free_ char *devs = gv_path_join(sysfs_root, "bus/pci/devices");
         if (!devs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_closedir_ DIR *d = opendir(devs);
         if (!d)
                 return errno == ENOENT ? 0 : gv_error_set(err, errno, GV_REASON_IO, "%s: %s", devs, strerror(errno));
@@ -169,7 +170,7 @@ int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **er
                         continue;
                 _cleanup_free_ char *path = gv_path_join(devs, e->d_name);
                 if (!path) {
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        r = gv_error_oom(err);
                         break;
                 }
                 long vendor = read_hex(path, "vendor");
@@ -186,20 +187,14 @@ int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **er
                 }
                 if (cls != 0x030000 && cls != 0x030200)
                         continue;
-                if (l.n == cap) {
-                        size_t nc = cap ? cap * 2 : 8;
-                        gv_pci_fn_t *ni = realloc(l.items, nc * sizeof(*ni));
-                        if (!ni) {
-                                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                                break;
-                        }
-                        l.items = ni;
-                        cap = nc;
+                if (!GV_GREEDY_REALLOC(l.items, cap, l.n + 1)) {
+                        r = gv_error_oom(err);
+                        break;
                 }
                 gv_pci_fn_t *f = &l.items[l.n++];
                 *f = (gv_pci_fn_t) { .address = strdup(e->d_name), .path = TAKE_PTR(path) };
                 if (!f->address) {
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        r = gv_error_oom(err);
                         break;
                 }
                 if ((r = pci_fn_read(sysfs_root, f, err)) < 0)
@@ -275,7 +270,7 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
             json_object_object_get_ex(labels, key, &v) && json_object_is_type(v, json_type_string)) {
                 *value = strdup(json_object_get_string(v));
                 if (!*value)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         return 1;
 }
@@ -378,7 +373,7 @@ int gv_driver_ctr_flag(const gv_config_t *cfg, const char *key, bool *file_prese
         _cleanup_free_ char *file = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  ".driver-ctr-ready");
         if (!file)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *rerr = NULL;
@@ -403,7 +398,7 @@ int gv_driver_ctr_flag_parse(const char *text, size_t len, const char *key, cons
         yaml_parser_t parser;
         yaml_document_t doc;
         if (!yaml_parser_initialize(&parser))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
         if (!yaml_parser_load(&parser, &doc)) {
                 r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: line %lu: %s", file,

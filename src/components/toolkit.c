@@ -126,7 +126,7 @@ static int gpu_set_from_marker(const gv_kvlist_t *content, gpu_set_t *out, gv_er
         return 0;
 oom:
         gpu_set_clear(&g);
-        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return gv_error_oom(err);
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -451,7 +451,7 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
         size_t tlen = 0;
         FILE *tf = open_memstream(&tried, &tlen);
         if (!tf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *source = NULL;
         const char *mode = NULL;
         bool any_cdi = false, any_cfg = false;
@@ -484,7 +484,7 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
                 r = -ENOMEM;
         _cleanup_free_ char *tried_keep = tried;
         if (r < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (!mode)
                 return gv_error_set(err, ENOENT, GV_REASON_TOOLKIT,
                                     "no CDI spec for %s naming all %u GPU(s) and no configured NVIDIA container "
@@ -504,7 +504,7 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
                      source ? source : "", g.count) < 0) {
                 res.summary = NULL;
                 gv_result_clear(&res);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         res.warning = TAKE_PTR(warning);
         *result = res;

@@ -38,7 +38,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         _cleanup_fclose_ FILE *fo = open_memstream(&bound, &boundlen);
         if (!fb || !fo) {
                 gv_pci_list_clear(&gpus);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         for (size_t i = 0; i < gpus.n; i++) {
                 const gv_pci_fn_t *g = &gpus.items[i];
@@ -55,7 +55,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         gv_pci_list_clear(&gpus);
         int cb = gv_memstream_close(TAKE_PTR(fb), &bad);
         if (gv_memstream_close(TAKE_PTR(fo), &bound) < 0 || cb < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (nbad)
                 return gv_error_set(err, EAGAIN, GV_REASON_PCI_NOT_READY,
                                     "%zu of %zu GPUs not bound to vfio-pci or nvgrace_gpu_vfio_pci: %s", nbad, npf,

@@ -93,7 +93,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         FILE *list = open_memstream(&devices, &dlen);
         if (!list) {
                 gv_pci_list_clear(&gpus);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         r = count_mdevs(sysfs, &gpus, &nmdev, &total, list);
         for (size_t i = 0; r >= 0 && i < gpus.n; i++) {
@@ -111,7 +111,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         if (gv_memstream_close(list, &devices) < 0 && r >= 0)
                 r = -ENOMEM;
         if (r == -ENOMEM)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (r < 0)
                 return gv_error_set(err, -r, GV_REASON_IO, "%s/bus/mdev/devices: %s", sysfs, strerror(-r));
         size_t n = nmdev + nvf_typed;

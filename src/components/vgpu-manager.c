@@ -53,7 +53,7 @@ static int manager_check(const gv_config_t *cfg, bool *host, gv_result_t *result
         size_t tlen = 0;
         _cleanup_fclose_ FILE *t = open_memstream(&tried, &tlen);
         if (!t)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *host = gv_root_find(host_root_of(cfg), host_bin_dirs, "nvidia-smi", &smi, NULL, t) == 0;
         if (!*host && gv_root_find(driver_root_of(cfg), ctr_bin_dirs, "nvidia-smi", &smi, NULL, t) < 0) {
                 (void) gv_memstream_close(TAKE_PTR(t), &tried); /* NULL when cut short: "" below */
@@ -124,7 +124,7 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
         _cleanup_fclose_ FILE *w = open_memstream(&why, &wlen);
         if (!w) {
                 gv_pci_list_clear(&gpus);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         for (size_t i = 0; i < gpus.n; i++) {
                 const gv_pci_fn_t *pf = &gpus.items[i];
@@ -142,7 +142,7 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
         }
         gv_pci_list_clear(&gpus);
         if (gv_memstream_close(TAKE_PTR(w), &why) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (npf == 0)
                 return gv_error_set(err, ENOENT, GV_REASON_PCI_NOT_READY, "no NVIDIA GPU under %s/bus/pci/devices",
                                     gv_sysfs_root(cfg));

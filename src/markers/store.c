@@ -288,7 +288,7 @@ static int read_boot_id(const char *path, char **out, gv_error_t **err)
         size_t len = 0;
         int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, &rerr);
         if (r == -ENOMEM)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (r < 0)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "cannot read the boot id: %s (--boot-id-file must name a readable file "
@@ -334,14 +334,14 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
 
         gv_store_t *s = calloc(1, sizeof(*s));
         if (!s)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         s->dirfd = -1;
         s->create = opts->create;
         s->dir = strdup(opts->dir ? opts->dir : GV_DEFAULT_OUTPUT_DIR);
         s->version = strdup(opts->validator_version ? opts->validator_version : GV_VERSION);
         int r;
         if (!s->dir || !s->version) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
                 goto fail;
         }
         strip_trailing_slashes(s->dir);
@@ -493,7 +493,7 @@ int gv_store_publish(gv_store_t *store, gv_marker_id_t id, const gv_kvlist_t *fa
                 return gv_error_set(err, r, GV_REASON_INTERNAL, "getrandom: %s", strerror(-r));
         _cleanup_free_ char *now = rfc3339_now();
         if (!now)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         gv_kvlist_t l = { 0 };
         _cleanup_free_ char *text = NULL;
@@ -717,7 +717,7 @@ int gv_store_inspect(gv_store_t *store, gv_marker_id_t id, gv_marker_info_t *inf
         return 0;
 fail:
         if (r == -ENOMEM)
-                gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                gv_error_oom(err);
         gv_marker_info_clear(&self);
         return r;
 }
@@ -736,7 +736,7 @@ int gv_store_write_workload_type(gv_store_t *store, const char *config, gv_error
                 return lock;
         _cleanup_free_ char *text = NULL;
         if (asprintf(&text, "%s\n", config) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = gv_atomic_write_at(store->dirfd, "workload-type", text, strlen(text), 0644, err);
         if (r < 0)
                 return gv_error_prefix(err, "%s", store->dir);

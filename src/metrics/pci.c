@@ -41,7 +41,7 @@ int gv_metrics_count_pci_gpus(const char *sysfs_root, gv_error_t **err)
         _cleanup_free_ char *path = gv_path_join(sysfs_root ? sysfs_root : GV_METRICS_DEFAULT_SYSFS_ROOT,
                                                  "bus/pci/devices");
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         _cleanup_closedir_ DIR *d = opendir(path);
         if (!d)

@@ -141,7 +141,7 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
 
         __attribute__((cleanup(nodesignal_freep))) gv_nodesignal_t *ns = calloc(1, sizeof(*ns));
         if (!ns)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_nodesignal_verdict_clear(&ns->synced);
         bool ok = true;
         ns->condition_type = dup_or(sp->condition_type, NULL, &ok);
@@ -175,7 +175,7 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
         ns->output_dir = dup_or(opts->output_dir, GV_DEFAULT_OUTPUT_DIR, &ok);
         ns->boot_id_path = dup_or(opts->boot_id_path, GV_DEFAULT_BOOT_ID_PATH, &ok);
         if (!ok)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         ns->spec = (gv_nodesignal_spec_t) {
                 .condition_type = ns->condition_type,
                 .label_key = ns->label_key,
