@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "mock/root/ldcache.h"
@@ -446,11 +447,11 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                         int digits; /* hex digits; 0: "-1" */
                         unsigned value;
                 } files[] = {
-                        { "vendor", 4, 0x10deu },
+                        { "vendor", 4, GV_PCI_VENDOR_NVIDIA },
                         { "device", 4, d->pci_device_id & 0xffffu },
                         { "subsystem_vendor", 4, d->pci_subsystem_id & 0xffffu },
                         { "subsystem_device", 4, (d->pci_subsystem_id >> 16) & 0xffffu },
-                        { "class", 6, 0x030200u },
+                        { "class", 6, GV_PCI_CLASS_DISPLAY_3D << 8 },
                         { "numa_node", 0, 0 }, /* no NUMA affinity */
                 };
                 for (size_t k = 0; k < GV_ARRAY_SIZE(files); k++) {

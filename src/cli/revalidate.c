@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/alloc.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 
-#define DRIVER_CTR_READY ".driver-ctr-ready" /* upstream's driver container flag, in the status folder */
 
 void gv_node_state_clear(gv_node_state_t *s)
 {
@@ -42,7 +42,7 @@ bool gv_reval_classify(const gv_node_state_t *base, const gv_node_state_t *now, 
         const char *w = NULL;
         if (base->ctr_flag.present && !same_file(&base->ctr_flag, &now->ctr_flag)) {
                 r = GV_REVAL_DRIVER_CTR_RESTART;
-                w = now->ctr_flag.present ? DRIVER_CTR_READY " replaced" : DRIVER_CTR_READY " removed";
+                w = now->ctr_flag.present ? GV_DRIVER_CTR_READY_FILE " replaced" : GV_DRIVER_CTR_READY_FILE " removed";
         }
         for (char *const *n = base->dev_nodes; r == GV_REVAL__MAX && n && *n; n++) {
                 if (!listed(now->dev_nodes, *n)) {
@@ -118,7 +118,7 @@ int gv_reval_paths_find(const gv_config_t *cfg, const gv_kvlist_t *driver_ready,
         const char *dev_root = dev_ctr && strcmp(dev_ctr, "/host") == 0 ? host : driver_root;
 
         _cleanup_(gv_reval_paths_clear) gv_reval_paths_t p = { 0 };
-        p.flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR, DRIVER_CTR_READY);
+        p.flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR, GV_DRIVER_CTR_READY_FILE);
         p.dev_dir = gv_path_join(dev_root, "dev");
         if (!p.flag || !p.dev_dir || find_lib(cfg, driver_root, &p) < 0)
                 return gv_error_oom(err);

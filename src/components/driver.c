@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "components-internal.h"
@@ -23,7 +24,6 @@
 #include "sandbox.h"
 
 #define COMPONENT "driver"
-#define DRIVER_CTR_READY ".driver-ctr-ready"
 
 /* upstream's lib list, then ours (FR06: /opt/nvidia, Talos, GKE-style /usr/local/nvidia) */
 static const char *const default_lib_search[] = {
@@ -225,7 +225,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
          * retrying cannot help (FR06).
          */
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
-                                                 DRIVER_CTR_READY);
+                                                 GV_DRIVER_CTR_READY_FILE);
         _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
         if (!flag || !manifest)
                 return gv_error_oom(err);
@@ -710,7 +710,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         if (!loc.host && !loc.mock) {
                 _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
-                                                         DRIVER_CTR_READY);
+                                                         GV_DRIVER_CTR_READY_FILE);
                 if (!flag)
                         return gv_error_oom(err);
                 if (access(flag, F_OK) < 0)
