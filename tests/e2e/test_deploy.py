@@ -92,7 +92,7 @@ def by_kind(docs, kind):
     return [d for d in docs if d["kind"] == kind]
 
 
-def chart_rbac(path, namespace, sets=()):
+def chart_rbac(path, namespace, sets=(), release="rel"):
     """The chart's RBAC objects for a release in @namespace, written to @path as JSON for the
     test API server's RBAC mode; -> (path, user of the validator's ServiceAccount), or None
     when helm or node is missing outside CI (the caller then runs without RBAC)."""
@@ -100,7 +100,7 @@ def chart_rbac(path, namespace, sets=()):
         helm()
     except unittest.SkipTest:
         return None
-    args = ["template", "rel", CHART, "--namespace", namespace]
+    args = ["template", release, CHART, "--namespace", namespace]
     for s in sets:
         args += ["--set", s]
     p = helm_run(*args)

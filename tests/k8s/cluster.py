@@ -217,6 +217,8 @@ class ControlPlane:
 
     def collection_path(self, obj):
         gv, kind = obj["apiVersion"], obj["kind"]
+        if kind not in self._PLURAL:
+            raise ValueError(f"collection_path: add {kind} to ControlPlane._PLURAL")
         prefix = "/api/v1" if gv == "v1" else "/apis/" + gv
         plural = self._PLURAL[kind]
         if kind in self._CLUSTER:
