@@ -228,6 +228,10 @@ class RealApi:
         parts = path.strip("/").split("/")
         if method == "DELETE" and parts[0] == "nodes":
             return self.delete_node(parts[1])
+        if method == "POST" and parts[0] == "pods" and parts[3].startswith("status"):
+            # a kubelet's status write (merge patch: lists such as containerStatuses are replaced)
+            return self.api("PATCH", f"/api/v1/namespaces/{parts[1]}/pods/{parts[2]}/status", {"status": body},
+                            content_type="application/merge-patch+json")
         if method == "DELETE" and parts[0] == "pods":
             return self.delete_pod_as_someone_else(parts[1], parts[2])
         raise unittest.SkipTest(f"control {method} {path} exists only on tests/apiserver")
