@@ -1,4 +1,4 @@
-"""gpu-validator cuda-check: the CUDA path against a fake driver (tests/unit/cudacheck/fake_cuda.c,
+"""gpu-validator cuda-check: the CUDA path against a fake driver (tests/unit/cudacheck/fake-cuda.c,
 built as libcuda.so.1), the "driver present but cuInit fails" path against NVIDIA's stub library
 when this machine has one, and the mock backend (NVML only) against our mock libnvidia-ml.so.1."""
 import os
@@ -44,7 +44,7 @@ class Usage(unittest.TestCase):
                           (["--elements", "268435457"], "--elements 268435457: expected 1 to 268435456"),
                           (["--device", "-1"], "--device -1: expected a device index"),
                           (["--expect-devices", "many"], "--expect-devices many: expected a count"),
-                          (["--bogus"], "unrecognized option '--bogus'"),
+                          (["--bogus"], "gpu-validator cuda-check: unknown option '--bogus'"),
                           (["extra"], "unexpected argument 'extra'"),
                           (["--cuda-library", ""], "--cuda-library: empty path")):
             with self.subTest(args=args):
