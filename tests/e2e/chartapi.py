@@ -15,14 +15,14 @@ import gvtest
 from test_deploy import chart_rbac
 
 sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "k8s"))
-from realapi import RealApi  # noqa: E402
+from realapi import RENDER_NS, RealApi  # noqa: E402
 
 
 def chart_api(tmpdir, sets=(), **kw):
     """A RealApi with the chart's RBAC objects for a unique release (their ClusterRoles are
     cluster-wide); -> (RealApi started, the rendered objects or [])."""
     release = "gv" + uuid.uuid4().hex[:6]
-    rb = chart_rbac(os.path.join(tmpdir, "rbac.json"), "placeholder", sets=sets, release=release)
+    rb = chart_rbac(os.path.join(tmpdir, "rbac.json"), RENDER_NS, sets=sets, release=release)
     docs, sa = [], None
     if rb:
         with open(rb[0]) as f:

@@ -28,6 +28,7 @@ from kubelet import TestKubelet  # noqa: E402
 from proxy import FaultProxy  # noqa: E402
 
 RESOURCE_VERSIONS = ("v1", "v1beta2", "v1beta1")
+RENDER_NS = "gv-render-ns"  # the namespace the chart is rendered for (chartapi.chart_api)
 
 
 class RealApi:
@@ -62,8 +63,15 @@ class RealApi:
             obj = json.loads(json.dumps(obj))
             if obj["kind"] not in ("ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"):
                 continue
-            if obj["kind"] in ("ServiceAccount", "Role", "RoleBinding"):
+            # Objects rendered into the release's namespace move to ours; others (the Events Role
+            # in default) stay where the chart puts them.
+            if obj["kind"] in ("ServiceAccount", "Role", "RoleBinding") and \
+                    obj["metadata"].get("namespace", RENDER_NS) == RENDER_NS:
                 obj["metadata"]["namespace"] = self.namespace
+                if obj["kind"] != "ServiceAccount":
+                    self.cluster_objects.append(self.cp.collection_path(obj) + "/" + obj["metadata"]["name"])
+            elif obj["kind"] in ("Role", "RoleBinding"):
+                self.cluster_objects.append(self.cp.collection_path(obj) + "/" + obj["metadata"]["name"])
             for s in obj.get("subjects") or []:
                 if s.get("kind") == "ServiceAccount":
                     s["namespace"] = self.namespace
