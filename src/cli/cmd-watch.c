@@ -23,7 +23,7 @@
 #include "base/cleanup.h"
 #include "common.h"
 #include "revalidate.h"
-#include "run.h"
+#include "run-internal.h"
 
 #define CMD "watch"
 #define N_WATCHES 3 /* the status folder, <dev root>/dev, the driver library's folder */
