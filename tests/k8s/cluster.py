@@ -214,9 +214,11 @@ class ControlPlane:
                "DaemonSet": "daemonsets", "Service": "services", "Secret": "secrets", "Event": "events",
                "ResourceSlice": "resourceslices", "PriorityClass": "priorityclasses",
                "RuntimeClass": "runtimeclasses", "MutatingAdmissionPolicy": "mutatingadmissionpolicies",
-               "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings"}
+               "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings",
+               "CustomResourceDefinition": "customresourcedefinitions"}
     _CLUSTER = {"ClusterRole", "ClusterRoleBinding", "Namespace", "Node", "ResourceSlice", "PriorityClass",
-                "RuntimeClass", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
+                "RuntimeClass", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+                "CustomResourceDefinition"}
 
     def collection_path(self, obj):
         gv, kind = obj["apiVersion"], obj["kind"]
