@@ -196,6 +196,8 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 return code;
 
         _cleanup_error_ gv_error_t *err = NULL;
+        if (!o.mock_profile && gv_options_check_driver_roots(&o, &err) < 0)
+                return gv_cli_fail(cli, "run", &err);
         gv_mock_run_t mock = { 0 };
         if (o.mock_profile && gv_mock_run_prepare(cli, &o, &mock, &err) < 0)
                 code = gv_cli_fail(cli, "mock", &err);
