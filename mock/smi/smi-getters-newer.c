@@ -13,7 +13,7 @@
 #include "mock/smi/smi.h"
 #include "mock/smi/smi-getters-internal.h"
 
-/* ---- getters of the rows of newer driver branches (issue 10 item 6) ---- */
+/* ---- getters of the rows of newer driver branches (R535 and later captures) ---- */
 
 /*
  * Entry points nvml-abi.h does not declare, called with the signature nvml.h gives them (written from its

@@ -41,8 +41,8 @@ typedef struct gv_config {
         unsigned sleep_interval_s;               /* SLEEP_INTERVAL_SECONDS: first backoff step, 5 */
         unsigned max_backoff_s;                  /* cap of the exponential backoff, 60 */
         unsigned max_wait_s;                     /* --max-wait / MAX_WAIT_SECONDS; 0 = no bound (upstream) */
-        unsigned dev_node_wait_s;                /* how long to wait for late /dev/nvidia* nodes (FR03), 30 */
-        bool strict;                             /* nvidia-smi exit 14 is a failure (FR13) */
+        unsigned dev_node_wait_s;                /* how long to wait for late /dev/nvidia* nodes, 30 */
+        bool strict;                             /* nvidia-smi exit 14 (infoROM warning) is a failure */
         bool run_nvidia_smi;                     /* also run nvidia-smi in the driver check, true */
         const char *const *lib_search;           /* folders under a root searched for libnvidia-ml.so.1 */
         const char *const *bin_search;           /* folders under a root searched for nvidia-smi */
@@ -90,7 +90,7 @@ typedef struct gv_config {
 typedef struct gv_result {
         gv_kvlist_t facts;  /* extra marker keys (driver-ready's upstream keys, versions, GPU_COUNT) */
         bool host_driver;   /* driver only: also write host-driver-ready */
-        bool skipped;       /* nothing to validate here (FR08): exit 0, no marker ... */
+        bool skipped;       /* nothing to validate here (device plugin disabled on the node): exit 0, no marker ... */
         bool record_skip;   /* ... unless set: skipped on purpose, the marker is published with the facts
                                (SKIPPED=true, SKIP_REASON) so the chain and the node signal see it complete */
         char *summary;      /* one line for the run report (heap), may be NULL */
@@ -173,7 +173,7 @@ double gv_backoff_delay_s(unsigned attempt, unsigned first_s, unsigned cap_s, do
 
 /*
  * The default folders searched, under a driver root, for libnvidia-ml.so.1
- * and for nvidia-smi: upstream's lists plus ours (FR06: /lib64, /lib, /bin,
+ * and for nvidia-smi: upstream's lists plus ours (/lib64, /lib, /bin,
  * /usr/local/bin, /usr/local/nvidia/lib64, /usr/local/glibc/lib, ...).
  * NULL-terminated static tables, for --help and as defaults when
  * cfg->lib_search / cfg->bin_search are NULL.  docs/components.md lists them.
@@ -201,7 +201,7 @@ const char *const *gv_toolkit_default_cdi_dirs(void);
 const char *const *gv_toolkit_default_runtime_configs(void);
 
 /*
- * gv_nvidia_smi_exit_reason - the FR13 exit-code policy of nvidia-smi.
+ * gv_nvidia_smi_exit_reason - the exit-code policy of nvidia-smi (nvidia-smi(1), "RETURN VALUE").
  * 0: GV_REASON_NONE.  14 (infoROM warning): GV_REASON_NONE with *warning set
  * to true, or GV_REASON_NVIDIA_SMI when @strict.  9: driver-not-loaded
  * (retryable).  12: library-not-found (not retried).  18:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The driver check's device nodes (part of the driver component, apart from
- * driver.c): wait for /dev/nvidia* under the device root (FR03) and create
+ * driver.c): wait for /dev/nvidia* under the device root (they may appear
+ * seconds after the driver loads, or never) and create
  * the /dev/char/MAJ:MIN links upstream's consumers expect.
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * DRA mode of the plugin component (issue 11 item 5): on a node whose GPUs
+ * DRA mode of the plugin component: on a node whose GPUs
  * are allocated through Dynamic Resource Allocation instead of the device
  * plugin, the plugin step checks that NVIDIA's DRA driver (driver name
  * gpu.nvidia.com) published this node's GPUs in ResourceSlices.

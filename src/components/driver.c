@@ -2,8 +2,9 @@
 /*
  * The driver component: find the driver (host or container, upstream's
  * rule), load its NVML in-process and check every GPU, optionally run its
- * nvidia-smi (FR13 policy), check the device nodes (FR03) and the kernel
- * module (FR02), create /dev/char symlinks, and describe the result in
+ * nvidia-smi (its exit-code policy: gv_nvidia_smi_exit_reason()), wait for
+ * the device nodes, which may appear seconds after the driver loads, check the
+ * kernel module (markers must not outlive a removed driver), create /dev/char symlinks, and describe the result in
  * driver-ready's upstream keys.  See docs/components.md.
  */
 #include <dirent.h>
@@ -25,7 +26,7 @@
 
 #define COMPONENT "driver"
 
-/* upstream's lib list, then ours (FR06: /opt/nvidia, Talos, GKE-style /usr/local/nvidia) */
+/* upstream's lib list, then ours: drivers installed under /opt/nvidia, Talos (/usr/local/glibc/lib), GKE (/usr/local/nvidia) */
 static const char *const default_lib_search[] = {
         "/",
         "/usr/lib64",
@@ -128,7 +129,7 @@ static bool root_is_dir(const char *root, const char *rel)
         return gv_root_resolve(root, rel, &p, NULL) == 0 && is_dir(p);
 }
 
-/* A short note for FR02: is the kernel module there at all? "" when it is or for a mock. */
+/* A short note for a missing library: is the kernel module there at all (a removed driver)? "" when it is or for a mock. */
 static const char *module_note(const gv_config_t *cfg)
 {
         _cleanup_free_ char *p = NULL;
@@ -140,8 +141,9 @@ static const char *module_note(const gv_config_t *cfg)
 }
 
 /*
- * Decide host or container driver (upstream's order; FR05: the container
- * root only counts when it actually holds the library) and find the files.
+ * Decide host or container driver (upstream's order; the container root only
+ * counts when it actually holds the library, so an empty leftover
+ * /run/nvidia/driver on a host-driver node changes nothing) and find the files.
  */
 static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t **err)
 {
@@ -222,7 +224,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
          * DaemonSet mounts, so it exists) means "not yet",
          * which --wait retries (bounded by --max-wait).  Once the driver
          * container says it is up, or for a mock root, the roots are wrong and
-         * retrying cannot help (FR06).
+         * retrying cannot help: the error lists every path tried and the setting to change.
          */
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  GV_DRIVER_CTR_READY_FILE);
@@ -379,7 +381,7 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
         }
         f->minors[i] = minor;
 
-        /* FR14: MIG enabled with no instance is not a usable GPU */
+        /* MIG enabled with no GPU instance is not a usable GPU */
         if (nvml->nvmlDeviceGetMigMode) {
                 unsigned cur = 0, pend = 0;
                 ret = nvml->nvmlDeviceGetMigMode(dev, &cur, &pend);

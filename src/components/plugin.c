@@ -3,11 +3,12 @@
  * plugin: the device plugin advertises GPUs on this node.  Watches the Node
  * (never polls) until status.allocatable has nvidia.com/gpu* or
  * nvidia.com/mig-* >= 1, bounded by CAPACITY_WAIT_SECONDS; skips when the
- * node carries nvidia.com/gpu.deploy.device-plugin=false (FR08), and records
- * that in plugin-ready (SKIPPED=true, SKIP_REASON; issue 11 item 5); with
+ * node carries nvidia.com/gpu.deploy.device-plugin=false (the operator then runs
+ * no device plugin there), and records that in plugin-ready (SKIPPED=true,
+ * SKIP_REASON) so that the chain reads as complete; with
  * WITH_WORKLOAD runs the plugin validation pod asking for one unit of the
  * resource found (MIG first, as upstream), which detects "every GPU already
- * allocated" (FR07).  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
+ * allocated" (the pod's UnexpectedAdmissionError) within seconds.  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
  * In DRA mode (node label nvidia.com/gpu.deploy.dra-driver=true, which wins
  * over the device-plugin label) there is no nvidia.com/gpu capacity to wait
  * for: the check is that the DRA driver's ResourceSlices publish this node's
@@ -30,7 +31,7 @@ typedef struct node_wait {
         bool seen;             /* the node was delivered at least once */
         bool missing;          /* the list had no such node (and once) or it was deleted */
         bool deleted;          /* a DELETED event came after the node was seen: the wait ends at once */
-        bool disabled;         /* FR08 label */
+        bool disabled;         /* the device-plugin deploy label is "false" */
         bool dra;              /* DRA mode label (dra.h) */
         unsigned long devices; /* gv_node_gpu_devices() of the last version */
         json_object *node;     /* last version (owned) */
@@ -132,7 +133,7 @@ static int capacity_check(const gv_config_t *cfg, const node_wait_t *w, int r, g
 static int disabled_result(const gv_config_t *cfg, gv_result_t *res, gv_error_t **err)
 {
         res->skipped = true;
-        res->record_skip = true; /* skipped on purpose: plugin-ready says so (issue 11 item 5) */
+        res->record_skip = true; /* skipped on purpose: plugin-ready says so, the chain stays complete */
         if (asprintf(&res->summary,
                      "the device plugin is disabled on node %s (label " GV_DEVICE_PLUGIN_DEPLOY_LABEL
                      "=false); nothing to validate, plugin-ready records SKIPPED=true",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Child processes for the components (nvidia-smi): fork/exec with captured
- * output, a timeout and prompt cancellation, and the FR13 exit-code policy.
+ * output, a timeout and prompt cancellation, and nvidia-smi's exit-code policy.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -212,7 +212,7 @@ static int check_statuses(classify_ctx_t *cx, json_object *list, const char *con
                 cstatus_t s = { .cs = json_object_array_get_idx(list, i), .init = init };
                 s.name = jstr(s.cs, "name");
                 if (!s.name || !in_list(names, s.name))
-                        continue; /* injected sidecar (FR09) or garbage */
+                        continue; /* injected sidecar (a service mesh's, never exiting) or garbage */
                 s.what = init ? "init container" : "container";
                 s.state = jget(s.cs, "state");
                 json_object *waiting = jget(s.state, "waiting");

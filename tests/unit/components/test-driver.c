@@ -775,7 +775,7 @@ static void test_default_search_lists(void **state)
         }
 }
 
-/* ---- NVSwitch fabric and the expected GPU count (issue 11 item 4) ---- */
+/* ---- NVSwitch fabric and the expected GPU count ---- */
 
 static void test_fabric_in_progress_names_each_gpu(void **state)
 {

@@ -330,7 +330,7 @@ static char **cdi_host_paths(const char *spec)
 }
 
 /*
- * Issue 9 defect 6: a root path with a newline (and quotes, a backslash, a
+ * A root path with a newline (and quotes, a backslash, a
  * tab, non-ASCII letters) must come back from the CDI spec byte for byte; a
  * path YAML cannot hold (not UTF-8) is refused before anything is written.
  */
