@@ -12,8 +12,8 @@ packages=(
   gcc meson ninja-build pkg-config
   # libraries (Debian packages made for the job)
   libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
-  # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
-  python3 clang openssl prometheus nodejs npm
+  # tests: e2e runner (pytest), fuzzing, metrics linter, TLS for the test API server, npm test tools
+  python3 python3-pytest clang openssl prometheus nodejs npm
   # the official Kubernetes Python client: conformance of the test API server (tests/e2e)
   python3-kubernetes
   # static analysis (tools/static-analysis.sh)
