@@ -145,6 +145,9 @@ static const char *module_note(const gv_config_t *cfg)
  * counts when it actually holds the library, so an empty leftover
  * /run/nvidia/driver on a host-driver node changes nothing) and find the files.
  */
+static int driver_not_found(const gv_config_t *cfg, const char *host, const char *ctr, const char *tried,
+                            gv_error_t **err);
+
 static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t **err)
 {
         const char *const *libs = cfg->lib_search ? cfg->lib_search : default_lib_search;
@@ -218,14 +221,20 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 *out = loc;
                 return 0;
         }
-        /*
-         * Nothing anywhere.  Upstream waits for the driver container: until it
-         * has written .driver-ctr-ready, an empty driver root (the folder the
-         * DaemonSet mounts, so it exists) means "not yet",
-         * which --wait retries (bounded by --max-wait).  Once the driver
-         * container says it is up, or for a mock root, the roots are wrong and
-         * retrying cannot help: the error lists every path tried and the setting to change.
-         */
+        return driver_not_found(cfg, host, ctr, tried_keep, err);
+}
+
+/*
+ * No driver anywhere.  Upstream waits for the driver container: until it has
+ * written .driver-ctr-ready, an empty driver root (the folder the DaemonSet
+ * mounts, so it exists) means "not yet", which --wait retries (bounded by
+ * --max-wait).  Once the driver container says it is up, or for a mock root,
+ * the roots are wrong and retrying cannot help: the error lists every path
+ * @tried and the setting to change.
+ */
+static int driver_not_found(const gv_config_t *cfg, const char *host, const char *ctr, const char *tried,
+                            gv_error_t **err)
+{
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  GV_DRIVER_CTR_READY_FILE);
         _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
@@ -238,14 +247,14 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                                     "libnvidia-ml.so.1 under DRIVER_INSTALL_DIR(_CTR_PATH)=%s; tried:%s%s\n"
                                     "if the driver is elsewhere, change HOST_ROOT, DRIVER_INSTALL_DIR / "
                                     "DRIVER_INSTALL_DIR_CTR_PATH, or the search lists with --lib-search / --bin-search",
-                                    host, flag, ctr, tried_keep ? tried_keep : "", module_note(cfg));
+                                    host, flag, ctr, tried ? tried : "", module_note(cfg));
         return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND,
                             "no NVIDIA driver found: no host driver (nvidia-smi and libnvidia-ml.so.1) under "
                             "HOST_ROOT=%s and no libnvidia-ml.so.1 under the driver container root "
                             "DRIVER_INSTALL_DIR(_CTR_PATH)=%s; tried:%s%s\n"
                             "change HOST_ROOT, DRIVER_INSTALL_DIR / DRIVER_INSTALL_DIR_CTR_PATH, or the search "
                             "lists with --lib-search / --bin-search",
-                            host, ctr, tried_keep ? tried_keep : "", module_note(cfg));
+                            host, ctr, tried ? tried : "", module_note(cfg));
 }
 
 /* One GPU as NVML showed it: its bus id and fabric (NVSwitch systems). */

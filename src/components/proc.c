@@ -176,11 +176,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         _cleanup_close_ int rfd = fds[0];
         int wfd = fds[1];
 
-        /*
-         * Until it is reaped below, the child is killed with its whole process group (it leads
-         * one) and reaped on every way out of this function, so that nothing it started -- a
-         * helper, a sleeping grandchild -- outlives an error, a time-out or a stop.
-         */
+        /* Until reaped below, every way out kills the child's whole group (it leads one) and reaps it. */
         _cleanup_pid_ pid_t pid = fork();
         if (pid < 0) {
                 int e = errno;

@@ -218,6 +218,30 @@ static char *dup_or_null(const char *s)
         return s ? strdup(s) : NULL;
 }
 
+/* Fill @report from the successful attempt number @attempt and log its warning and verdict. */
+static void report_success(const gv_component_t *c, const gv_config_t *cfg, const gv_result_t *res, unsigned attempt,
+                           gv_run_report_t *report)
+{
+        report->skipped = res->skipped;
+        report->assumed = gv_component_assumed(cfg, c->name);
+        report->message = dup_or_null(res->summary);
+        report->warning = dup_or_null(res->warning);
+        if (res->warning)
+                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_NONE, "%s", res->warning);
+        gv_cfg_logf(cfg, GV_LOG_INFO, c->name, GV_REASON_NONE, "%s%s (attempt %u)",
+                    res->skipped ? "skipped: " : "ready: ", res->summary ? res->summary : c->name, attempt);
+}
+
+/* After a failed attempt the marker (and everything downstream) stays removed; a failure to remove is logged. */
+static void fail_marker(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store)
+{
+        _cleanup_error_ gv_error_t *ferr = NULL;
+        if (gv_store_fail(store, c->marker, &ferr) < 0)
+                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason,
+                            "could not remove %s and the markers downstream of it, which may still read as ready: %s",
+                            gv_marker_file(c->marker), ferr->msg);
+}
+
 int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store, gv_run_report_t *report)
 {
         *report = (gv_run_report_t) { .component = c };
@@ -245,29 +269,14 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 gv_error_free(&err);
                 status = attempt_once(c, &local, store, &res, report->generation, &err);
                 if (status == 0) {
-                        report->skipped = res.skipped;
-                        report->assumed = gv_component_assumed(cfg, c->name);
-                        report->message = dup_or_null(res.summary);
-                        report->warning = dup_or_null(res.warning);
-                        if (res.warning)
-                                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_NONE, "%s", res.warning);
-                        gv_cfg_logf(cfg, GV_LOG_INFO, c->name, GV_REASON_NONE, "%s%s (attempt %u)",
-                                    res.skipped ? "skipped: " : "ready: ", res.summary ? res.summary : c->name,
-                                    attempt);
+                        report_success(c, cfg, &res, attempt, report);
                         gv_result_clear(&res);
                         break;
                 }
                 gv_result_clear(&res);
                 if (!err)
                         gv_error_set(&err, status, GV_REASON_INTERNAL, "failed without an error message");
-
-                /* the marker (and everything downstream) stays removed after a failure */
-                _cleanup_error_ gv_error_t *ferr = NULL;
-                if (gv_store_fail(store, c->marker, &ferr) < 0)
-                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason,
-                                    "could not remove %s and the markers downstream of it, which may still read "
-                                    "as ready: %s",
-                                    gv_marker_file(c->marker), ferr->msg);
+                fail_marker(c, cfg, store);
 
                 gv_reason_t reason = err->reason;
                 report->last_reason = reason;
