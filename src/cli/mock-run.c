@@ -141,18 +141,18 @@ static int point_at_workload(gv_options_t *o, gv_mock_run_t *m, gv_error_t **err
         m->mofed_ready = gv_path_join(m->root, "run/mellanox/drivers/.driver-ready");
         if (!m->sysfs_root || !m->mofed_ready)
                 return gv_error_oom(err);
-        c->sysfs_root = m->sysfs_root;
-        c->mofed_ready_file = m->mofed_ready;
+        c->sandbox.sysfs_root = m->sysfs_root;
+        c->sandbox.mofed_ready_file = m->mofed_ready;
         gv_mock_workload_t w = (gv_mock_workload_t) o->mock_workload;
         if (w == GV_MOCK_WORKLOAD_VM_PASSTHROUGH || w == GV_MOCK_WORKLOAD_VM_VGPU)
-                c->default_workload_config = gv_mock_workload_name(w);
+                c->sandbox.default_workload_config = gv_mock_workload_name(w);
         if (w == GV_MOCK_WORKLOAD_VM_VGPU) {
                 m->no_host = gv_path_join(m->work_dir, "no-host");
                 if (!m->no_host)
                         return gv_error_oom(err);
                 if (make_dir(m->no_host, err) < 0)
                         return gv_error_prefix(err, "mock work folder");
-                c->host_root_ctr_path = m->no_host;
+                c->driver.host_root_ctr_path = m->no_host;
         }
         return 0;
 }
@@ -308,7 +308,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
                 .root = m->root,
                 .profile = o->mock_profile,
                 .gpus = o->mock_gpus,
-                .node_name = o->cfg.node_name,
+                .node_name = o->cfg.kube.node_name,
                 .cdi_dir = m->cdi_dir,
                 /* Plain files: validation needs no real character devices, and a
                  * world-openable 195:N node in a temporary folder is not wanted. */
@@ -344,15 +344,15 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
          * markers, CDI and /dev/char.  The host root stays "/": CDI folders and
          * the device paths in the CDI spec are host paths. */
         gv_config_t *c = &o->cfg;
-        c->host_root = "/";
-        c->host_root_ctr_path = NULL; /* not an operator pod's /host either */
-        c->driver_install_dir = m->root;
-        c->driver_install_dir_ctr_path = m->root;
+        c->driver.host_root = "/";
+        c->driver.host_root_ctr_path = NULL; /* not an operator pod's /host either */
+        c->driver.driver_install_dir = m->root;
+        c->driver.driver_install_dir_ctr_path = m->root;
         c->output_dir = m->status_dir;
-        c->dev_char_dir = m->dev_char;
-        c->cdi_dirs = (const char *const *) m->cdi_list;
-        c->runtime_configs = (const char *const *) m->empty_list;
-        c->mock = true;
+        c->driver.dev_char_dir = m->dev_char;
+        c->toolkit.cdi_dirs = (const char *const *) m->cdi_list;
+        c->toolkit.runtime_configs = (const char *const *) m->empty_list;
+        c->driver.mock = true;
         return workload ? point_at_workload(o, m, err) : 0;
 }
 

@@ -92,7 +92,7 @@ void gv_reval_paths_clear(gv_reval_paths_t *p)
 /* The first <root>/<dir>/libnvidia-ml.so.1 that exists, and its folder; 0 (nothing found is fine) or -ENOMEM. */
 static int find_lib(const gv_config_t *cfg, const char *root, gv_reval_paths_t *p)
 {
-        const char *const *dirs = cfg->lib_search ? cfg->lib_search : gv_driver_default_lib_search();
+        const char *const *dirs = cfg->driver.lib_search ? cfg->driver.lib_search : gv_driver_default_lib_search();
         for (; *dirs; dirs++) {
                 _cleanup_free_ char *dir = gv_path_join(root, *dirs);
                 _cleanup_free_ char *lib = dir ? gv_path_join(dir, "libnvidia-ml.so.1") : NULL;
@@ -113,8 +113,8 @@ int gv_reval_paths_find(const gv_config_t *cfg, const gv_kvlist_t *driver_ready,
 {
         const char *drv_ctr = driver_ready ? gv_kvlist_get(driver_ready, "DRIVER_ROOT_CTR_PATH") : NULL;
         const char *dev_ctr = driver_ready ? gv_kvlist_get(driver_ready, "DEV_ROOT_CTR_PATH") : NULL;
-        const char *host = gv_driver_host_root_here(cfg);
-        const char *driver_root = drv_ctr && strcmp(drv_ctr, "/host") == 0 ? host : gv_driver_ctr_root_here(cfg);
+        const char *host = gv_driver_host_root_here(&cfg->driver);
+        const char *driver_root = drv_ctr && strcmp(drv_ctr, "/host") == 0 ? host : gv_driver_ctr_root_here(&cfg->driver);
         const char *dev_root = dev_ctr && strcmp(dev_ctr, "/host") == 0 ? host : driver_root;
 
         _cleanup_(gv_reval_paths_clear) gv_reval_paths_t p = { 0 };

@@ -373,10 +373,10 @@ static int look(const gv_config_t *cfg, gv_k8s_client_t *client, const nvml_view
 {
         look_clear(l);
         _cleanup_json_ json_object *list = NULL;
-        int r = gv_k8s_resource_slice_list(client, cfg->node_name, GV_DRA_DRIVER, &l->version, &list, err);
+        int r = gv_k8s_resource_slice_list(client, cfg->kube.node_name, GV_DRA_DRIVER, &l->version, &list, err);
         if (r < 0)
                 return r;
-        if ((r = gv_dra_census(list, cfg->node_name, GV_DRA_DRIVER, &l->census, err)) < 0)
+        if ((r = gv_dra_census(list, cfg->kube.node_name, GV_DRA_DRIVER, &l->census, err)) < 0)
                 return r;
         l->published = l->census.n_uuids ? (unsigned) l->census.n_uuids : l->census.gpus;
         if (v->uuids && (l->n_missing = gv_dra_missing(&l->census, v->uuids, &l->missing, err)) < 0)
@@ -390,7 +390,7 @@ static char *describe_node_slices(const gv_config_t *cfg, gv_k8s_client_t *clien
         _cleanup_json_ json_object *list = NULL;
         gv_error_t *e = NULL;
         const char *ver = version;
-        int r = gv_k8s_resource_slice_list(client, cfg->node_name, NULL, &ver, &list, &e);
+        int r = gv_k8s_resource_slice_list(client, cfg->kube.node_name, NULL, &ver, &list, &e);
         if (r < 0) {
                 char *s = NULL;
                 if (asprintf(&s, "unknown (%s)", e ? e->msg : "list failed") < 0)
@@ -431,25 +431,25 @@ static int dra_failure(const gv_config_t *cfg, gv_k8s_client_t *client, const nv
                                     "driver " GV_DRA_DRIVER " for it after %u s (resource.k8s.io/%s; %u stale; "
                                     "ResourceSlices on this node: %s); is the NVIDIA DRA driver's kubelet plugin "
                                     "running there? (bound: CAPACITY_WAIT_SECONDS / --capacity-wait)",
-                                    cfg->node_name, cfg->capacity_wait_s, l->version ? l->version : "?", c->stale,
+                                    cfg->kube.node_name, cfg->workload.capacity_wait_s, l->version ? l->version : "?", c->stale,
                                     found ? found : "unknown");
         }
         if (c->incomplete_pool)
                 return gv_error_set(err, ETIMEDOUT, GV_REASON_DRA_DRIVER_NOT_READY,
                                     "the ResourceSlices of driver " GV_DRA_DRIVER " for node %s are incomplete after "
                                     "%u s: %s (found: %s)",
-                                    cfg->node_name, cfg->capacity_wait_s, c->incomplete_pool, c->names);
+                                    cfg->kube.node_name, cfg->workload.capacity_wait_s, c->incomplete_pool, c->names);
         if (v->uuids && c->n_uuids > 0)
                 return gv_error_set(err, ETIMEDOUT, GV_REASON_DRA_GPUS_MISSING,
                                     "the ResourceSlices of driver " GV_DRA_DRIVER " for node %s (%s) publish %u GPU(s) "
                                     "but NVML sees %u; missing after %u s: %s",
-                                    cfg->node_name, c->names, l->published, v->count, cfg->capacity_wait_s,
+                                    cfg->kube.node_name, c->names, l->published, v->count, cfg->workload.capacity_wait_s,
                                     l->missing ? l->missing : "");
         return gv_error_set(err, ETIMEDOUT, GV_REASON_DRA_GPUS_MISSING,
                             "the ResourceSlices of driver " GV_DRA_DRIVER " for node %s (%s) publish %u GPU(s) "
                             "(%u device(s), no GPU UUID attribute) but %u expected (driver-ready GPU_COUNT) after %u s",
-                            cfg->node_name, c->names, l->published, c->devices, v->count ? v->count : 1,
-                            cfg->capacity_wait_s);
+                            cfg->kube.node_name, c->names, l->published, c->devices, v->count ? v->count : 1,
+                            cfg->workload.capacity_wait_s);
 }
 
 static double jitter(void)
@@ -492,18 +492,18 @@ int gv_dra_validate(const gv_config_t *cfg, gv_k8s_client_t *client, gv_store_t 
         gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
                     "node %s is in DRA mode (" GV_DRA_DEPLOY_LABEL "=true): waiting up to %u s for the "
                     "ResourceSlices of driver " GV_DRA_DRIVER " to publish its %u GPU(s) (CAPACITY_WAIT_SECONDS)",
-                    cfg->node_name, cfg->capacity_wait_s, v.count);
-        int64_t deadline = gv_now_ms() + (int64_t) cfg->capacity_wait_s * 1000;
+                    cfg->kube.node_name, cfg->workload.capacity_wait_s, v.count);
+        int64_t deadline = gv_now_ms() + (int64_t) cfg->workload.capacity_wait_s * 1000;
         dra_look_t l = { 0 };
         for (unsigned attempt = 1;; attempt++) {
                 r = look(cfg, client, &v, &l, err);
                 if (r == -ENOENT && !l.version) {
                         gv_error_set_reason(err, GV_REASON_CONFIG);
-                        gv_error_prefix(err, "node %s is in DRA mode (" GV_DRA_DEPLOY_LABEL "=true)", cfg->node_name);
+                        gv_error_prefix(err, "node %s is in DRA mode (" GV_DRA_DEPLOY_LABEL "=true)", cfg->kube.node_name);
                         break;
                 }
                 if (r < 0) {
-                        gv_error_prefix(err, "list ResourceSlices of node %s", cfg->node_name);
+                        gv_error_prefix(err, "list ResourceSlices of node %s", cfg->kube.node_name);
                         break;
                 }
                 if (look_ok(&l, &v)) {
@@ -519,7 +519,7 @@ int gv_dra_validate(const gv_config_t *cfg, gv_k8s_client_t *client, gv_store_t 
                                                              jitter()) * 1000);
                 if (gv_sleep_ms(step < left ? step : left, cfg->stop) < 0) {
                         r = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED,
-                                         "stopped while waiting for the ResourceSlices of node %s", cfg->node_name);
+                                         "stopped while waiting for the ResourceSlices of node %s", cfg->kube.node_name);
                         break;
                 }
         }

@@ -71,25 +71,25 @@ const char *const *gv_driver_default_bin_search(void)
         return default_bin_search;
 }
 
-const char *gv_driver_host_root_here(const gv_config_t *cfg)
+const char *gv_driver_host_root_here(const gv_driver_config_t *d)
 {
-        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
-                return cfg->host_root_ctr_path;
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        if (d->host_root_ctr_path && *d->host_root_ctr_path)
+                return d->host_root_ctr_path;
+        return d->host_root && *d->host_root ? d->host_root : "/";
 }
 
 /* The host root as the host sees it (HOST_ROOT), for driver-ready. */
 static const char *host_root_view(const gv_config_t *cfg)
 {
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        return cfg->driver.host_root && *cfg->driver.host_root ? cfg->driver.host_root : "/";
 }
 
-const char *gv_driver_ctr_root_here(const gv_config_t *cfg)
+const char *gv_driver_ctr_root_here(const gv_driver_config_t *d)
 {
-        if (cfg->driver_install_dir_ctr_path && *cfg->driver_install_dir_ctr_path)
-                return cfg->driver_install_dir_ctr_path;
-        if (cfg->driver_install_dir && *cfg->driver_install_dir)
-                return cfg->driver_install_dir;
+        if (d->driver_install_dir_ctr_path && *d->driver_install_dir_ctr_path)
+                return d->driver_install_dir_ctr_path;
+        if (d->driver_install_dir && *d->driver_install_dir)
+                return d->driver_install_dir;
         return "/run/nvidia/driver";
 }
 
@@ -102,7 +102,7 @@ typedef struct driver_loc {
         char *smi;        /* nvidia-smi or NULL */
         char *smi_dir;
         char *smi_tried;  /* where nvidia-smi was looked for (for the error when it is needed) */
-        bool mock;        /* a mock root (manifest present, or cfg->mock) */
+        bool mock;        /* a mock root (manifest present, or cfg->driver.mock) */
         bool files_ok;    /* the mock's device nodes are regular files */
 } driver_loc_t;
 
@@ -133,9 +133,9 @@ static bool root_is_dir(const char *root, const char *rel)
 static const char *module_note(const gv_config_t *cfg)
 {
         _cleanup_free_ char *p = NULL;
-        if (cfg->mock)
+        if (cfg->driver.mock)
                 return "";
-        if (gv_root_resolve(gv_driver_host_root_here(cfg), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
+        if (gv_root_resolve(gv_driver_host_root_here(&cfg->driver), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
                 return "";
         return "\nthe NVIDIA kernel module is not loaded either (no /sys/module/nvidia under the host root)";
 }
@@ -150,10 +150,10 @@ static int driver_not_found(const gv_config_t *cfg, const char *host, const char
 
 static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t **err)
 {
-        const char *const *libs = cfg->lib_search ? cfg->lib_search : default_lib_search;
-        const char *const *bins = cfg->bin_search ? cfg->bin_search : default_bin_search;
-        const char *host = gv_driver_host_root_here(cfg);
-        const char *ctr = gv_driver_ctr_root_here(cfg);
+        const char *const *libs = cfg->driver.lib_search ? cfg->driver.lib_search : default_lib_search;
+        const char *const *bins = cfg->driver.bin_search ? cfg->driver.bin_search : default_bin_search;
+        const char *host = gv_driver_host_root_here(&cfg->driver);
+        const char *ctr = gv_driver_ctr_root_here(&cfg->driver);
 
         char *tried = NULL, *smi_tried = NULL;
         size_t tried_len = 0, smi_tried_len = 0;
@@ -171,7 +171,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
          */
         char *hsmi = NULL, *hsmi_dir = NULL, *hlib = NULL, *hlib_dir = NULL;
         int rs = -ENOENT, rl = -ENOENT;
-        if (!cfg->mock) {
+        if (!cfg->driver.mock) {
                 rs = gv_root_find(host, bins, "nvidia-smi", &hsmi, &hsmi_dir, tf);
                 rl = gv_root_find(host, libs, "libnvidia-ml.so.1", &hlib, &hlib_dir, tf);
         }
@@ -240,7 +240,7 @@ static int driver_not_found(const gv_config_t *cfg, const char *host, const char
         _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
         if (!flag || !manifest)
                 return gv_error_oom(err);
-        if (!cfg->mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
+        if (!cfg->driver.mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
                 return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                     "no NVIDIA driver yet: no host driver under HOST_ROOT=%s, and the driver "
                                     "container has not signalled readiness (%s absent) nor installed "
@@ -534,7 +534,7 @@ static bool same_pci_address(const char *a, const char *b)
 }
 
 /*
- * NVML must see as many GPUs as expected: cfg->expected_gpus when set, else
+ * NVML must see as many GPUs as expected: cfg->driver.expected_gpus when set, else
  * the NVIDIA display/3D controllers (vendor 0x10de, class 0x030000/0x030200)
  * the PCI bus shows under the sysfs root, not counting SR-IOV VFs (physfn
  * link) nor functions bound to vfio-pci (handed to VMs).  A mock root has no
@@ -544,7 +544,7 @@ static bool same_pci_address(const char *a, const char *b)
  */
 static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t *f, gv_error_t **err)
 {
-        const char *sysfs = gv_sysfs_root(cfg);
+        const char *sysfs = gv_sysfs_root(&cfg->sandbox);
         gv_pci_list_t pci = { 0 };
         bool use_pci = !mock || strcmp(sysfs, "/sys") != 0;
         if (use_pci) {
@@ -577,7 +577,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
         gv_pci_list_clear(&pci);
         if (gv_memstream_close(mf, &missing) < 0)
                 return gv_error_oom(err);
-        unsigned want = cfg->expected_gpus ? cfg->expected_gpus : on_pci;
+        unsigned want = cfg->driver.expected_gpus ? cfg->driver.expected_gpus : on_pci;
         int r = 0;
         if (f->count < want) {
                 _cleanup_free_ char *pci_text = NULL;
@@ -587,7 +587,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
                                   missing && *missing ? ", not seen by NVML: " : "", missing ? missing : "") < 0)
                         pci_text = NULL;
                 r = gv_error_set(err, ENODEV, GV_REASON_GPU_MISSING, "NVML sees %u GPU(s), %u expected (%s); PCI shows %s",
-                                 f->count, want, cfg->expected_gpus ? "--expected-gpus / EXPECTED_GPU_COUNT" : "PCI bus",
+                                 f->count, want, cfg->driver.expected_gpus ? "--expected-gpus / EXPECTED_GPU_COUNT" : "PCI bus",
                                  pci_text ? pci_text : "(out of memory)");
         }
         free(missing);
@@ -604,7 +604,7 @@ static int nvml_check(const gv_config_t *cfg, const driver_loc_t *loc, nvml_fact
                 return gv_error_prefix(err, "load NVML");
         nvmlReturn_t ret;
         const char *what;
-        if (cfg->skip_gpu_init && nvml->nvmlInitWithFlags) {
+        if (cfg->driver.skip_gpu_init && nvml->nvmlInitWithFlags) {
                 /* DRIVER_VALIDATION_SKIP_GPU_INIT: talk to the driver without attaching to the GPUs */
                 what = "nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH)";
                 ret = nvml->nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH);
@@ -715,9 +715,9 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         r = gv_mock_manifest_probe(loc.root, &files_ok, err);
         if (r < 0)
                 return r;
-        loc.mock = cfg->mock || r > 0;
+        loc.mock = cfg->driver.mock || r > 0;
         loc.files_ok = r > 0 && files_ok;
-        const char *host = gv_driver_host_root_here(cfg);
+        const char *host = gv_driver_host_root_here(&cfg->driver);
 
         if (!loc.host && !loc.mock) {
                 _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
@@ -745,7 +745,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                 return r;
 
         _cleanup_free_ char *warning = NULL;
-        if (cfg->run_nvidia_smi && !cfg->skip_gpu_init) {
+        if (cfg->driver.run_nvidia_smi && !cfg->driver.skip_gpu_init) {
                 r = run_smi(cfg, &loc, &warning, err);
                 if (r < 0)
                         return r;
@@ -754,8 +754,8 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         /* dev root: the driver root if it has a /dev folder, else the host root (upstream) */
         bool dev_in_driver_root = root_is_dir(loc.root, "/dev");
         const char *host_view = host_root_view(cfg);
-        const char *driver_root_host = loc.host ? host_view : (cfg->driver_install_dir && *cfg->driver_install_dir
-                                                                  ? cfg->driver_install_dir
+        const char *driver_root_host = loc.host ? host_view : (cfg->driver.driver_install_dir && *cfg->driver.driver_install_dir
+                                                                  ? cfg->driver.driver_install_dir
                                                                   : "/run/nvidia/driver");
         const char *driver_root_ctr = loc.host ? "/host" : "/driver-root";
         const char *dev_root_here = dev_in_driver_root ? loc.root : host;
@@ -768,7 +768,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         r = gv_devnodes_wait(cfg, dev_root_here, names, loc.files_ok, err);
         if (r < 0)
                 return r;
-        if (!cfg->disable_dev_char_symlinks)
+        if (!cfg->driver.disable_dev_char_symlinks)
                 gv_devnodes_link_char(cfg, dev_root_here, dev_root_host, names, loc.files_ok);
 
         gv_result_t res = { 0 };

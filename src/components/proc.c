@@ -293,7 +293,7 @@ int gv_nvidia_smi_check(const gv_config_t *cfg, const char *smi, const char *lib
                 return r;
         }
         bool warn = false;
-        gv_reason_t reason = gv_nvidia_smi_exit_reason(res.exit_code, cfg->strict, &warn);
+        gv_reason_t reason = gv_nvidia_smi_exit_reason(res.exit_code, cfg->driver.strict, &warn);
         if (reason == GV_REASON_NONE) {
                 if (warn && warning) {
                         if (asprintf(warning,

@@ -166,8 +166,8 @@ static int assume(const gv_component_t *c, const gv_config_t *cfg, gv_result_t *
         if ((r = gv_kvlist_set(&res->facts, "ASSUMED", "true", err)) < 0 ||
             (r = gv_kvlist_set(&res->facts, "ASSUMED_BY", by, err)) < 0)
                 return r;
-        if (cfg->validator_pod_name && *cfg->validator_pod_name &&
-            (r = gv_kvlist_set(&res->facts, "ASSUMED_BY_POD", cfg->validator_pod_name, err)) < 0)
+        if (cfg->workload.validator_pod_name && *cfg->workload.validator_pod_name &&
+            (r = gv_kvlist_set(&res->facts, "ASSUMED_BY_POD", cfg->workload.validator_pod_name, err)) < 0)
                 return r;
         if (asprintf(&res->summary, "assumed ready (provided outside, %s): %s not validated", by,
                      gv_marker_file(c->marker)) < 0)
@@ -260,9 +260,9 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 }
                 if (deadline >= 0) {
                         int64_t left_s = (deadline - gv_now_ms() + 999) / 1000;
-                        local.dev_node_wait_s = left_s < (int64_t) cfg->dev_node_wait_s
+                        local.driver.dev_node_wait_s = left_s < (int64_t) cfg->driver.dev_node_wait_s
                                                         ? (unsigned) (left_s > 0 ? left_s : 0)
-                                                        : cfg->dev_node_wait_s;
+                                                        : cfg->driver.dev_node_wait_s;
                 }
                 report->attempts = attempt;
                 gv_result_t res = { 0 };

@@ -21,9 +21,9 @@
 #include "base/fileio.h"
 #include "kube-internal.h"
 
-const char *gv_sysfs_root(const gv_config_t *cfg)
+const char *gv_sysfs_root(const gv_sandbox_config_t *sb)
 {
-        return cfg && cfg->sysfs_root && *cfg->sysfs_root ? cfg->sysfs_root : "/sys";
+        return sb && sb->sysfs_root && *sb->sysfs_root ? sb->sysfs_root : "/sys";
 }
 
 int gv_result_fact(gv_result_t *r, const char *key, const char *value, gv_error_t **err)
@@ -58,17 +58,17 @@ bool gv_module_loaded(const char *sysfs_root, const char *name, char **detail)
 int gv_node_label(const gv_config_t *cfg, const char *component, const char *key, char **value, gv_error_t **err)
 {
         *value = NULL;
-        if (!cfg->node_name || !*cfg->node_name)
+        if (!cfg->kube.node_name || !*cfg->kube.node_name)
                 return 0;
         gv_k8s_client_t *client = NULL;
         int r = gv_kube_client(cfg, component, &client, err);
         if (r < 0)
-                return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
+                return gv_error_prefix(err, "read label %s of node %s", key, cfg->kube.node_name);
         _cleanup_json_ json_object *node = NULL;
-        r = gv_k8s_node_get(client, cfg->node_name, &node, err);
+        r = gv_k8s_node_get(client, cfg->kube.node_name, &node, err);
         gv_k8s_client_free(client);
         if (r < 0)
-                return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
+                return gv_error_prefix(err, "read label %s of node %s", key, cfg->kube.node_name);
         json_object *meta = NULL, *labels = NULL, *v = NULL;
         if (json_object_object_get_ex(node, "metadata", &meta) && json_object_object_get_ex(meta, "labels", &labels) &&
             json_object_object_get_ex(labels, key, &v) && json_object_is_type(v, json_type_string)) {
@@ -93,15 +93,15 @@ int gv_workload_config(const gv_config_t *cfg, const char *component, const char
 {
         const char *src = "default";
         const char *def = "vm-passthrough"; /* upstream validator's own default */
-        if (cfg->default_workload_config && *cfg->default_workload_config) {
-                if (workload_allowed(cfg->default_workload_config)) {
-                        def = workload_allowed(cfg->default_workload_config);
+        if (cfg->sandbox.default_workload_config && *cfg->sandbox.default_workload_config) {
+                if (workload_allowed(cfg->sandbox.default_workload_config)) {
+                        def = workload_allowed(cfg->sandbox.default_workload_config);
                         src = "DEFAULT_GPU_WORKLOAD_CONFIG";
                 } else {
                         gv_cfg_logf(cfg, GV_LOG_WARN, component, GV_REASON_CONFIG,
                                     "DEFAULT_GPU_WORKLOAD_CONFIG=%s is not container, vm-passthrough or vm-vgpu; "
                                     "using vm-passthrough",
-                                    cfg->default_workload_config);
+                                    cfg->sandbox.default_workload_config);
                 }
         }
         _cleanup_free_ char *label = NULL;
@@ -113,7 +113,7 @@ int gv_workload_config(const gv_config_t *cfg, const char *component, const char
                 gv_cfg_logf(cfg, GV_LOG_WARN, component, GV_REASON_CONFIG,
                             "node %s: label nvidia.com/gpu.workload.config=%s is not container, vm-passthrough or "
                             "vm-vgpu; using %s",
-                            cfg->node_name, label, def);
+                            cfg->kube.node_name, label, def);
         *config = v ? v : def;
         if (source)
                 *source = v ? "label" : src;
@@ -232,7 +232,7 @@ int gv_gpudirect_validate(const gv_config_t *cfg, const char *component, const c
                 return 0;
         }
         _cleanup_free_ char *detail = NULL;
-        if (!gv_module_loaded(gv_sysfs_root(cfg), module, &detail))
+        if (!gv_module_loaded(gv_sysfs_root(&cfg->sandbox), module, &detail))
                 return gv_error_set(err, ENOENT, GV_REASON_MODULE_NOT_LOADED,
                                     "%s: true in " GV_DRIVER_CTR_READY_FILE " but kernel module %s is not loaded (%s)", flag,
                                     module, detail ? detail : "absent");

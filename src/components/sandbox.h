@@ -15,8 +15,8 @@
 #include "components-internal.h"
 #include "pci/pci.h"
 
-/* The sysfs root of @cfg: cfg->sysfs_root or "/sys". */
-const char *gv_sysfs_root(const gv_config_t *cfg);
+/* The sysfs root of @sb: sb->sysfs_root or "/sys". */
+const char *gv_sysfs_root(const gv_sandbox_config_t *sb);
 
 /*
  * gv_module_loaded - whether the kernel module @name is loaded: the folder
@@ -26,7 +26,7 @@ const char *gv_sysfs_root(const gv_config_t *cfg);
 bool gv_module_loaded(const char *sysfs_root, const char *name, char **detail);
 
 /*
- * gv_node_label - the value of label @key on cfg->node_name, read through
+ * gv_node_label - the value of label @key on cfg->kube.node_name, read through
  * the Kubernetes API (configuration as for cuda/plugin).  *@value: heap
  * string or NULL when the node does not carry the label.  Returns 1 when the
  * node was read, 0 when no node name is set (nothing asked, *@value NULL),
@@ -37,7 +37,7 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
 /*
  * gv_workload_config - upstream's workload config for this node: the label
  * nvidia.com/gpu.workload.config when it holds container, vm-passthrough or
- * vm-vgpu, else cfg->default_workload_config when valid, else
+ * vm-vgpu, else cfg->sandbox.default_workload_config when valid, else
  * vm-passthrough.  *@config: static string; *@source (may be NULL): static
  * "label", "DEFAULT_GPU_WORKLOAD_CONFIG" or "default".  Errors as
  * gv_node_label().

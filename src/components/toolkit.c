@@ -59,9 +59,9 @@ const char *const *gv_toolkit_default_runtime_configs(void)
 
 static const char *host_root_of(const gv_config_t *cfg)
 {
-        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
-                return cfg->host_root_ctr_path;
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        if (cfg->driver.host_root_ctr_path && *cfg->driver.host_root_ctr_path)
+                return cfg->driver.host_root_ctr_path;
+        return cfg->driver.host_root && *cfg->driver.host_root ? cfg->driver.host_root : "/";
 }
 
 /* The GPUs that driver-ready describes. */
@@ -278,7 +278,7 @@ static bool scan_verdict(const cdi_scan_t *sc, bool any_dir, const char *missing
  */
 static int check_cdi(const gv_config_t *cfg, gpu_set_t *g, FILE *tried, bool *any_dir, char **source)
 {
-        const char *const *dirs = cfg->cdi_dirs ? cfg->cdi_dirs : default_cdi_dirs;
+        const char *const *dirs = cfg->toolkit.cdi_dirs ? cfg->toolkit.cdi_dirs : default_cdi_dirs;
         cdi_scan_t sc = { .root = host_root_of(cfg), .g = g, .tried = tried };
         sc.n_req = gv_strv_len((const char *const *) g->required);
         for (size_t i = 0; i < sc.n_req; i++)
@@ -393,7 +393,7 @@ static int check_one_config(const char *root, const char *path, FILE *tried, boo
 static int check_runtime(const gv_config_t *cfg, FILE *tried, bool *any, char **source)
 {
         const char *root = host_root_of(cfg);
-        const char *const *cfgs = cfg->runtime_configs ? cfg->runtime_configs : default_runtime_configs;
+        const char *const *cfgs = cfg->toolkit.runtime_configs ? cfg->toolkit.runtime_configs : default_runtime_configs;
         for (const char *const *c = cfgs; c && *c; c++) {
                 if (has_suffix(*c, "/*")) {
                         _cleanup_free_ char *inside = strndup(*c, strlen(*c) - 2);

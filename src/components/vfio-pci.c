@@ -30,7 +30,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         if (r <= 0)
                 return r;
         gv_pci_list_t gpus = { 0 };
-        if ((r = gv_pci_list_gpus(gv_sysfs_root(cfg), &gpus, err)) < 0)
+        if ((r = gv_pci_list_gpus(gv_sysfs_root(&cfg->sandbox), &gpus, err)) < 0)
                 return r;
         _cleanup_free_ char *bad = NULL, *bound = NULL;
         size_t nbad = 0, npf = 0, badlen = 0, boundlen = 0;
@@ -67,7 +67,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                 return r;
         if (npf == 0) {
                 if (asprintf(&result->warning, "no NVIDIA GPU under %s/bus/pci/devices (passes, as upstream)",
-                             gv_sysfs_root(cfg)) < 0)
+                             gv_sysfs_root(&cfg->sandbox)) < 0)
                         result->warning = NULL;
         }
         gv_result_summary(result, "%zu GPU%s bound for pass-through (workload config %s)", npf,

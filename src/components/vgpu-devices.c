@@ -84,7 +84,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         int r = gv_sandbox_begin(cfg, store, COMPONENT, "vm-vgpu", result, &config, err);
         if (r <= 0)
                 return r;
-        const char *sysfs = gv_sysfs_root(cfg);
+        const char *sysfs = gv_sysfs_root(&cfg->sandbox);
         gv_pci_list_t gpus = { 0 };
         if ((r = gv_pci_list_gpus(sysfs, &gpus, err)) < 0)
                 return r;
