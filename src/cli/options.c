@@ -113,10 +113,9 @@ static int env_run_options(gv_options_t *o, gv_error_t **err)
         return 0;
 }
 
-int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
+/* The defaults of every setting before the environment and the flags (upstream's where it has one). */
+static void set_defaults(gv_config_t *c, gv_cli_t *cli)
 {
-        memset(o, 0, sizeof(*o));
-        gv_config_t *c = &o->cfg;
         c->output_dir = GV_DEFAULT_OUTPUT_DIR;
         c->boot_id_path = GV_DEFAULT_BOOT_ID_PATH;
         c->driver.host_root = "/";
@@ -136,6 +135,13 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         c->stop = cli->stop;
         c->log = gv_cli_log;
         c->log_userdata = cli;
+}
+
+int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
+{
+        memset(o, 0, sizeof(*o));
+        gv_config_t *c = &o->cfg;
+        set_defaults(c, cli);
 
         static const struct {
                 const char *var;

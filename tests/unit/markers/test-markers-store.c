@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The marker store: publish/invalidate/fail/cleanup ordering, content,
- * planted symlinks and folders, full disk, FR01, FR04, stale boot ids,
- * generation mismatches, and concurrent writers.
+ * The marker store: publish/invalidate/fail ordering, content, planted
+ * symlinks and folders, full disk, FR01, FR04, stale boot ids, generation
+ * mismatches, and concurrent writers.  Opening, cleanup and a re-created
+ * folder: test-markers-open.c.
  */
 #include <dirent.h>
 #include <sched.h>
@@ -14,22 +15,6 @@
 #include <sys/wait.h>
 
 #include "markers-test.h"
-
-static void publish_chain(fixture_t *fx)
-{
-        publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
-        publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
-        publish_ok(fx->s, GV_MARKER_CUDA, NULL);
-        publish_ok(fx->s, GV_MARKER_PLUGIN, NULL);
-        publish_ok(fx->s, GV_MARKER_NVIDIA_FS, NULL);
-        publish_ok(fx->s, GV_MARKER_GDRCOPY, NULL);
-        publish_ok(fx->s, GV_MARKER_NVIDIA_PEERMEM, NULL);
-        publish_ok(fx->s, GV_MARKER_MOFED, NULL);
-        publish_ok(fx->s, GV_MARKER_CC_MANAGER, NULL);
-        publish_ok(fx->s, GV_MARKER_VFIO_PCI, NULL);
-        publish_ok(fx->s, GV_MARKER_VGPU_MANAGER, NULL);
-        publish_ok(fx->s, GV_MARKER_VGPU_DEVICES, NULL);
-}
 
 static void read_marker(fixture_t *fx, gv_marker_id_t id, gv_kvlist_t *l)
 {
@@ -703,156 +688,6 @@ static void test_full_disk(void **state)
         }
 }
 
-static void test_cleanup(void **state)
-{
-        fixture_t *fx = *state;
-        gv_error_t *e = NULL;
-        publish_chain(fx);
-        assert_int_equal(gv_store_publish(fx->s, GV_MARKER_DRIVER, NULL, true, NULL, NULL, &e), 0);
-        _cleanup_free_ char *ctr = fx_path(fx, ".driver-ctr-ready");
-        _cleanup_free_ char *wl = fx_path(fx, "workload-type");
-        _cleanup_free_ char *tmp = fx_path(fx, ".cuda-ready.tmp-0123456789abcdef");
-        _cleanup_free_ char *other = fx_path(fx, ".something-else");
-        write_text(ctr, "GDS_ENABLED: false\n");
-        write_text(wl, "container\n");
-        write_text(tmp, "half");
-        write_text(other, "keep");
-        assert_int_equal(gv_store_cleanup(fx->s, &e), 0);
-        for (int i = 0; i < GV_MARKER__MAX; i++)
-                assert_false(fx_exists(fx, (gv_marker_id_t) i));
-        struct stat st;
-        assert_int_equal(stat(ctr, &st), 0);
-        assert_int_equal(stat(wl, &st), 0);
-        assert_int_equal(stat(other, &st), 0);
-        assert_int_equal(stat(tmp, &st), -1);
-        /* Twice is fine. */
-        assert_int_equal(gv_store_cleanup(fx->s, &e), 0);
-}
-
-static void test_open(void **state)
-{
-        fixture_t *fx = *state;
-        gv_error_t *e = NULL;
-        /* Stray temp files of a crashed writer go at open. */
-        _cleanup_free_ char *tmp = fx_path(fx, ".driver-ready.tmp-feedfacefeedface");
-        write_text(tmp, "GENERA");
-        gv_store_t *s = open_store_at(fx->dir, fx->boot, false);
-        struct stat st;
-        assert_int_equal(stat(tmp, &st), -1);
-        assert_string_equal(gv_store_dir(s), fx->dir);
-        assert_string_equal(gv_store_boot_id(s), BOOT_A);
-        gv_store_close(&s);
-        gv_store_close(&s);
-
-        /* Missing folder: ENOENT unless allowed (readers) or created (writers). */
-        _cleanup_free_ char *missing = gv_path_join(fx->root, "a/b/validations");
-        gv_store_options_t o = { .dir = missing, .boot_id_path = fx->boot };
-        assert_int_equal(gv_store_open(&o, &s, &e), -ENOENT);
-        assert_non_null(strstr(e->msg, missing));
-        gv_error_free(&e);
-        assert_null(s);
-        o.allow_missing = true;
-        assert_int_equal(gv_store_open(&o, &s, &e), 0);
-        gv_marker_info_t mi = { 0 };
-        assert_int_equal(gv_store_inspect(s, GV_MARKER_TOOLKIT, &mi, &e), 0);
-        assert_int_equal(mi.state, GV_MARKER_MISSING);
-        assert_non_null(strstr(mi.detail, "does not exist"));
-        gv_marker_info_clear(&mi);
-        assert_int_equal(gv_store_invalidate(s, GV_MARKER_DRIVER, &e), 0);
-        assert_int_equal(gv_store_publish(s, GV_MARKER_DRIVER, NULL, false, NULL, NULL, &e), -ENOENT);
-        gv_error_free(&e);
-        gv_store_close(&s);
-        o.allow_missing = false;
-        o.create = true;
-        assert_int_equal(gv_store_open(&o, &s, &e), 0);
-        publish_ok(s, GV_MARKER_DRIVER, NULL);
-        gv_store_close(&s);
-
-        /* A symlink as the folder is refused. */
-        _cleanup_free_ char *link = gv_path_join(fx->root, "linked");
-        assert_int_equal(symlink(fx->dir, link), 0);
-        o = (gv_store_options_t) { .dir = link, .boot_id_path = fx->boot };
-        assert_int_equal(gv_store_open(&o, &s, &e), -ELOOP);
-        gv_error_free(&e);
-        /* ... however it is spelled: a trailing slash or "/." must not make open() follow it. */
-        static const char *const tails[] = { "/", "//", "/.", "/./", "/././/" };
-        for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
-                _cleanup_free_ char *spelled = NULL;
-                assert_true(asprintf(&spelled, "%s%s", link, tails[i]) > 0);
-                for (int create = 0; create <= 1; create++) {
-                        o = (gv_store_options_t) { .dir = spelled, .boot_id_path = fx->boot, .create = create };
-                        assert_int_equal(gv_store_open(&o, &s, &e), -ELOOP);
-                        assert_non_null(strstr(e->msg, "symbolic link"));
-                        assert_null(s);
-                        gv_error_free(&e);
-                }
-        }
-        /* A file as the folder. */
-        o.dir = fx->boot;
-        assert_int_equal(gv_store_open(&o, &s, &e), -ENOTDIR);
-        gv_error_free(&e);
-        /* Bad boot id files. */
-        _cleanup_free_ char *empty = gv_path_join(fx->root, "empty_boot");
-        write_text(empty, "\n");
-        o = (gv_store_options_t) { .dir = fx->dir, .boot_id_path = empty };
-        assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
-        gv_error_free(&e);
-        /* One rule: a UUID, 8-4-4-4-12 hex, trailing white space allowed; else a config error naming the file. */
-        static const char *const bad[] = {
-                "garbage\n",
-                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaa\n",   /* 11 hex digits at the end */
-                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaaa\n", /* 13 */
-                "0f3c2a4e11114a5b9c8daaaaaaaaaaaa\n",     /* no dashes */
-                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaag\n",
-                " 0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaa\n",
-                "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaa\nsecond line\n",
-                "",
-        };
-        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-                write_text(empty, bad[i]);
-                assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
-                assert_int_equal(e->reason, GV_REASON_CONFIG);
-                assert_non_null(strstr(e->msg, empty));
-                assert_non_null(strstr(e->msg, "not a boot id (expected a UUID"));
-                assert_null(s);
-                gv_error_free(&e);
-        }
-        static const char *const good[] = { "0F3C2A4E-1111-4A5B-9C8D-AAAAAAAAAAAA", BOOT_A " \r\n\n" };
-        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-                write_text(empty, good[i]);
-                assert_int_equal(gv_store_open(&o, &s, &e), 0);
-                assert_int_equal(strlen(gv_store_boot_id(s)), 36);
-                gv_store_close(&s);
-        }
-        /* Missing or not a file: the same config error, never -ENOENT (which means "no folder"). */
-        const char *const unreadable[] = { "/nonexistent/boot_id", fx->root };
-        for (size_t i = 0; i < sizeof(unreadable) / sizeof(unreadable[0]); i++) {
-                o.boot_id_path = unreadable[i];
-                assert_int_equal(gv_store_open(&o, &s, &e), -EINVAL);
-                assert_int_equal(e->reason, GV_REASON_CONFIG);
-                assert_non_null(strstr(e->msg, "boot id"));
-                assert_non_null(strstr(e->msg, unreadable[i]));
-                gv_error_free(&e);
-                assert_null(s);
-        }
-}
-
-static void test_folder_recreated(void **state)
-{
-        fixture_t *fx = *state;
-        gv_error_t *e = NULL;
-        publish_chain(fx);
-        /* The hostPath is wiped and re-created under a long-lived store. */
-        assert_int_equal(gv_store_cleanup(fx->s, &e), 0);
-        _cleanup_free_ char *lock = fx_path(fx, ".gpu-validator.lock");
-        unlink(lock);
-        assert_int_equal(rmdir(fx->dir), 0);
-        assert_int_equal(mkdir(fx->dir, 0755), 0);
-        publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
-        assert_true(fx_exists(fx, GV_MARKER_DRIVER));
-        assert_int_equal(state_of(fx->s, GV_MARKER_DRIVER), GV_MARKER_READY);
-}
-
 /*
  * Several writer processes race invalidate/publish on the chain while a
  * reader, holding the writer lock so that the folder is quiet, checks that
@@ -943,9 +778,6 @@ int main(void)
                 T(test_stale_boot),
                 T(test_generation_mismatch),
                 T(test_full_disk),
-                T(test_cleanup),
-                T(test_open),
-                T(test_folder_recreated),
                 T(test_concurrent_writers),
         };
         return cmocka_run_group_tests_name("markers-store", tests, NULL, NULL);
