@@ -166,11 +166,14 @@ static bool mig_has_caps(const gv_mock_mig_device_t *m)
         return m->gi_id < CAP_MAX_GI && m->ci_id < CAP_MAX_CI;
 }
 
-/* The capability nodes of MIG device @m of the GPU with minor @g: its GI's access, then its CI's access. */
-static void cdi_mig_caps(FILE *f, const char *root, unsigned g, const gv_mock_mig_device_t *m)
+/*
+ * The capability nodes of MIG device @m of the GPU with minor @g: its GI's access (unless
+ * @ci_only: already written for a device of the same GI), then its CI's access.
+ */
+static void cdi_mig_caps(FILE *f, const char *root, unsigned g, const gv_mock_mig_device_t *m, bool ci_only)
 {
         _cleanup_free_ char *gi = NULL, *ci = NULL;
-        if (asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
+        if (!ci_only && asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
                 gi = NULL;
         if (asprintf(&ci, "nvidia-caps/nvidia-cap%u", cap_ci_minor(g, m->gi_id, m->ci_id)) < 0)
                 ci = NULL;
@@ -205,7 +208,7 @@ static void cdi_mig_devices(FILE *f, const char *root, const gv_mock_profile_t *
                         for (int by_uuid = 0; by_uuid < 2; by_uuid++) {
                                 fputs("- containerEdits:\n    deviceNodes:\n", f);
                                 cdi_node(f, "    ", root, node ? node : "nvidia0");
-                                cdi_mig_caps(f, root, d->minor_number, m);
+                                cdi_mig_caps(f, root, d->minor_number, m, false);
                                 if (by_uuid)
                                         fprintf(f, "  name: %s\n", m->uuid);
                                 else
@@ -226,16 +229,7 @@ static void cdi_mig_all_caps(FILE *f, const char *root, const gv_mock_profile_t 
                         const gv_mock_mig_device_t *m = &d->mig_devices[k];
                         if (!mig_has_caps(m))
                                 continue;
-                        _cleanup_free_ char *gi = NULL, *ci = NULL;
-                        unsigned g = d->minor_number;
-                        if (!gi_seen(d, k) && asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
-                                gi = NULL;
-                        if (asprintf(&ci, "nvidia-caps/nvidia-cap%u", cap_ci_minor(g, m->gi_id, m->ci_id)) < 0)
-                                ci = NULL;
-                        if (gi)
-                                cdi_node(f, "    ", root, gi);
-                        if (ci)
-                                cdi_node(f, "    ", root, ci);
+                        cdi_mig_caps(f, root, d->minor_number, m, gi_seen(d, k));
                 }
         }
 }
@@ -475,13 +469,13 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
  */
 static int lay_out_ldcache(ictx_t *c, gv_error_t **err)
 {
-        gv_ldcache_lib_t libs[2] = { { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
+        mr_ldcache_lib_t libs[2] = { { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
         size_t n = 1;
         if (mr_elist_find(&c->now, "usr/lib64/libcuda.so.1"))
-                libs[n++] = (gv_ldcache_lib_t){ "libcuda.so.1", "/usr/lib64/libcuda.so.1" };
+                libs[n++] = (mr_ldcache_lib_t){ "libcuda.so.1", "/usr/lib64/libcuda.so.1" };
         _cleanup_free_ char *cache = NULL;
         size_t len = 0;
-        int r = gv_ldcache_build(libs, n, &cache, &len);
+        int r = mr_ldcache_build(libs, n, &cache, &len);
         if (r < 0)
                 return gv_error_set(err, -r, GV_REASON_INTERNAL, "build ld.so.cache: %s", strerror(-r));
         static const char conf[] = "/usr/lib64\n";
