@@ -12,6 +12,8 @@ packages=(
   gcc meson ninja-build pkg-config
   # libraries (Debian packages made for the job)
   libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
+  # zstd-compressed PTX in fatbins (the mock libcuda)
+  libzstd-dev
   # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
   python3 clang openssl prometheus nodejs npm
   # the official Kubernetes Python client: conformance of the test API server (tests/e2e)

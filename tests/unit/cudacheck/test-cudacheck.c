@@ -301,13 +301,13 @@ static void test_open_errors(void **state)
         (void) state;
         gv_error_t *err = NULL;
         gv_cuda_t *cuda = (gv_cuda_t *) 0x1;
-        assert_int_equal(gv_cuda_open("/nonexistent/libcuda.so.1", &cuda, &err), -ENOENT);
+        assert_int_equal(gv_cudacheck_open("/nonexistent/libcuda.so.1", &cuda, &err), -ENOENT);
         assert_int_equal(err->reason, GV_REASON_LIBRARY_NOT_FOUND);
         assert_non_null(strstr(err->msg, "/nonexistent/libcuda.so.1"));
         assert_ptr_equal(cuda, (gv_cuda_t *) 0x1);
         gv_error_free(&err);
         /* A library that is not a CUDA driver. */
-        assert_int_equal(gv_cuda_open("libm.so.6", &cuda, &err), -ENOSYS);
+        assert_int_equal(gv_cudacheck_open("libm.so.6", &cuda, &err), -ENOSYS);
         assert_non_null(strstr(err->msg, "required symbol cuInit is missing"));
         gv_error_free(&err);
         gv_cuda_close(NULL);
@@ -321,7 +321,7 @@ static void test_vector_add_ok(void **state)
         setenv("FAKE_CUDA_DEVICES", "2", 1);
         gv_error_t *err = NULL;
         gv_cuda_t *cuda = NULL;
-        assert_int_equal(gv_cuda_open(fake_path(), &cuda, &err), 0);
+        assert_int_equal(gv_cudacheck_open(fake_path(), &cuda, &err), 0);
         assert_non_null(cuda->cuGetErrorName);
         assert_non_null(cuda->cuModuleUnload);
         int count = -1, version = -1;
@@ -382,7 +382,7 @@ static void test_vector_add_faults(void **state)
         gv_error_t *err = NULL;
         gv_cuda_t *cuda = NULL;
         unsetenv("FAKE_CUDA_MODE");
-        assert_int_equal(gv_cuda_open(fake_path(), &cuda, &err), 0);
+        assert_int_equal(gv_cudacheck_open(fake_path(), &cuda, &err), 0);
         assert_int_equal(gv_cuda_init(cuda, NULL, NULL, &err), 0);
         for (size_t i = 0; i < GV_ARRAY_SIZE(cases); i++) {
                 setenv("FAKE_CUDA_MODE", cases[i].mode, 1);
@@ -412,7 +412,7 @@ static void test_init_failure(void **state)
         (void) state;
         gv_error_t *err = NULL;
         gv_cuda_t *cuda = NULL;
-        assert_int_equal(gv_cuda_open(fake_path(), &cuda, &err), 0);
+        assert_int_equal(gv_cudacheck_open(fake_path(), &cuda, &err), 0);
         setenv("FAKE_CUDA_MODE", "stub", 1);
         int count = -7;
         assert_int_equal(gv_cuda_init(cuda, &count, NULL, &err), -ENODEV);
@@ -421,11 +421,11 @@ static void test_init_failure(void **state)
         assert_int_equal(count, -7);
         gv_error_free(&err);
         /* A code the driver has no text for and we have no name for. */
-        assert_int_equal(gv_cuda_error(&err, cuda, (gv_cu_result_t) 4242, "x"), -EIO);
+        assert_int_equal(gv_cuda_error(&err, cuda, (CUresult) 4242, "x"), -EIO);
         assert_string_equal(err->msg, "x: unknown error (CUDA_ERROR, 4242)");
         gv_error_free(&err);
         /* Without a library at all, our own texts. */
-        assert_int_equal(gv_cuda_error(&err, NULL, GV_CUDA_ERROR_NO_DEVICE, "cuInit"), -ENODEV);
+        assert_int_equal(gv_cuda_error(&err, NULL, CUDA_ERROR_NO_DEVICE, "cuInit"), -ENODEV);
         assert_string_equal(err->msg, "cuInit: no CUDA-capable device is detected (CUDA_ERROR_NO_DEVICE, 100)");
         gv_error_free(&err);
         unsetenv("FAKE_CUDA_MODE");
