@@ -28,6 +28,8 @@ packages=(
   podman runc skopeo mmdebstrap python3-yaml
   # peak RSS in the benchmarks (bench/run, bench/smi): GNU time
   time
+  # NVIDIA's nvcc from PyPI in a virtual environment (tools/nvcc.sh): the mock libcuda's test kernels
+  python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -54,4 +56,7 @@ for d in tests/e2e/js deploy/tools; do
     fi
   fi
 done
+# NVIDIA's CUDA compiler from PyPI (pinned; cached outside the clone): a test tool only.
+tools/nvcc.sh install >/dev/null
+
 echo "setup: ok"
