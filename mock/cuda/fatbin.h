@@ -28,8 +28,12 @@
 /* Kinds of entries. */
 enum { GV_FATBIN_PTX = 1, GV_FATBIN_ELF = 2 };
 
-/* Upper bound of a container and of one decompressed PTX entry (bytes). */
+/* Upper bound of a container and of one decompressed PTX entry (bytes); small in fuzz builds. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define GV_FATBIN_MAX (1u << 20)
+#else
 #define GV_FATBIN_MAX (256u << 20)
+#endif
 
 /* gv_fatbin_is_container - whether @image (@len bytes readable) starts with a container's magic. */
 bool gv_fatbin_is_container(const void *image, size_t len);

@@ -17,7 +17,11 @@
 
 /* Limits that keep a hostile module from costing more than a real one would. */
 #define MAX_REGS_DECLARED (1u << 20)   /* registers declared in one function */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MAX_VAR_BYTES (64ull << 10)    /* fuzz builds: small, so a run costs microseconds, not a 256 MiB calloc */
+#else
 #define MAX_VAR_BYTES (256ull << 20)   /* one variable */
+#endif
 #define MAX_FUNCS 4096
 
 /* ------------------------------------------------------------------ */
