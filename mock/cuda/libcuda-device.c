@@ -283,7 +283,7 @@ static bool device_value(int dev, CUdevice_attribute attrib, int *pi)
         case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: *pi = cc >= 80 ? 134213632 : 0; break;
         case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: *pi = cc >= 80 ? 1024 : 0; break;
         /* Hopper and later: thread block clusters, tensor maps, four memory synchronisation domains */
-        case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *pi = cc >= 90; break;
+        case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
         case CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: *pi = cc >= 90; break;
         case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: *pi = cc >= 90 ? 4 : 1; break;
         default: return false;

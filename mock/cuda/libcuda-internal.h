@@ -119,6 +119,7 @@ extern struct mock_cuda_state gv_mock_cuda_state;
 GV_CUDA_FUNCTIONS(PROTO)
 #undef PROTO
 /* The per-thread default stream flavours: aliases defined beside their functions (ALIAS). */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): names in a declaration, not expressions */
 #define PTDS_PROTO(sym, same) EXPORT __typeof__(same) sym;
 GV_CUDA_PTDS_FUNCTIONS(PTDS_PROTO)
 #undef PTDS_PROTO

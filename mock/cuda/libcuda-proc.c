@@ -22,8 +22,8 @@ static const struct proc {
         bool per_thread;
         any_fn fn;
 } procs[] = {
-#define P(name, version, sym) { #name, version, false, (any_fn) sym },
-#define T(name, version, sym) { #name, version, true, (any_fn) sym },
+#define P(name, version, sym) { #name, version, false, (any_fn) (sym) },
+#define T(name, version, sym) { #name, version, true, (any_fn) (sym) },
         P(cuInit, 2000, cuInit)
         P(cuDriverGetVersion, 2020, cuDriverGetVersion)
         P(cuGetErrorString, 6000, cuGetErrorString)

@@ -3,12 +3,13 @@
  * The PTX reader's own parts, shared by its lexer and declarations
  * (ptx-parse.c) and its instruction decoder (ptx-decode.c).
  */
-#ifndef GV_MOCK_CUDA_PTX_PARSE_H
-#define GV_MOCK_CUDA_PTX_PARSE_H
+#ifndef GV_MOCK_CUDA_PTX_PARSE_INTERNAL_H
+#define GV_MOCK_CUDA_PTX_PARSE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mock/cuda/ptx-internal.h"
 
@@ -94,6 +95,51 @@ int32_t slot_reg(parser_t *ps, const char *name, size_t n);
 bool reg_known(const parser_t *ps, const char *name, size_t n);
 /* shared_offset - the offset of the module shared variable @v in the current function's window. */
 int64_t shared_offset(parser_t *ps, size_t v);
+
+/* Declarations (ptx-parse.c). */
+/* read_type - [.align N] [.v2|.v4] .type: the alignment and the element's bytes (times the vector width). */
+int read_type(parser_t *ps, size_t *align, size_t *bytes);
+/* read_dims - the `[N][M]...` after a name: the product (1 without), 0 and *open for `[]`. */
+int read_dims(parser_t *ps, uint64_t *count, bool *open);
+/* module_var - a module-scope .global/.const/.shared variable after its state space directive. */
+int module_var(parser_t *ps, ptx_space_t space, bool external);
+/* reg_decl - `.reg .type names;` after `.reg`. */
+int reg_decl(parser_t *ps);
+/* func_var - a function-scope .local/.shared variable after its state space directive. */
+int func_var(parser_t *ps, ptx_space_t space);
+
+/* An operand as written. */
+typedef enum { O_NONE, O_REG, O_IMM, O_ADDR, O_VEC, O_SYM } otype_t;
+
+typedef struct opnd {
+        otype_t type;
+        int32_t slot;        /* O_REG; O_ADDR base; -1 for the sink `_` */
+        bool neg;            /* `!p` */
+        tok_t text;          /* O_IMM: the literal (sign in imm_neg); O_SYM: the name */
+        bool imm_neg;
+        int64_t off;         /* O_ADDR */
+        int nvec;
+        int32_t vec[4];      /* O_VEC */
+        int32_t pair;        /* `p|q`: q's slot, else -1 */
+} opnd_t;
+
+#define MAX_OPS 6
+
+/* Operands (ptx-operand.c). */
+/* ident - an identifier operand at the current token: special register, register, sink `_`, or a symbol. */
+int ident(parser_t *ps, opnd_t *o);
+/* operand - one operand at the current token. */
+int operand(parser_t *ps, opnd_t *o);
+/* src - a source operand as a slot (an immediate as a value of kind @k); -1 with the error recorded. */
+int32_t src(parser_t *ps, const opnd_t *o, ptx_kind_t k);
+/* dst - a destination register's slot; -1 with the error recorded. */
+int32_t dst(parser_t *ps, const opnd_t *o);
+
+/* eq - whether the @n bytes at @s are the string @lit. */
+static inline bool eq(const char *s, size_t n, const char *lit)
+{
+        return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
 
 /* parse_instruction - decode one instruction statement at the current token into ps->f (ptx-decode.c). */
 int parse_instruction(parser_t *ps);
