@@ -100,6 +100,7 @@ struct mock_cuda_state {
         CUresult init_result;
         int driver_version;
         gv_nvml_t *nvml;
+        bool nvml_initialised; /* cuInit's nvmlInit succeeded: unload shuts NVML down */
         /* NVML queries beyond the loader's table (nvml-abi.h GV_NVML_MOCK_FUNCTIONS), NULL when missing */
         nvmlDeviceGetMemoryBusWidth_fn bus_width;
         nvmlDeviceGetNumGpuCores_fn gpu_cores;
@@ -186,7 +187,10 @@ bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, struct CUctx_st *ctx);
 /* drop_allocs - forget (and free, unless ALLOC_MODULE) every allocation made in @ctx (libcuda-memory.c). */
 void drop_allocs(const struct CUctx_st *ctx);
 
-/* drop_alloc_range - forget the ALLOC_MODULE record of [p, ...) (libcuda-memory.c). */
+/* drop_all_allocs - forget every allocation (and free device and host memory), at unload (libcuda-memory.c). */
+void drop_all_allocs(void);
+
+/* drop_alloc_at - forget the ALLOC_MODULE record of [p, ...) (libcuda-memory.c). */
 void drop_alloc_at(const void *p);
 
 /* alloc_range - gv_ptx_range_fn over the allocations (libcuda-memory.c); called while S.lock is held. */

@@ -69,6 +69,12 @@ void drop_allocs(const struct CUctx_st *ctx)
         }
 }
 
+void drop_all_allocs(void)
+{
+        while (S.allocs)
+                unlink_alloc(&S.allocs);
+}
+
 void drop_alloc_at(const void *ptr)
 {
         for (alloc_t **p = &S.allocs; *p; p = &(*p)->next)

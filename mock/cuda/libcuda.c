@@ -281,6 +281,7 @@ static CUresult do_init(void)
         nvmlReturn_t r = S.nvml->nvmlInit_v2();
         if (r != NVML_SUCCESS)
                 return init_error(r);
+        S.nvml_initialised = true;
         if (!S.nvml->nvmlSystemGetCudaDriverVersion ||
             S.nvml->nvmlSystemGetCudaDriverVersion(&S.driver_version) != NVML_SUCCESS)
                 S.driver_version = 0;
@@ -301,6 +302,19 @@ static CUresult do_init(void)
         for (int i = 0; i < S.n; i++)
                 S.primary[i].device = i;
         return CUDA_SUCCESS;
+}
+
+/*
+ * When the library is unloaded (dlclose), what it holds goes: the NVML
+ * binding and any memory the program did not free, which would otherwise
+ * be unreachable from then on.
+ */
+__attribute__((destructor)) static void unload(void)
+{
+        drop_all_allocs();
+        if (S.nvml && S.nvml_initialised)
+                S.nvml->nvmlShutdown(); /* the init of cuInit: NVML frees its state when the count drops to 0 */
+        gv_nvml_close(&S.nvml);
 }
 
 CUresult cuInit(unsigned int flags)
