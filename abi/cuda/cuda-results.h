@@ -128,6 +128,7 @@
 
 /* CUresult: the driver's result codes. */
 typedef enum cudaError_enum {
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): an enumerator definition, not an expression */
 #define GV_CUDA_RESULT_ENUM(code, value, text) code = value,
         GV_CUDA_RESULTS(GV_CUDA_RESULT_ENUM)
 #undef GV_CUDA_RESULT_ENUM

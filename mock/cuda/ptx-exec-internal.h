@@ -47,6 +47,7 @@ typedef struct worker {
         uint8_t *local;
         size_t local_bytes;
         uint64_t lo, hi;           /* the last global range that checked out */
+        uint64_t *rlo, *rhi;       /* the same, per instruction (by PC) */
         gv_ptx_fault_t fault;
         uint64_t fault_addr;
         uint64_t executed;

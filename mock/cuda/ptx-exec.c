@@ -251,6 +251,8 @@ static void worker_free(worker_t *w)
         free(w->alive);
         free(w->shared);
         free(w->local);
+        free(w->rlo);
+        free(w->rhi);
 }
 
 /* Allocates a worker's block state; false on OOM. */
@@ -269,7 +271,9 @@ static bool worker_init(worker_t *w, grid_t *g)
         w->alive = calloc(w->n, 1);
         w->shared = calloc(w->shared_bytes ? w->shared_bytes : 1, 1);
         w->local = calloc(w->local_bytes ? w->local_bytes * w->n : 1, 1);
-        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local) {
+        w->rlo = calloc(g->f->n_code, sizeof(uint64_t));
+        w->rhi = calloc(g->f->n_code, sizeof(uint64_t));
+        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi) {
                 worker_free(w);
                 return false;
         }

@@ -139,30 +139,44 @@ static uint64_t atomic_rmw(uint8_t *p, const ptx_ins_t *in, uint64_t b, uint64_t
         }
 }
 
-/* The host address of a scalar access of @sz bytes at @a in the global or shared window: the fast check. */
-static inline uint8_t *fast_ptr(const worker_t *w, unsigned space, uint64_t a, unsigned sz)
-{
-        if (a & (sz - 1))
-                return NULL;
-        if (space == SP_SHARED)
-                return a < w->shared_bytes && sz <= w->shared_bytes - a ? w->shared + a : NULL;
-        return a >= w->lo && a + sz <= w->hi && a + sz > a ? (uint8_t *) (uintptr_t) a : NULL;
-}
-
-/* Scalar ld/st of 4 or 8 bytes in the global, const or shared space: the common case, kept tight. */
+/*
+ * Scalar ld/st of 4 or 8 bytes in the global, const or shared space: the
+ * common case, kept tight.  Each instruction remembers the allocation its
+ * last access fell in (w->rlo/rhi by PC), so a kernel that reads two
+ * buffers and writes a third checks each access with two compares.
+ */
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): FOR() expands each body into a dense and a sparse loop
 static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
 {
         const uint64_t *A = ROW(in->a);
         unsigned k = in->kind, sz = ptx_kind_bytes(k), space = in->space;
-        uint64_t off = (uint64_t) in->off;
+        uint64_t off = (uint64_t) in->off, lo, hi;
+        uintptr_t base = 0;
+        if (space == SP_SHARED) {
+                base = (uintptr_t) w->shared;
+                lo = 0;
+                hi = w->shared_bytes;
+        } else {
+                lo = w->rlo[w->P];
+                hi = w->rhi[w->P];
+        }
+#define FAST_PTR(a) ((a) >= lo && (a) + sz <= hi && !((a) & (sz - 1)) ? (uint8_t *) (base + (uintptr_t) (a)) : NULL)
+#define SLOW_PTR(p, a)                                                                  \
+        do {                                                                            \
+                if (!((p) = mem(w, t, space, (a), sz)))                                 \
+                        return false;                                                   \
+                if (space != SP_SHARED) {                                               \
+                        lo = w->rlo[w->P] = w->lo;                                      \
+                        hi = w->rhi[w->P] = w->hi;                                      \
+                }                                                                       \
+        } while (0)
         if (in->op == OP_LD) {
                 uint64_t *D = ROW(in->d[0]);
                 FOR({
                         uint64_t a = A[t] + off;
-                        uint8_t *p = fast_ptr(w, space, a, sz);
-                        if (!p && !(p = mem(w, t, space, a, sz)))
-                                return false;
+                        uint8_t *p = FAST_PTR(a);
+                        if (!p)
+                                SLOW_PTR(p, a);
                         if (sz == 8) {
                                 memcpy(&D[t], p, 8);
                         } else {
@@ -175,9 +189,9 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
                 const uint64_t *S = ROW(in->s[0]);
                 FOR({
                         uint64_t a = A[t] + off;
-                        uint8_t *p = fast_ptr(w, space, a, sz);
-                        if (!p && !(p = mem(w, t, space, a, sz)))
-                                return false;
+                        uint8_t *p = FAST_PTR(a);
+                        if (!p)
+                                SLOW_PTR(p, a);
                         if (sz == 8) {
                                 memcpy(p, &S[t], 8);
                         } else {
@@ -186,6 +200,8 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
                         }
                 });
         }
+#undef FAST_PTR
+#undef SLOW_PTR
         return true;
 }
 
