@@ -29,7 +29,7 @@ ninja -C "$FUZZ_BUILD" >/dev/null || { ninja -C "$FUZZ_BUILD"; exit 1; }
 declare -A corpus=(
   [fuzz-marker-parse]=tests/fuzz/markers/corpus-marker-parse
   [fuzz-profile]=tests/fuzz/mock-nvml/corpus
-  [fuzz-smi-query]=tests/fuzz/smi/corpus
+  [fuzz-smi-query]=tests/fuzz/mock-smi/corpus
   [fuzz-cdi-spec]=tests/fuzz/components/corpus-cdi
   [fuzz-kubeconfig]=tests/fuzz/k8s/corpus-kubeconfig
   [fuzz-watch-stream]=tests/fuzz/k8s/corpus-watch

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "internal.h"
+#include "components-internal.h"
 
 /* Chain order: what `run` validates first comes first (mofed before the driver, as the driver container waits for it). */
 static const gv_component_t *const all_components[] = {

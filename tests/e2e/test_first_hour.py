@@ -246,3 +246,40 @@ class TestReadmeSample(gvtest.TempDirTestCase):
             text = re.sub(r"generation=[0-9a-f]{8}", "generation=xxxxxxxx", text)
             return re.sub(r"(?m)^(\S+-ready\s+ready\s+)\d+s ", r"\g<1>0s ", text)
         self.assertEqual(norm(sample), norm(real))
+
+
+class TestDriverRootConfig(gvtest.TempDirTestCase):
+    def test_a_driver_root_that_is_not_a_folder_is_one_configuration_error(self):
+        f = self.path("file")
+        open(f, "w").close()
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        dangling = self.path("dangling")
+        os.symlink(self.path("nowhere"), dangling)
+        kinds = {f: "a regular file", fifo: "a FIFO", dangling: "a dangling symbolic link"}
+        out = self.path("status")
+        for path, kind in kinds.items():
+            for var, flag in (("DRIVER_INSTALL_DIR", "--driver-install-dir"),
+                              ("DRIVER_INSTALL_DIR_CTR_PATH", "--driver-install-dir-ctr-path")):
+                for how in ("env", "flag", "drop-in"):
+                    with self.subTest(path=kind, var=var, how=how):
+                        if how == "env":
+                            p = gvtest.run(["run", "--components", "driver", "--output-dir", out], check=2,
+                                           env=gvtest.clean_env(**{var: path}))
+                            named = f"{var}={path}"
+                        elif how == "flag":
+                            p = gvtest.run(["run", "--components", "driver", "--output-dir", out, flag, path], check=2)
+                            named = f"{flag} {path}"
+                        else:
+                            p = gvtest.run(["-c", "driver", "-o", out, flag, path], check=2)
+                            named = f"{var}={path}"
+                        self.assertEqual(p.stdout, "")
+                        lines = p.stderr.splitlines()
+                        self.assertLessEqual(len(lines), 2, p.stderr)  # the error and its hint
+                        self.assertIn(f"{named} is {kind}, not a folder", lines[0])
+                        self.assertNotIn("tried", p.stderr)
+        # absent is fine (the driver container has not made it yet): the ordinary search says what it tried
+        p = gvtest.run(["run", "--components", "driver", "--output-dir", out, "--host-root", self.tmp,
+                        "--driver-install-dir", self.path("absent"), "--driver-install-dir-ctr-path",
+                        self.path("absent")], check=1)
+        self.assertIn("tried", p.stdout)

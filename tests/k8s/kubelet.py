@@ -44,7 +44,7 @@ class TestKubelet:
         self.seen = set()        # pod uids started
         self.killing = set()     # pod uids being terminated
         self.timers = []
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.errors = []
         self.thread = None
 

@@ -2,7 +2,7 @@
 /*
  * cudacheck: the embedded PTX text, the test pattern, NVIDIA_VISIBLE_DEVICES
  * parsing and resolution, and the whole vector-add path against a fake CUDA
- * driver (fake_cuda.c, built as libcuda.so.1; its path is argv[1]).
+ * driver (fake-cuda.c, built as libcuda.so.1; its path is argv[1]).
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `run`'s component selection: the named components in chain order, and their followers. */
-#include "run.h"
+#include "run-internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "helpers.h"
+#include "markers-test.h"
 
 #define LONG_MS 30000 /* a time-out that a passing test never reaches */
 

@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "helpers.h"
+#include "markers-test.h"
 
 static void publish_chain(fixture_t *fx)
 {

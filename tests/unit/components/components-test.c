@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "helpers.h"
+#include "components-test.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #ifndef GV_COMPONENTS_KUBE_H
 #define GV_COMPONENTS_KUBE_H
 
-#include "internal.h"
+#include "components-internal.h"
 #include "k8s/k8s.h"
 #include "workload/lifecycle.h"
 

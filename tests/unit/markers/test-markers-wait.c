@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "helpers.h"
+#include "markers-test.h"
 
 typedef struct publisher {
         const char *dir;

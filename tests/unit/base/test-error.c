@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * src/base/error.h: gv_error_set() and its errno normalisation, context
+ * base/error.h: gv_error_set() and its errno normalisation, context
  * prefixes, gv_error_free(), the reason table (stable names, hints,
  * retryability) as docs/errors.md documents them.
  */

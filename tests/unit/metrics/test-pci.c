@@ -15,7 +15,7 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "metrics/metrics.h"
-#include "testutil.h"
+#include "metrics-test.h"
 
 typedef struct {
         char *root; /* fake sysfs root */

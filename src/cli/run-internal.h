@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The pieces of `gpu-validator run` behind cmd_run.c (which parses the
+ * The pieces of `gpu-validator run` behind cmd-run.c (which parses the
  * options and sets up --mock): which components run, in which order
- * (run_select.c), and the run itself with its report lines (run_chain.c).
+ * (run-select.c), and the run itself with its report lines (run-chain.c).
  */
 #ifndef GV_CLI_RUN_H
 #define GV_CLI_RUN_H

@@ -13,7 +13,7 @@
 
 #include "base/cleanup.h"
 #include "metrics/metrics.h"
-#include "testutil.h"
+#include "metrics-test.h"
 
 static const gv_marker_state_t states[] = {
         GV_MARKER_READY, GV_MARKER_MISSING, GV_MARKER_STALE, GV_MARKER_INCONSISTENT, GV_MARKER_FOREIGN,

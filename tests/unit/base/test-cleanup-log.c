@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * src/base/cleanup.h (the _cleanup_ helpers run at scope exit, TAKE_PTR /
+ * base/cleanup.h (the _cleanup_ helpers run at scope exit, TAKE_PTR /
  * TAKE_FD hand ownership on, GV_DEFINE_CLEANUP, _cleanup_closedir_),
- * src/base/cleanup-json.h (_cleanup_json_ drops one reference),
- * src/base/clock.h (gv_now_ms / gv_now_ns, gv_sleep_ms and its stop flag)
- * and src/base/log.h (gv_logf hands one event to the sink, NULL reason as
+ * base/cleanup-json.h (_cleanup_json_ drops one reference),
+ * base/clock.h (gv_now_ms / gv_now_ns, gv_sleep_ms and its stop flag)
+ * and base/log.h (gv_logf hands one event to the sink, NULL reason as
  * "", no sink is fine).
  */
 #include <errno.h>

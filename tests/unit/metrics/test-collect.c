@@ -17,7 +17,7 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "metrics/metrics.h"
-#include "testutil.h"
+#include "metrics-test.h"
 #include "../store-fixture.h"
 
 static int setup(void **state)

@@ -4,7 +4,7 @@
  * reason class picks the exit code (2 config, 3 timeout, 4 interrupted,
  * else 1), and gv_cli_fail() logs the prefixed message with its reason name
  * and the reason's hint, then frees the error.  src/cli/cli.c is compiled in
- * (it needs only src/base and json-c).
+ * (it needs only base/ and json-c).
  */
 #include <errno.h>
 #include <setjmp.h>

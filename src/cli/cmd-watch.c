@@ -23,7 +23,7 @@
 #include "base/cleanup.h"
 #include "common.h"
 #include "revalidate.h"
-#include "run.h"
+#include "run-internal.h"
 
 #define CMD "watch"
 #define N_WATCHES 3 /* the status folder, <dev root>/dev, the driver library's folder */
@@ -502,5 +502,7 @@ int gv_cmd_watch(gv_cli_t *cli, int argc, char **argv)
         if (a.cap_s < a.first_s)
                 return gv_cli_usage_error(cli, CMD, "--revalidate-max-backoff %u is below --revalidate-backoff %u",
                                           a.cap_s, a.first_s);
+        if (gv_options_check_driver_roots(&o, &err) < 0)
+                return gv_cli_fail(cli, CMD, &err);
         return watch(cli, &o, &a);
 }

@@ -2,7 +2,7 @@
 /* Marker names, KEY=value lists, and the shell-sourceable encoding checked against a real /bin/sh. */
 #include <sys/wait.h>
 
-#include "helpers.h"
+#include "markers-test.h"
 
 static const char *const hostile[] = {
         "plain",

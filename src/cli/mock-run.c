@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "mock_run.h"
+#include "mock-run.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `run`'s component selection (src/cli/run_select.c, compiled in): the
+ * `run`'s component selection (src/cli/run-select.c, compiled in): the
  * named components in chain order, each once; the default four; unknown
  * names (also in --assume-ready) as config errors that list the known ones;
  * the room limit as an internal error, never an overflow; and the run order
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cli/run.h"
+#include "cli/run-internal.h"
 
 static size_t select_names(char **names, const char *const *assumed, const gv_component_t **out, size_t cap,
                            gv_error_t **err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `run` itself: validate in order, one report line per result, then the total. */
-#include "run.h"
+#include "run-internal.h"
 
 #include "base/clock.h"
 #include "base/cleanup.h"

@@ -4,8 +4,8 @@
  * with its duration, then the status table.  With --mock, first lay out a
  * mock driver root and validate that.  Also the upstream drop-in mode
  * (no command, COMPONENT set).  This file holds the options and the order
- * of the steps; the selection and the run itself are in run_select.c and
- * run_chain.c (run.h).
+ * of the steps; the selection and the run itself are in run-select.c and
+ * run-chain.c (run-internal.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,8 +16,8 @@
 
 #include "base/cleanup.h"
 #include "common.h"
-#include "mock_run.h"
-#include "run.h"
+#include "mock-run.h"
+#include "run-internal.h"
 #include "mock/mock.h"
 
 static void help(FILE *f)
@@ -196,6 +196,8 @@ int gv_cmd_run(gv_cli_t *cli, int argc, char **argv)
                 return code;
 
         _cleanup_error_ gv_error_t *err = NULL;
+        if (!o.mock_profile && gv_options_check_driver_roots(&o, &err) < 0)
+                return gv_cli_fail(cli, "run", &err);
         gv_mock_run_t mock = { 0 };
         if (o.mock_profile && gv_mock_run_prepare(cli, &o, &mock, &err) < 0)
                 code = gv_cli_fail(cli, "mock", &err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * src/base/error.c when memory runs out: gv_error_set() hands out the shared
+ * base/error.c when memory runs out: gv_error_set() hands out the shared
  * read-only out-of-memory error (ENOMEM, GV_REASON_INTERNAL), which
  * gv_error_prefix() and gv_error_set_reason() leave as it is and
  * gv_error_free() only unhooks (a free() of it, or a write to it, would be

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * src/base/fileio.h: atomic replace (planted symlink, FIFO, folder, no
+ * base/fileio.h: atomic replace (planted symlink, FIFO, folder, no
  * temporary left behind), reads that refuse symlinks, FIFOs and oversize
  * files, path joining, mkdir -p, gv_write_all, gv_fsync_dir and
  * gv_memstream_close.
