@@ -28,7 +28,7 @@ static void read_ptx(const char *text, size_t len)
         free(msg);
         if (r < 0)
                 return;
-        if (gv_ptx_version(m) > 99)
+        if (gv_ptx_version(m) > 999) /* 10 * major + minor, each of at most two digits */
                 abort();
         for (size_t i = 0; i < gv_ptx_entry_count(m); i++) {
                 const gv_ptx_func_t *f = gv_ptx_entry_at(m, i);
