@@ -89,6 +89,7 @@ typedef struct alloc {
         void *p;
         size_t bytes;
         alloc_kind_t kind;
+        bool mapped;          /* memory from mmap() (large buffers), else from aligned_alloc() */
         int device;
         struct CUctx_st *ctx; /* the context it was made in (NULL for host memory) */
 } alloc_t;
@@ -181,8 +182,8 @@ bool ctx_ok(const struct CUctx_st *ctx);
 /* find_alloc - the live allocation that holds [p, p + bytes), or NULL (libcuda-memory.c). */
 alloc_t *find_alloc(CUdeviceptr p, size_t bytes);
 
-/* add_alloc - record [p, p + bytes) as an allocation of @kind; false on OOM (libcuda-memory.c). */
-bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, struct CUctx_st *ctx);
+/* add_alloc - record [p, p + bytes) as an allocation of @kind (@mapped: from mmap); false on OOM (libcuda-memory.c). */
+bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx);
 
 /* drop_allocs - forget (and free, unless ALLOC_MODULE) every allocation made in @ctx (libcuda-memory.c). */
 void drop_allocs(const struct CUctx_st *ctx);

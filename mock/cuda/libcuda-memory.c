@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mock/cuda/libcuda-internal.h"
 
@@ -34,17 +35,41 @@ bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi)
         return true;
 }
 
-bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, struct CUctx_st *ctx)
+bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx)
 {
         alloc_t *a = calloc(1, sizeof(*a));
         if (!a)
                 return false;
-        *a = (alloc_t) { .next = S.allocs, .p = p, .bytes = bytes, .kind = kind, .ctx = ctx,
+        *a = (alloc_t) { .next = S.allocs, .p = p, .bytes = bytes, .kind = kind, .mapped = mapped, .ctx = ctx,
                          .device = ctx ? ctx->device : -1 };
         S.allocs = a;
         if (kind == ALLOC_DEVICE)
                 S.devs[ctx->device].used += bytes;
         return true;
+}
+
+/*
+ * Memory for a device or pinned host buffer, 256-byte aligned as cudaMalloc's (so every naturally
+ * aligned access of a kernel is).  Buffers of 64 KiB and more are mapped and unmapped whole: from
+ * the heap, a program that allocates and frees 16 MiB buffers between its own host buffers (as
+ * cuda-check does on each GPU) fragments it and the process grows by each GPU's share.
+ */
+static void *buffer_alloc(size_t bytes, bool *mapped)
+{
+        *mapped = bytes >= (64u << 10);
+        if (*mapped) {
+                void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                return p == MAP_FAILED ? NULL : p;
+        }
+        return aligned_alloc(256, (bytes + 255) / 256 * 256);
+}
+
+static void buffer_free(void *p, size_t bytes, bool mapped)
+{
+        if (mapped)
+                munmap(p, bytes);
+        else
+                free(p);
 }
 
 /* Unlinks and frees *pp (and its memory unless a module owns it). */
@@ -55,7 +80,7 @@ static void unlink_alloc(alloc_t **pp)
         if (a->kind == ALLOC_DEVICE)
                 S.devs[a->device].used -= a->bytes;
         if (a->kind != ALLOC_MODULE)
-                free(a->p);
+                buffer_free(a->p, a->bytes, a->mapped);
         free(a);
 }
 
@@ -93,10 +118,11 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         mock_dev_t *d = &S.devs[c->device];
         if (bytesize > d->total - d->used)
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
-        /* 256-byte aligned as cudaMalloc's, so every naturally aligned access of a kernel is */
-        void *p = aligned_alloc(256, (bytesize + 255) / 256 * 256);
-        if (!p || !add_alloc(p, bytesize, ALLOC_DEVICE, c)) {
-                free(p);
+        bool mapped;
+        void *p = buffer_alloc(bytesize, &mapped);
+        if (!p || !add_alloc(p, bytesize, ALLOC_DEVICE, mapped, c)) {
+                if (p)
+                        buffer_free(p, bytesize, mapped);
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
         *dptr = (CUdeviceptr) (uintptr_t) p;
@@ -151,9 +177,11 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
         if (!pp || !bytesize || (Flags & ~0x7u))
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        void *p = aligned_alloc(256, (bytesize + 255) / 256 * 256);
-        if (!p || !add_alloc(p, bytesize, ALLOC_HOST, NULL)) {
-                free(p);
+        bool mapped;
+        void *p = buffer_alloc(bytesize, &mapped);
+        if (!p || !add_alloc(p, bytesize, ALLOC_HOST, mapped, NULL)) {
+                if (p)
+                        buffer_free(p, bytesize, mapped);
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
         *pp = p;

@@ -148,7 +148,7 @@ static CUresult module_from_ptx(const char *text, size_t len, struct CUmod_st **
                 void *addr;
                 size_t bytes;
                 gv_ptx_global_at(ptx, i, &addr, &bytes);
-                if (addr && !add_alloc(addr, bytes ? bytes : 1, ALLOC_MODULE, c)) {
+                if (addr && !add_alloc(addr, bytes ? bytes : 1, ALLOC_MODULE, false, c)) {
                         module_free(m);
                         return CUDA_ERROR_OUT_OF_MEMORY;
                 }
