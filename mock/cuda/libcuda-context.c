@@ -173,7 +173,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         drop_allocs(ctx); /* the context's allocations go with it */
         for (int i = 0; i < ctx_depth; i++)
                 if (ctx_stack[i] == ctx) {
-                        memmove(&ctx_stack[i], &ctx_stack[i + 1], (size_t) (ctx_depth - i - 1) * sizeof(ctx_stack[0]));
+                        memmove(&ctx_stack[i], &ctx_stack[i + 1], (size_t) (ctx_depth - i - 1) * sizeof(struct CUctx_st *));
                         ctx_depth--;
                         i--;
                 }

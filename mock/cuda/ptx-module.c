@@ -283,6 +283,7 @@ static int target_directive(parser_t *ps)
                         unsigned v = 0;
                         while (i < ps->tok.n && isdigit((unsigned char) ps->tok.s[i]) && v < 10000)
                                 v = v * 10 + (unsigned) (ps->tok.s[i++] - '0');
+                        // NOLINTNEXTLINE(bugprone-narrowing-conversions): '\0' is a char value
                         char sfx = i < ps->tok.n ? ps->tok.s[i] : '\0';
                         if (i == 3 || (i < ps->tok.n && (i + 1 != ps->tok.n || (sfx != 'a' && sfx != 'f'))))
                                 return perr(ps, ".target %.*s: not a target", (int) ps->tok.n, ps->tok.s);

@@ -597,6 +597,7 @@ int func_var(parser_t *ps, ptx_space_t space)
         uint64_t local = ps->f->local_bytes;
         if (!cursor)
                 cursor = &local;
+        // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): read_type() never leaves align 0
         uint64_t off = (*cursor + align - 1) / align * align;
         if (off + bytes > MAX_VAR_BYTES)
                 return perr(ps, "variable too large");
