@@ -361,6 +361,11 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                      .blocks = (uint64_t) l->grid[0] * l->grid[1] * l->grid[2] };
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t n = l->workers ? l->workers : (cpus > 0 ? (uint64_t) cpus : 1);
+        /* a worker more only for 128 Ki threads of work or more: below that, starting and joining it
+         * (and, on a busy machine, waiting for it to be scheduled) costs more than it saves */
+        uint64_t threads = g.blocks * l->block[0] * l->block[1] * l->block[2];
+        if (!l->workers && n > threads / (128u << 10))
+                n = threads / (128u << 10) ? threads / (128u << 10) : 1;
         if (n > g.blocks)
                 n = g.blocks;
         if (n > 64)
