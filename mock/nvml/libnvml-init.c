@@ -99,6 +99,30 @@ static int parse_env_xids(gv_mock_faults_t *f, const char *s)
         return 0;
 }
 
+/*
+ * The GPUs this process may see, as the driver shows them: in a container the
+ * runtime creates /dev/nvidiactl and only the /dev/nvidia<minor> of the GPUs it
+ * was given (NVIDIA's toolkit, a CDI spec), and NVML enumerates those alone,
+ * renumbered from 0.  Where the device folder (MOCK_NVML_DEV_DIR, default /dev;
+ * "" turns this off) has no nvidiactl, or names none of the profile's GPUs,
+ * every GPU is seen (a mock root on a plain host).  Bit i: profile GPU i.
+ */
+static uint64_t visible_gpus(const gv_mock_profile_t *p)
+{
+        uint64_t all = p->device_count >= 64 ? ~0ULL : (1ULL << p->device_count) - 1, seen = 0;
+        const char *env = getenv("MOCK_NVML_DEV_DIR");
+        const char *dir = env ? env : "/dev";
+        char path[PATH_MAX];
+        if (!*dir || snprintf(path, sizeof(path), "%s/nvidiactl", dir) >= (int) sizeof(path) || access(path, F_OK) != 0)
+                return all;
+        for (unsigned i = 0; i < p->device_count; i++) {
+                int n = snprintf(path, sizeof(path), "%s/nvidia%u", dir, p->devices[i].minor_number);
+                if (n > 0 && n < (int) sizeof(path) && access(path, F_OK) == 0)
+                        seen |= 1ULL << i;
+        }
+        return seen ? seen : all;
+}
+
 /* Loads and finalizes the profile the environment selects; NVML_SUCCESS or the init error. */
 static nvmlReturn_t load_profile(void)
 {
@@ -150,6 +174,17 @@ static nvmlReturn_t load_profile(void)
                         r = gv_error_set(&err, EINVAL, GV_REASON_CONFIG,
                                          "MOCK_NVML_FABRIC_STATE=%s: expected not-started, in-progress or completed", fs);
         }
+        uint64_t seen = r >= 0 ? visible_gpus(p) : 0;
+        unsigned full = r >= 0 ? p->device_count : 0, n_seen = 0;
+        if (r >= 0) {
+                p->faults.lost_gpus |= lost_mask; /* node indexes: follow their GPUs */
+                lost_mask = 0;
+                for (unsigned i = 0; i < full; i++)
+                        if (seen & (1ULL << i))
+                                S.host_index[n_seen++] = i;
+                if (n_seen < full)
+                        r = gv_mock_profile_keep_gpus(p, seen, &err);
+        }
         if (r < 0) {
                 debug("%s", err && err->msg ? err->msg : "profile error");
                 gv_mock_profile_free(&p);
@@ -173,6 +208,8 @@ static nvmlReturn_t load_profile(void)
         clock_gettime(CLOCK_MONOTONIC, &S.init_time);
         control_open();
         debug("loaded %s: %u GPU(s), driver %s", p->source, p->device_count, p->driver_version);
+        if (n_seen < full)
+                debug("device nodes: %u of the node's %u GPU(s) visible", n_seen, full);
         return NVML_SUCCESS;
 }
 
