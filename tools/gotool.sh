@@ -5,7 +5,8 @@
 #
 # Each set is a Go module under tools/go/SET: go.mod and go.sum pin every version (fetched
 # from the Go module proxy), and the file `binaries` lists "NAME PACKAGE" lines to build. An
-# optional file `ldflags` adds linker flags (e.g. -X for the version a binary reports).
+# optional file `ldflags` adds linker flags (e.g. -X for the version a binary reports); a file
+# `cgo` builds the set with CGO_ENABLED=1 (go-nvml's dlopen of libnvidia-ml.so.1 needs cgo).
 #
 # Usage:
 #   tools/gotool.sh build SET...      build the sets (if not cached); prints each bin folder
@@ -55,13 +56,14 @@ build_set() {
     rm -rf "$tmp"; mkdir -p "$tmp/bin"
     start=$(date +%s)
     echo "gotool: building $set (cold build; cached in $out)" >&2
-    local name pkg pkgs=() ldflags='-s -w'
+    local name pkg pkgs=() ldflags='-s -w' cgo=${CGO_ENABLED:-0}
+    if [ -f "$dir/cgo" ]; then cgo=1; fi
     if [ -f "$dir/ldflags" ]; then ldflags="$ldflags $(grep -v '^#' "$dir/ldflags" | tr '\n' ' ')"; fi
     while read -r name pkg; do
       case $name in ''|'#'*) continue ;; esac
       pkgs+=("$pkg")
     done <"$dir/binaries"
-    if ! (cd "$dir" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=${CGO_ENABLED:-0} \
+    if ! (cd "$dir" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=$cgo \
           go build -trimpath -ldflags="$ldflags" -o "$tmp/bin/" "${pkgs[@]}") >&2; then
       rm -rf "$tmp"; echo "gotool: build of $set failed" >&2; exit 1
     fi

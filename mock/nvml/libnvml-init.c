@@ -274,6 +274,28 @@ const char *nvmlErrorString(nvmlReturn_t result)
 }
 
 /* ------------------------------------------------------------------ */
+/* private export tables                                               */
+
+/*
+ * nvmlInternalGetExportTable() - NVIDIA's private table lookup: the real
+ * libnvidia-ml.so.1 exports it beside nvml.h's API, and the real nvidia-smi and
+ * GPU-sharing shims (HAMi-core, MANA) link against it.  The signature is the
+ * one those public callers declare: (const void **table, const void *table_id),
+ * the id a 16-byte UUID as in CUDA's cuGetExportTable.  No table's contents are
+ * published, so the mock knows none: *@table is set to NULL and the answer is
+ * INVALID_ARGUMENT for every id (cuGetExportTable's CUDA_ERROR_INVALID_VALUE
+ * for an unknown id), and for a NULL @table or @table_id.  It reads nothing
+ * else, so it answers the same before nvmlInit() and never crashes.
+ */
+nvmlReturn_t nvmlInternalGetExportTable(const void **table, const void *table_id)
+{
+        (void) table_id;
+        if (table)
+                *table = NULL;
+        return NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* ------------------------------------------------------------------ */
 /* system                                                              */
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)

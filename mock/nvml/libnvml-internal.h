@@ -45,6 +45,8 @@ GV_NVML_FUNCTIONS(GV_MOCK_PROTO)
 GV_NVML_MOCK_FUNCTIONS(GV_MOCK_PROTO)
 #undef GV_MOCK_PROTO
 GV_EXPORT const char *nvmlErrorString(nvmlReturn_t result);
+/* Not in nvml.h, exported by the real library (docs/mock-nvml.md, "Private entry points"). */
+GV_EXPORT nvmlReturn_t nvmlInternalGetExportTable(const void **table, const void *table_id);
 
 /*
  * GV_MOCK_ALIAS(plain, versioned) - export @plain as the same function as

@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A fault-injecting proxy in front of a real kube-apiserver (standard library only), for the
+faults a real server will not produce on demand: 5xx, 429 with Retry-After, dropped
+connections, dropped watches, 410 Gone on a watch, slow answers.  It also keeps a request log,
+so tests can check how the client talks (a watch, not polling; how many retries).
+
+    px = FaultProxy(cp).start()                       # http://127.0.0.1:PORT -> cp.server
+    kc = cp.kubeconfig(path, token=tok, server=px.url)
+    px.fault(type="status", code=503, count=2, method="PATCH", path="/nodes/n1")
+    ... run the client ...
+    px.requests()       # [{"method","path","query","watch","status","userAgent","t"}]
+    px.stop()
+
+The client speaks plain HTTP to the proxy (loopback only); the proxy speaks HTTPS to the API
+server with the client's own Authorization header, so authentication and RBAC stay the real
+server's.  Fault rules (the first matching rule with count > 0 applies, then count drops by 1):
+  type "status"   answer `code` with a Status body (`message`, `reason`; `retryAfter` seconds)
+  type "drop"     close the connection without an answer
+  type "gone"     a watch gets one ERROR event with a 410 Expired Status (`as: "http"`: HTTP 410)
+  type "delay"    forward after `delayMs` (any rule may carry delayMs)
+  match keys: `method`, `path` (substring of the path), `watch` (true/false), `count` (1)."""
+
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection",
+        "host", "content-length"}
+
+
+def status_body(code, reason, message):
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+            "reason": reason, "code": code}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_GET(self):
+        self._serve()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def _serve(self):
+        px = self.server.proxy
+        u = urllib.parse.urlsplit(self.path)
+        q = urllib.parse.parse_qs(u.query)
+        watch = q.get("watch", ["0"])[0] in ("1", "true")
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        entry = {"method": self.command, "path": u.path, "query": u.query, "watch": watch, "status": 0,
+                 "userAgent": self.headers.get("User-Agent", ""), "contentType": self.headers.get("Content-Type", ""),
+                 "auth": "token" if self.headers.get("Authorization") else "none", "t": time.time()}
+        px._log(entry)
+        rule = px._match(self.command, u.path, watch)
+        if rule and rule.get("delayMs"):
+            time.sleep(rule["delayMs"] / 1000.0)
+        kind = rule.get("type") if rule else None
+        if kind == "drop":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if kind == "status":
+            code = int(rule.get("code", 500))
+            extra = {"Retry-After": str(rule["retryAfter"])} if "retryAfter" in rule else {}
+            self._json(code, status_body(code, rule.get("reason", "InternalError"),
+                                         rule.get("message", "fault injected by the test proxy")), extra)
+            entry["status"] = code
+            return
+        if kind == "gone" and watch:
+            st = status_body(410, "Expired", "too old resource version (fault injected by the test proxy)")
+            if rule.get("as") == "http":
+                self._json(410, st)
+            else:
+                self._send_head(200, {"Content-Type": "application/json"}, chunked=True)
+                self._chunk(json.dumps({"type": "ERROR", "object": st}).encode() + b"\n")
+                self._chunk(b"")
+            entry["status"] = 410
+            return
+        self._forward(body, watch, entry)
+
+    # -- plumbing ----------------------------------------------------------------------------
+    def _json(self, code, obj, extra=None):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_head(self, code, headers, chunked=False):
+        self.send_response(code)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _forward(self, body, watch, entry):
+        px = self.server.proxy
+        up = urllib.parse.urlsplit(px.upstream)
+        conn = http.client.HTTPSConnection(up.hostname, up.port, context=px.cp.ssl, timeout=3600 if watch else 60)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+        try:
+            conn.request(self.command, self.path, body=body or None, headers=headers)
+            r = conn.getresponse()
+        except OSError as e:
+            self._json(502, status_body(502, "BadGateway", f"test proxy: upstream: {e}"))
+            entry["status"] = 502
+            return
+        entry["status"] = r.status
+        out = {k: v for k, v in r.getheaders() if k.lower() not in _HOP}
+        if not watch or r.status != 200:
+            data = r.read()
+            out["Content-Length"] = str(len(data))
+            self._send_head(r.status, out)
+            self.wfile.write(data)
+            conn.close()
+            return
+        self._send_head(r.status, out, chunked=True)
+        gen = px.watch_gen
+        with px.lock:
+            px.open_watches.add(conn)
+        try:
+            while True:
+                line = r.readline()
+                if not line or px.watch_gen != gen:
+                    break
+                self._chunk(line)
+            if px.watch_gen == gen:
+                self._chunk(b"")
+            else:  # dropped on purpose: no final chunk, the connection is cut
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            self.close_connection = True
+        finally:
+            with px.lock:
+                px.open_watches.discard(conn)
+            conn.close()
+
+
+class FaultProxy:
+    def __init__(self, cp, upstream=None):
+        self.cp = cp
+        self.upstream = upstream or cp.server
+        self.lock = threading.Lock()
+        self.rules = []
+        self.log = []
+        self.open_watches = set()
+        self.watch_gen = 0
+        self.httpd = None
+        self.url = None
+
+    def start(self):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.proxy = self
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True, name="fault-proxy").start()
+        return self
+
+    def stop(self):
+        if self.httpd:
+            self.drop_watches()
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- control -------------------------------------------------------------------------------
+    def fault(self, **rule):
+        """Add a fault rule (see the module's doc)."""
+        rule.setdefault("count", 1)
+        with self.lock:
+            self.rules.append(rule)
+
+    def clear_faults(self):
+        with self.lock:
+            self.rules.clear()
+
+    def drop_watches(self):
+        """Cut every open watch stream (no final chunk): the client must resume."""
+        with self.lock:
+            self.watch_gen += 1
+            conns = list(self.open_watches)
+        for c in conns:
+            try:
+                c.sock and c.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def requests(self):
+        with self.lock:
+            return [dict(e) for e in self.log]
+
+    def clear_requests(self):
+        with self.lock:
+            self.log.clear()
+
+    # -- internals -----------------------------------------------------------------------------
+    def _log(self, entry):
+        with self.lock:
+            self.log.append(entry)
+
+    def _match(self, method, path, watch):
+        with self.lock:
+            for r in self.rules:
+                if r["count"] <= 0:
+                    continue
+                if r.get("method") and r["method"] != method:
+                    continue
+                if r.get("path") and r["path"] not in path:
+                    continue
+                if "watch" in r and bool(r["watch"]) != watch:
+                    continue
+                r["count"] -= 1
+                return dict(r)
+        return None
