@@ -84,6 +84,25 @@ int gv_mock_profile_keep_gpus(gv_mock_profile_t *p, uint64_t keep, gv_error_t **
         return 0;
 }
 
+int gv_mock_profile_keep_mig_devices(gv_mock_profile_t *p, unsigned gpu, uint64_t keep, gv_error_t **err)
+{
+        if (!p || gpu >= p->device_count)
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "keep_mig_devices: no profile or GPU %u", gpu);
+        gv_mock_device_t *d = &p->devices[gpu];
+        size_t n = 0;
+        for (size_t k = 0; k < d->n_mig_devices; k++) {
+                if (k >= 64 || !(keep & (1ULL << k))) {
+                        mp_mig_device_clear(&d->mig_devices[k]);
+                        continue;
+                }
+                if (n != k)
+                        d->mig_devices[n] = d->mig_devices[k];
+                n++;
+        }
+        d->n_mig_devices = n;
+        return 0;
+}
+
 int gv_mock_profile_set_node_name(gv_mock_profile_t *p, const char *node_name, gv_error_t **err)
 {
         if (!p)

@@ -262,6 +262,15 @@ int gv_mock_profile_set_gpu_count(gv_mock_profile_t *p, unsigned n, gv_error_t *
 int gv_mock_profile_keep_gpus(gv_mock_profile_t *p, uint64_t keep, gv_error_t **err);
 
 /*
+ * gv_mock_profile_keep_mig_devices - keep only the MIG devices of GPU @gpu
+ * whose bit is set in @keep (bit k: mig_devices[k]), in their order: what a
+ * container given some MIG devices' capability nodes enumerates.  None kept
+ * leaves the GPU in MIG mode without instances.
+ * Errors: -EINVAL (GV_REASON_INTERNAL) for a NULL profile or a GPU out of range.
+ */
+int gv_mock_profile_keep_mig_devices(gv_mock_profile_t *p, unsigned gpu, uint64_t keep, gv_error_t **err);
+
+/*
  * gv_mock_profile_set_node_name - set the node name from which UUIDs are
  * derived (copied).  NULL or "" leaves it to finalize (gethostname()).
  * Clears `finalized`.  Errors: -ENOMEM (GV_REASON_INTERNAL).

@@ -316,3 +316,33 @@ class TestContainerView(MockSetTestCase):
         env = gvtest.clean_env(MOCK_NVML_DEV_DIR=self.path("nowhere"))
         out = subprocess.run([smi, "-L"], capture_output=True, text=True, env=env, timeout=30).stdout
         self.assertEqual(len(out.splitlines()), 4)
+
+
+class TestContainerViewMig(gvtest.TempDirTestCase):
+    """A container given one MIG device (its GPU's node and the GPU and compute instance access
+    capabilities in nvidia-caps, as the CDI spec lists them) sees that MIG device alone."""
+
+    def test_only_the_given_mig_device(self):
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "2"], check=0).stdout)
+        mig = prof["devices"][0]["mig"]
+        mig.update(mode="enabled", pending_mode="enabled", devices=["1g.5gb", "1g.5gb", "2g.10gb"])
+        pf = self.path("mig.json")
+        with open(pf, "w") as f:
+            json.dump(prof, f)
+        root = self.path("root")
+        gvtest.run(["mock", "install", "--root", root, "--profile", pf, "--device-nodes=files"], check=0)
+        smi = os.path.join(root, "usr", "bin", "nvidia-smi")
+        full = subprocess.run([smi, "-L"], capture_output=True, text=True, env=gvtest.clean_env(), timeout=30).stdout
+        migs = [line.split("UUID: ")[1].rstrip(")") for line in full.splitlines() if "MIG" in line]
+        self.assertEqual(len(migs), 3, full)
+        dev = self.path("dev")
+        os.makedirs(os.path.join(dev, "nvidia-caps"))
+        # MIG device 1 is GPU instance 2, compute instance 0: capabilities 3 + 2 * 9 = 21 and 22.
+        for n in ("nvidiactl", "nvidia0", "nvidia-caps/nvidia-cap21", "nvidia-caps/nvidia-cap22"):
+            open(os.path.join(dev, n), "w").close()
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, env=gvtest.clean_env(MOCK_NVML_DEV_DIR=dev),
+                             timeout=30).stdout
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2, out)
+        self.assertTrue(lines[0].startswith("GPU 0: "), out)
+        self.assertIn(f"Device  0: (UUID: {migs[1]})", lines[1])
