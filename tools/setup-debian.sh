@@ -28,6 +28,9 @@ packages=(
   podman runc skopeo mmdebstrap python3-yaml
   # peak RSS in the benchmarks (bench/run, bench/smi): GNU time
   time
+  # the mock cluster's node (tools/mock-cluster.sh): CNI plugins, kube-proxy's iptables, the pause
+  # image's catatonit, the workload image's busybox, curl for health checks
+  containernetworking-plugins iptables catatonit curl
   # NVIDIA's nvcc from PyPI in a virtual environment (tools/nvcc.sh): the mock libcuda's test kernels
   python3-venv
 )
