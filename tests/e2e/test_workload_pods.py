@@ -183,7 +183,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertFalse(os.path.exists(self.marker("cuda-ready")))
 
     def test_init_container_failure_with_log_lines(self):
-        self.api.need("pods/log")
+        self.gpu_node()  # pods/log goes through the Node's kubelet endpoint
         self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=1000, initExitCode=3)
 
         def set_log():

@@ -13,7 +13,7 @@ TestApiServer client, so one test body runs against the real server:
 
 What the real server cannot do on demand comes from the fault proxy (fault(), drop_watches(),
 compact() as a 410 on the next watch, settings(resourceVersions=[...]) as 404 for the other
-resource.k8s.io versions); pod logs need a real kubelet, so set_log() skips the test."""
+resource.k8s.io versions); pod logs come from the test kubelet's log endpoint (set_log())."""
 
 import json
 import os
@@ -251,13 +251,12 @@ class RealApi:
         if path not in self.cluster_objects:
             self.cluster_objects.append(path)
 
-    @staticmethod
-    def need(feature):
-        """Skip the test: @feature exists only on tests/apiserver (pods/log needs a kubelet)."""
-        raise unittest.SkipTest(f"{feature}: only tests/apiserver serves it without a real kubelet")
-
     def set_log(self, ns, pod, container, text):
-        raise unittest.SkipTest("pods/log is served by a kubelet: tests/apiserver covers it")
+        """What the pod's container printed, served by the test kubelet of the pod's Node."""
+        node = self.api("GET", f"/api/v1/namespaces/{ns}/pods/{pod}")["spec"].get("nodeName")
+        if node not in self.kubelets:
+            raise RuntimeError(f"set_log: no test kubelet for node {node!r} of pod {ns}/{pod}")
+        self.kubelets[node].set_log(ns, pod, container, text)
 
     def pods(self, ns=None, label_selector=None):
         return self.cp.pods(ns or self.namespace, label_selector)
