@@ -14,8 +14,8 @@ The same fleet on the same timeline is then driven by upstream nvidia-operator-v
 pattern: create the workload pod, GET it every 5 s until it has finished, delete it (and a GET
 of the Node before the plugin pod).
 
-Figures per mode: API requests per node by verb (kube-apiserver's own audit log, the user of
-each mode only), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
+Figures per mode: API requests per node by verb (kube-apiserver's own audit log: one user for
+our validations, one for our node signals, one for upstream's pattern), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
 0.5 s), etcd writes (etcd_mvcc_put_total + etcd_mvcc_delete_total), time to plugin-ready and
 to the Node condition GPUValidated=True (p50/p99, from the node's start).  etcd's background
 writes (KWOK's node leases, controllers), measured in 10 s of quiet before each phase, are
@@ -50,7 +50,7 @@ from bench_fleet import pct  # noqa: E402
 NS = "gpu-operator"
 COND = "GPUValidated"
 IMAGE = "registry.local/gpu-validator:bench"
-USERS = {"ours": "gv-fleet-ours", "upstream": "gv-fleet-upstream"}
+USERS = {"ours": "gv-fleet-ours", "signal": "gv-fleet-signal", "upstream": "gv-fleet-upstream"}
 
 
 def stages(args):
@@ -192,7 +192,7 @@ def make_nodes(cp, n):
             "KWOK to make every node Ready", timeout=120, interval=1)
 
 
-def run_ours(cp, gv, kubeconfig, work, n, offsets):
+def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
     template = os.path.join(work, "template")
     subprocess.run([gv, "run", "--mock", "--mock-dir", template, "--components", "driver,toolkit"], check=True,
                    capture_output=True)
@@ -209,7 +209,7 @@ def run_ours(cp, gv, kubeconfig, work, n, offsets):
 
     signals = [subprocess.Popen(
         [gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
-         "--kubeconfig", kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
+         "--kubeconfig", signal_kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
          "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"],
         env=env_for(node_name(i)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(n)]
     time.sleep(2 + n / 200)  # every node signal has read its Node
@@ -312,16 +312,21 @@ def audit_counts(path, user, since_line):
     return by_verb, lines
 
 
-def report(title, n, cpu, rss, writes, background, wall, by_verb, ready, verdict, failures):
-    total = sum(by_verb.values())
+def per_node(by_verb, n):
+    return "total %.1f; %s" % (sum(by_verb.values()) / n, ", ".join(
+        "%s %.2f" % (v, by_verb[v] / n) for v in ("get", "list", "watch", "create", "patch", "update", "delete")
+        if by_verb[v]))
+
+
+def report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures):
     print(f"\n{title}")
     print(f"  nodes {n}, failed {len(failures)}, wall {wall:.1f} s, load average {os.getloadavg()[0]:.1f}; "
           f"kube-apiserver CPU {cpu:.1f} s ({cpu / n * 1000:.0f} ms per node), peak RSS {rss / 2**20:.0f} MiB")
     print(f"  etcd writes {writes:.0f}, of which about {background:.0f} background (leases, controllers at the "
           f"quiet rate); the rest {(writes - background) / n:.1f} per node")
-    print("  requests per node: total %.1f; %s" % (total / n, ", ".join(
-        "%s %.2f" % (v, by_verb[v] / n) for v in ("get", "list", "watch", "create", "patch", "update", "delete")
-        if by_verb[v])))
+    print("  validation requests per node: " + per_node(by_verb, n))
+    if signal is not None:
+        print("  node-signal requests per node: " + per_node(signal, n))
     r = list(ready.values())
     print(f"  time to plugin-ready: p50 {pct(r, 50):.2f} s, p99 {pct(r, 99):.2f} s")
     if verdict is not None:
@@ -375,7 +380,7 @@ def main():
               f"later, removed {args.terminate_ms} ms after a graceful delete")
         sys.stdout.flush()
         make_nodes(cp, n)
-        for mode in ("ours", "upstream"):
+        for mode in ("ours", "upstream"):  # "signal": the node signal's own user within "ours"
             if mode == "upstream":
                 make_nodes(cp, n)
             # etcd's background writes (KWOK's node leases, controllers) in 10 s of quiet, to
@@ -386,7 +391,7 @@ def main():
             _, since = audit_counts(audit, "", 0)
             s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
             if mode == "ours":
-                ready, verdict, failures = run_ours(cp, gv, kc[mode], work, n, offsets)
+                ready, verdict, failures = run_ours(cp, gv, kc[mode], kc["signal"], work, n, offsets)
                 title = "gpu-validator (watches, node signal)"
             else:
                 (ready, failures), verdict = run_upstream(cp, gv, state, n, offsets, args.poll_s), None
@@ -396,7 +401,8 @@ def main():
             cpu, rss = s.stop()
             time.sleep(1)  # the last audit events are written
             by_verb, _ = audit_counts(audit, USERS[mode], since)
-            report(title, n, cpu, rss, writes, background, wall, by_verb, ready, verdict, failures)
+            signal = audit_counts(audit, USERS["signal"], since)[0] if mode == "ours" else None
+            report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures)
     finally:
         cp.stop()
         shutil.rmtree(work, ignore_errors=True)
