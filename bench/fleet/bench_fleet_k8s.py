@@ -10,7 +10,8 @@ signal (`gpu-validator metrics --node-condition --node-label --startup-taint`) f
 and the cuda then plugin validation (`gpu-validator run --components cuda`, then `plugin`).
 Node starts are spread over --spread seconds (default N/20: 20 nodes a second at every size).
 
-The same fleet on the same timeline is then driven by upstream nvidia-operator-validator's
+The fleet runs three times on the same timeline: our validations alone (the part to compare
+with upstream), our validations with the node signal, and upstream nvidia-operator-validator's
 pattern: create the workload pod, GET it every 5 s until it has finished, delete it (and a GET
 of the Node before the plugin pod).
 
@@ -193,12 +194,15 @@ def make_nodes(cp, n):
 
 
 def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
+    """Our validations on every node, with the node signal when @signal_kubeconfig is set."""
     template = os.path.join(work, "template")
+    shutil.rmtree(template, ignore_errors=True)
     subprocess.run([gv, "run", "--mock", "--mock-dir", template, "--components", "driver,toolkit"], check=True,
                    capture_output=True)
     dirs = []
     for i in range(n):
         d = os.path.join(work, "node-%04d" % i)
+        shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(template, d, symlinks=True)
         dirs.append(os.path.join(d, "validations"))
 
@@ -207,12 +211,13 @@ def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
         e.update(NODE_NAME=node, OPERATOR_NAMESPACE=NS, KUBECONFIG=kubeconfig, VALIDATOR_IMAGE=IMAGE)
         return e
 
-    signals = [subprocess.Popen(
+    signals = [] if not signal_kubeconfig else [subprocess.Popen(
         [gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
          "--kubeconfig", signal_kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
          "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"],
         env=env_for(node_name(i)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(n)]
-    time.sleep(2 + n / 200)  # every node signal has read its Node
+    if signals:
+        time.sleep(2 + n / 200)  # every node signal has read its Node
     watcher = NodeWatcher(cp)
     time.sleep(0.5)
     t0 = time.monotonic()
@@ -233,7 +238,7 @@ def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
         t.start()
     for t in threads:
         t.join()
-    end = time.monotonic() + 60
+    end = time.monotonic() + (60 if signals else 0)
     while len(watcher.seen) < n - len(failures) and time.monotonic() < end:
         time.sleep(0.1)
     verdict = {k: v - (t0 + offsets[int(k.rsplit("-", 1)[1])]) for k, v in watcher.seen.items()}
@@ -380,8 +385,8 @@ def main():
               f"later, removed {args.terminate_ms} ms after a graceful delete")
         sys.stdout.flush()
         make_nodes(cp, n)
-        for mode in ("ours", "upstream"):  # "signal": the node signal's own user within "ours"
-            if mode == "upstream":
+        for mode in ("validation", "ours", "upstream"):  # "signal": the node signal's user within "ours"
+            if mode != "validation":
                 make_nodes(cp, n)
             # etcd's background writes (KWOK's node leases, controllers) in 10 s of quiet, to
             # tell the validation's own writes from them.
@@ -390,9 +395,12 @@ def main():
             idle_rate = (etcd_writes(cp) - e_idle) / 10.0
             _, since = audit_counts(audit, "", 0)
             s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
-            if mode == "ours":
+            if mode == "validation":
+                ready, _, failures = run_ours(cp, gv, kc["ours"], None, work, n, offsets)
+                verdict, title = None, "gpu-validator, validations only (cuda and plugin pods, watched)"
+            elif mode == "ours":
                 ready, verdict, failures = run_ours(cp, gv, kc[mode], kc["signal"], work, n, offsets)
-                title = "gpu-validator (watches, node signal)"
+                title = "gpu-validator with the node signal (condition, label, taint, Events)"
             else:
                 (ready, failures), verdict = run_upstream(cp, gv, state, n, offsets, args.poll_s), None
                 title = f"upstream pattern (GET every {args.poll_s:g} s)"
@@ -400,7 +408,7 @@ def main():
             background = idle_rate * wall
             cpu, rss = s.stop()
             time.sleep(1)  # the last audit events are written
-            by_verb, _ = audit_counts(audit, USERS[mode], since)
+            by_verb, _ = audit_counts(audit, USERS["ours" if mode == "validation" else mode], since)
             signal = audit_counts(audit, USERS["signal"], since)[0] if mode == "ours" else None
             report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures)
     finally:
