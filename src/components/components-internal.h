@@ -108,6 +108,11 @@ size_t gv_strv_len(const char *const *v);
 #define GV_COMPONENT(sym, cname, cmarker, fn) \
         const gv_component_t gv_component_##sym = { .name = (cname), .marker = (cmarker), .validate = (fn) }
 
+/* GV_SANDBOX_COMPONENT - a component that validates only on nodes of workload config @cworkload. */
+#define GV_SANDBOX_COMPONENT(sym, cname, cmarker, cworkload, fn)                                          \
+        const gv_component_t gv_component_##sym = { .name = (cname), .marker = (cmarker), .validate = (fn), \
+                                                     .workload = (cworkload) }
+
 /*
  * gv_result_summary - set @r's one-line summary (for the run report) from a
  * printf format, replacing any.  The summary is optional: when memory runs

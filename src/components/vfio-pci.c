@@ -25,10 +25,8 @@ static bool vfio_driver(const char *d)
 
 static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
-        const char *config = NULL;
-        int r = gv_sandbox_begin(cfg, store, COMPONENT, "vm-passthrough", result, &config, err);
-        if (r <= 0)
-                return r;
+        (void) store; /* the workload config was resolved by the runner (gv_component_t.workload) */
+        int r;
         gv_pci_list_t gpus = { 0 };
         if ((r = gv_pci_list_gpus(gv_sysfs_root(cfg), &gpus, err)) < 0)
                 return r;
@@ -70,9 +68,9 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                              gv_sysfs_root(cfg)) < 0)
                         result->warning = NULL;
         }
-        gv_result_summary(result, "%zu GPU%s bound for pass-through (workload config %s)", npf,
-                     npf == 1 ? "" : "s", config);
+        gv_result_summary(result, "%zu GPU%s bound for pass-through (workload config vm-passthrough)", npf,
+                          npf == 1 ? "" : "s");
         return 0;
 }
 
-GV_COMPONENT(vfio_pci, COMPONENT, GV_MARKER_VFIO_PCI, validate);
+GV_SANDBOX_COMPONENT(vfio_pci, COMPONENT, GV_MARKER_VFIO_PCI, "vm-passthrough", validate);

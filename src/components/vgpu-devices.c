@@ -80,10 +80,8 @@ static int count_mdevs(const char *sysfs, const gv_pci_list_t *gpus, size_t *nvi
 
 static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
-        const char *config = NULL;
-        int r = gv_sandbox_begin(cfg, store, COMPONENT, "vm-vgpu", result, &config, err);
-        if (r <= 0)
-                return r;
+        (void) store; /* the workload config was resolved by the runner (gv_component_t.workload) */
+        int r;
         const char *sysfs = gv_sysfs_root(cfg);
         gv_pci_list_t gpus = { 0 };
         if ((r = gv_pci_list_gpus(sysfs, &gpus, err)) < 0)
@@ -132,4 +130,4 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         return 0;
 }
 
-GV_COMPONENT(vgpu_devices, COMPONENT, GV_MARKER_VGPU_DEVICES, validate);
+GV_SANDBOX_COMPONENT(vgpu_devices, COMPONENT, GV_MARKER_VGPU_DEVICES, "vm-vgpu", validate);

@@ -159,10 +159,8 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
 
 static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
-        const char *config = NULL;
-        int r = gv_sandbox_begin(cfg, store, COMPONENT, "vm-vgpu", result, &config, err);
-        if (r <= 0)
-                return r;
+        (void) store; /* the workload config was resolved by the runner (gv_component_t.workload) */
+        int r;
         bool host = false;
         if ((r = manager_check(cfg, &host, result, err)) < 0)
                 return r;
@@ -179,4 +177,4 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         return 0;
 }
 
-GV_COMPONENT(vgpu_manager, COMPONENT, GV_MARKER_VGPU_MANAGER, validate);
+GV_SANDBOX_COMPONENT(vgpu_manager, COMPONENT, GV_MARKER_VGPU_MANAGER, "vm-vgpu", validate);

@@ -283,3 +283,39 @@ class TestDriverRootConfig(gvtest.TempDirTestCase):
                         "--driver-install-dir", self.path("absent"), "--driver-install-dir-ctr-path",
                         self.path("absent")], check=1)
         self.assertIn("tried", p.stdout)
+
+
+class TestUpgradeFromUpstream(gvtest.TempDirTestCase):
+    """docs/deploy.md "Upgrading from NVIDIA's validator", step by step, on a node whose status
+    folder holds what NVIDIA's validator wrote."""
+
+    UPSTREAM_DRIVER = ("IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT={host}\nDRIVER_ROOT_CTR_PATH=/host\n"
+                       "NVIDIA_DEV_ROOT={host}\nDEV_ROOT_CTR_PATH=/host\n")
+
+    def test_upstream_markers_are_named_then_replaced(self):
+        import chain
+        node = chain.Node(self.tmp)
+        node.install_mock("host", gpus=1)
+        with open(node.marker("driver-ready"), "w") as f:
+            f.write(self.UPSTREAM_DRIVER.format(host=node.host))
+        for m in ("host-driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready"):
+            open(node.marker(m), "w").close()
+        # 1. status names them: not ours, NVIDIA's validator's (or by hand)
+        p = gvtest.run(["status", *node.store_args()], check=1)
+        self.assertRegex(p.stdout, r"(?m)^driver-ready\s+foreign .*not gpu-validator's: NVIDIA's validator writes "
+                                   r"driver-ready so")
+        self.assertRegex(p.stdout, r"(?m)^toolkit-ready\s+foreign .*NVIDIA's validator writes its markers empty")
+        # 2. the driver validation replaces driver-ready and removes what was downstream of it first
+        node.run("driver", check=0)
+        d = node.read("driver-ready")
+        for k in ("IS_HOST_DRIVER", "NVIDIA_DRIVER_ROOT", "DRIVER_ROOT_CTR_PATH", "NVIDIA_DEV_ROOT", "DEV_ROOT_CTR_PATH"):
+            self.assertIn(k, d)  # the keys upstream's consumers read are still there
+        self.assertEqual(d["IS_HOST_DRIVER"], "true")
+        for m in ("toolkit-ready", "cuda-ready", "plugin-ready"):
+            self.assertFalse(node.exists(m), m)
+        # 3. then the toolkit: the chain is gpu-validator's from here on
+        node.run("toolkit", check=0)
+        p = gvtest.run(["status", *node.store_args()], check=0)
+        self.assertRegex(p.stdout, r"(?m)^driver-ready\s+ready")
+        self.assertRegex(p.stdout, r"(?m)^toolkit-ready\s+ready")
+        self.assertNotIn("foreign", p.stdout)

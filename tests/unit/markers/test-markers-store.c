@@ -504,6 +504,26 @@ static void test_fr04_foreign(void **state)
                         fail_msg("case %zu: detail \"%s\" lacks \"%s\"", i, mi.detail, cases[i].detail);
                 gv_marker_info_clear(&mi);
         }
+        /* NVIDIA's validator's own markers say whose they are: driver-ready with its five keys, and
+         * the empty files it writes for the others (cmd/nvidia-validator/main.go). */
+        static const struct {
+                const char *content;
+                const char *detail;
+        } upstream[] = {
+                { "IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT=/\nDRIVER_ROOT_CTR_PATH=/host\nNVIDIA_DEV_ROOT=/\n"
+                  "DEV_ROOT_CTR_PATH=/host\n",
+                  "not gpu-validator's: NVIDIA's validator writes driver-ready so" },
+                { "", "not gpu-validator's: NVIDIA's validator writes its markers empty, or someone by hand" },
+        };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(upstream); i++) {
+                write_text(dp, upstream[i].content);
+                gv_marker_info_t mi = { 0 };
+                assert_int_equal(gv_store_inspect(fx->s, GV_MARKER_DRIVER, &mi, &e), 0);
+                assert_int_equal(mi.state, GV_MARKER_FOREIGN);
+                if (!strstr(mi.detail, upstream[i].detail))
+                        fail_msg("upstream case %zu: detail \"%s\" lacks \"%s\"", i, mi.detail, upstream[i].detail);
+                gv_marker_info_clear(&mi);
+        }
         /* A valid driver and a touched toolkit-ready: toolkit is foreign, not ready. */
         publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
         _cleanup_free_ char *tp = fx_path(fx, "toolkit-ready");

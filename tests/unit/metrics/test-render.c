@@ -60,6 +60,10 @@ static void test_golden_all_missing(void **state)
         _cleanup_free_ char *expected = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&expected, &size);
+        fputs("# HELP gpu_operator_node_metrics_ready_ts_seconds Unix time the metrics exporter started (upstream-compatible)\n"
+              "# TYPE gpu_operator_node_metrics_ready_ts_seconds gauge\n"
+              "gpu_operator_node_metrics_ready_ts_seconds{node=\"node-a\"} 0\n",
+              f);
         static const char *const up[] = { "driver", "toolkit", "cuda", "plugin" };
         for (size_t i = 0; i < 4; i++) {
                 fprintf(f, "# HELP gpu_operator_node_%s_ready 1 when %s-ready is valid for this boot and consistent%s, else 0 (upstream-compatible)\n",
@@ -76,6 +80,9 @@ static void test_golden_all_missing(void **state)
               "# HELP gpu_operator_node_device_plugin_devices_total GPUs advertised by the device plugin as recorded in plugin-ready, 0 when not ready or unknown (upstream-compatible)\n"
               "# TYPE gpu_operator_node_device_plugin_devices_total untyped\n"
               "gpu_operator_node_device_plugin_devices_total{node=\"node-a\"} 0\n"
+              "# HELP gpu_operator_node_device_plugin_validation_last_success_ts_seconds Unix time GPUs were last seen advertised by the device plugin (plugin-ready ready with DEVICE_PLUGIN_DEVICES >= 1), 0 when never since the exporter started (upstream-compatible)\n"
+              "# TYPE gpu_operator_node_device_plugin_validation_last_success_ts_seconds gauge\n"
+              "gpu_operator_node_device_plugin_validation_last_success_ts_seconds{node=\"node-a\"} 0\n"
               "# HELP gpu_operator_nvidia_pci_devices_total NVIDIA GPUs (VGA or 3D controller functions) on the PCI bus, 0 when sysfs is unreadable (upstream-compatible)\n"
               "# TYPE gpu_operator_nvidia_pci_devices_total untyped\n"
               "gpu_operator_nvidia_pci_devices_total{node=\"node-a\"} 0\n"
@@ -257,8 +264,8 @@ static void test_help_and_type_for_every_family(void **state)
                 }
                 line = nl + 1;
         }
-        assert_int_equal(helps, 14);
-        assert_int_equal(types, 14);
+        assert_int_equal(helps, 16);
+        assert_int_equal(types, 16);
 }
 
 static void test_rfc3339(void **state)
