@@ -51,6 +51,7 @@ from bench_fleet import pct  # noqa: E402
 NS = "gpu-operator"
 COND = "GPUValidated"
 IMAGE = "registry.local/gpu-validator:bench"
+RUN_AS = 65534  # nobody
 USERS = {"ours": "gv-fleet-ours", "signal": "gv-fleet-signal", "upstream": "gv-fleet-upstream"}
 
 
@@ -176,6 +177,42 @@ def node_name(i):
     return "kwok-node-%04d" % i
 
 
+def embedded_kubeconfig(cp, state, user, work):
+    """A kubeconfig of @user with its certificates inline, readable by RUN_AS (the state's pki
+    folder is the owner's only)."""
+    import base64
+
+    def b64(name):
+        with open(os.path.join(state, "pki", name), "rb") as f:
+            return base64.b64encode(f.read()).decode()
+    path = os.path.join(work, user + ".kubeconfig")
+    with open(path, "w") as f:
+        f.write(f"""apiVersion: v1
+kind: Config
+current-context: c
+clusters:
+- name: c
+  cluster: {{server: {cp.server}, certificate-authority-data: {b64("ca.crt")}}}
+users:
+- name: u
+  user: {{client-certificate-data: {b64(user + ".crt")}, client-key-data: {b64(user + ".key")}}}
+contexts:
+- name: c
+  context: {{cluster: c, user: u}}
+""")
+    os.chmod(path, 0o644)
+    return path
+
+
+def as_bench_user(cmd):
+    """Run the node's binaries as RUN_AS when we are root: their inotify instances (one per
+    node signal) then count against that user's limit (fs.inotify.max_user_instances, 128 by
+    default), not against every root process's on the machine; past it they poll."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return cmd
+    return ["setpriv", f"--reuid={RUN_AS}", f"--regid={RUN_AS}", "--clear-groups", *cmd]
+
+
 def make_nodes(cp, n):
     for i in range(n):
         name = node_name(i)
@@ -205,16 +242,19 @@ def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(template, d, symlinks=True)
         dirs.append(os.path.join(d, "validations"))
+    if os.geteuid() == 0:  # the node folders belong to RUN_AS (as_bench_user)
+        os.chmod(work, 0o711)
+        subprocess.run(["chown", "-R", f"{RUN_AS}:{RUN_AS}", *[os.path.dirname(d) for d in dirs]], check=True)
 
     def env_for(node):
         e = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "NODE_NAME", "OPERATOR_NAMESPACE")}
         e.update(NODE_NAME=node, OPERATOR_NAMESPACE=NS, KUBECONFIG=kubeconfig, VALIDATOR_IMAGE=IMAGE)
         return e
 
-    signals = [] if not signal_kubeconfig else [subprocess.Popen(
+    signals = [] if not signal_kubeconfig else [subprocess.Popen(as_bench_user(
         [gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
          "--kubeconfig", signal_kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
-         "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"],
+         "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"]),
         env=env_for(node_name(i)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(n)]
     if signals:
         time.sleep(2 + n / 200)  # every node signal has read its Node
@@ -226,7 +266,8 @@ def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
     def node_thread(i):
         time.sleep(max(0.0, t0 + offsets[i] - time.monotonic()))
         for comp in ("cuda", "plugin"):
-            p = subprocess.run([gv, "run", "--components", comp, "--output-dir", dirs[i]], env=env_for(node_name(i)),
+            p = subprocess.run(as_bench_user([gv, "run", "--components", comp, "--output-dir", dirs[i]]),
+                               env=env_for(node_name(i)),
                                capture_output=True, text=True)
             if p.returncode != 0:
                 failures.append((node_name(i), comp, p.stdout.strip().splitlines()[:1]))
@@ -374,7 +415,7 @@ def main():
         kc = {}
         for mode, user in USERS.items():
             subprocess.run([K8S_SH, "kubeconfig", state, user, user, "system:masters"], check=True, capture_output=True)
-            kc[mode] = os.path.join(state, user + ".kubeconfig")
+            kc[mode] = embedded_kubeconfig(cp, state, user, work)
         with open(os.path.join(state, "kube-apiserver.pid")) as f:
             api_pid = int(f.read())
         cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
