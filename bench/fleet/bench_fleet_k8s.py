@@ -19,7 +19,7 @@ Figures per mode: API requests per node by verb (kube-apiserver's own audit log:
 our validations, one for our node signals, one for upstream's pattern), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
 0.5 s), etcd writes (etcd_mvcc_put_total + etcd_mvcc_delete_total), time to plugin-ready and
 to the Node condition GPUValidated=True (p50/p99, from the node's start).  etcd's background
-writes (KWOK's node leases, controllers), measured in 10 s of quiet before each phase, are
+writes (KWOK's node leases, controllers), measured in 15 s of quiet after each phase, are
 told apart.
 
 Usage: bench/fleet/bench_fleet_k8s.py [--build build] [--nodes 100] [--spread S] [--running-ms 2000]
@@ -429,11 +429,7 @@ def main():
         for mode in ("validation", "ours", "upstream"):  # "signal": the node signal's user within "ours"
             if mode != "validation":
                 make_nodes(cp, n)
-            # etcd's background writes (KWOK's node leases, controllers) in 10 s of quiet, to
-            # tell the validation's own writes from them.
-            e_idle = etcd_writes(cp)
-            time.sleep(10)
-            idle_rate = (etcd_writes(cp) - e_idle) / 10.0
+            time.sleep(2)
             _, since = audit_counts(audit, "", 0)
             s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
             if mode == "validation":
@@ -446,7 +442,11 @@ def main():
                 (ready, failures), verdict = run_upstream(cp, gv, state, n, offsets, args.poll_s), None
                 title = f"upstream pattern (GET every {args.poll_s:g} s)"
             wall, writes = time.monotonic() - w0, etcd_writes(cp) - e0
-            background = idle_rate * wall
+            # etcd's background writes (KWOK's node leases, controllers) in 15 s of quiet after
+            # the phase, to tell the validation's own writes from them.
+            e_idle = etcd_writes(cp)
+            time.sleep(15)
+            background = (etcd_writes(cp) - e_idle) / 15.0 * wall
             cpu, rss = s.stop()
             time.sleep(1)  # the last audit events are written
             by_verb, _ = audit_counts(audit, USERS["ours" if mode == "validation" else mode], since)
