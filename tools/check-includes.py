@@ -40,8 +40,9 @@ LAYERS = ['nvml', 'markers', 'k8s', 'workload', 'components',
           'metrics', 'nodesignal', 'cudacheck', 'cli']
 
 # The shared contracts (abi/nvml: nvml-abi.h, nvml-returns.h and the typed
-# dlopen loader): includable from everywhere (product, mock, tools).  They
-# include themselves and base/ (the loader reports through gv_error_t).
+# dlopen loader; abi/cuda: cuda-abi.h, cuda-results.h and its loader):
+# includable from everywhere (product, mock, tools).  They include themselves
+# and base/ (the loaders report through gv_error_t).
 ABI = ['abi/']
 
 # The mock's tree.  It may include abi/, base/ and itself only.

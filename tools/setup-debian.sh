@@ -12,8 +12,10 @@ packages=(
   gcc meson ninja-build pkg-config
   # libraries (Debian packages made for the job)
   libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
+  # zstd-compressed PTX in fatbins (the mock libcuda)
+  libzstd-dev
   # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
-  python3 clang openssl prometheus nodejs npm
+  python3 clang libclang-rt-14-dev openssl prometheus nodejs npm
   # the official Kubernetes Python client: conformance of the test API server (tests/e2e)
   python3-kubernetes
   # static analysis (tools/static-analysis.sh)
@@ -26,6 +28,11 @@ packages=(
   podman runc skopeo mmdebstrap python3-yaml
   # peak RSS in the benchmarks (bench/run, bench/smi): GNU time
   time
+  # the mock cluster's node (tools/mock-cluster.sh): CNI plugins, kube-proxy's iptables, the pause
+  # image's catatonit, the workload image's busybox, curl for health checks
+  containernetworking-plugins iptables catatonit curl
+  # NVIDIA's nvcc from PyPI in a virtual environment (tools/nvcc.sh): the mock libcuda's test kernels
+  python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -52,4 +59,8 @@ for d in tests/e2e/js deploy/tools; do
     fi
   fi
 done
+# NVIDIA's CUDA compiler from PyPI (pinned; cached outside the clone): a test tool only. Without
+# it the nvcc-built kernel tests report themselves skipped, so a registry outage is not fatal.
+tools/nvcc.sh install >/dev/null || echo "setup: nvcc from PyPI not installed; the mock libcuda's kernel tests will be skipped" >&2
+
 echo "setup: ok"

@@ -308,7 +308,7 @@ int gv_cmd_cuda_check(gv_cli_t *cli, int argc, char **argv)
                 expect = (int) vis.n;
 
         gv_cuda_t *cuda = NULL;
-        if (gv_cuda_open(a.cuda_library, &cuda, &err) < 0) {
+        if (gv_cudacheck_open(a.cuda_library, &cuda, &err) < 0) {
                 if (err && err->errnum != ENOENT) {
                         /* The library is there but is not a usable CUDA driver. */
                         gv_visible_devices_free(&vis);

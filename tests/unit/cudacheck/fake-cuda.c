@@ -34,16 +34,15 @@ static _Thread_local int alloc_calls;
 static _Thread_local bool initialised;
 
 /* Prototypes for -Wmissing-prototypes; the types come from GV_CUDA_FUNCTIONS. */
-#define FAKE_PROTO(name, params) EXPORT gv_cu_result_t name params;
+#define FAKE_PROTO(name, params) EXPORT CUresult name params;
 GV_CUDA_FUNCTIONS(FAKE_PROTO)
-GV_CUDA_OPTIONAL_FUNCTIONS(FAKE_PROTO)
 #undef FAKE_PROTO
 EXPORT int fake_cuda_live_allocations(void);
 
-struct gv_cu_ctx_st {
+struct CUctx_st {
         int device;
 };
-struct gv_cu_mod_st {
+struct CUmod_st {
         int magic;
 };
 
@@ -78,76 +77,76 @@ int fake_cuda_live_allocations(void)
         return live_allocs;
 }
 
-gv_cu_result_t cuInit(unsigned int flags)
+CUresult cuInit(unsigned int flags)
 {
         if (flags != 0)
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         if (mode_is("stub"))
-                return GV_CUDA_ERROR_STUB_LIBRARY;
+                return CUDA_ERROR_STUB_LIBRARY;
         if (mode_is("no-device"))
-                return GV_CUDA_ERROR_NO_DEVICE;
+                return CUDA_ERROR_NO_DEVICE;
         initialised = true;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuDriverGetVersion(int *version)
+CUresult cuDriverGetVersion(int *version)
 {
         *version = 12040;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuDeviceGetCount(int *count)
+CUresult cuDeviceGetCount(int *count)
 {
         if (!initialised)
-                return GV_CUDA_ERROR_NOT_INITIALIZED;
+                return CUDA_ERROR_NOT_INITIALIZED;
         *count = device_count();
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuDeviceGet(gv_cu_device_t *device, int ordinal)
+CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
         if (!initialised)
-                return GV_CUDA_ERROR_NOT_INITIALIZED;
+                return CUDA_ERROR_NOT_INITIALIZED;
         if (ordinal < 0 || ordinal >= device_count())
-                return GV_CUDA_ERROR_INVALID_DEVICE;
+                return CUDA_ERROR_INVALID_DEVICE;
         *device = ordinal;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuDeviceGetName(char *name, int len, gv_cu_device_t dev)
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
         if (len < 1 || dev < 0 || dev >= device_count())
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         snprintf(name, (size_t) len, "Fake GPU %d", dev);
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuCtxCreate_v2(gv_cu_context_t *pctx, unsigned int flags, gv_cu_device_t dev)
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
         if (dev < 0 || dev >= device_count())
-                return GV_CUDA_ERROR_INVALID_DEVICE;
-        gv_cu_context_t c = calloc(1, sizeof(*c));
+                return CUDA_ERROR_INVALID_DEVICE;
+        CUcontext c = calloc(1, sizeof(*c));
         if (!c)
-                return GV_CUDA_ERROR_OUT_OF_MEMORY;
+                return CUDA_ERROR_OUT_OF_MEMORY;
         c->device = dev;
         current_device = dev;
         alloc_calls = 0;
         *pctx = c;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuCtxDestroy_v2(gv_cu_context_t ctx)
+CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
         if (!ctx)
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         free(ctx);
         current_device = -1;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuCtxSynchronize(void)
+CUresult cuCtxSynchronize(void)
 {
-        return current_device < 0 ? GV_CUDA_ERROR_INVALID_VALUE : GV_CUDA_SUCCESS;
+        return current_device < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 /* What a JIT needs at the least: header directives, the entry, four parameters, balanced braces. */
@@ -169,82 +168,82 @@ static bool ptx_plausible(const char *ptx)
         return depth == 0 && params == 4 && strstr(ptx, "ret;") && strstr(ptx, "st.global.f32");
 }
 
-gv_cu_result_t cuModuleLoadData(gv_cu_module_t *module, const void *image)
+CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
         if (current_device < 0)
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         if (mode_is("bad-ptx") || !ptx_plausible(image))
-                return GV_CUDA_ERROR_INVALID_PTX;
-        gv_cu_module_t m = calloc(1, sizeof(*m));
+                return CUDA_ERROR_INVALID_PTX;
+        CUmodule m = calloc(1, sizeof(*m));
         if (!m)
-                return GV_CUDA_ERROR_OUT_OF_MEMORY;
+                return CUDA_ERROR_OUT_OF_MEMORY;
         m->magic = 0x5054;
         *module = m;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuModuleUnload(gv_cu_module_t hmod)
+CUresult cuModuleUnload(CUmodule hmod)
 {
         if (!hmod || hmod->magic != 0x5054)
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         free(hmod);
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuModuleGetFunction(gv_cu_function_t *hfunc, gv_cu_module_t hmod, const char *name)
+CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
         if (!hmod || strcmp(name, GV_CUDACHECK_KERNEL) != 0)
-                return GV_CUDA_ERROR_NOT_FOUND;
-        *hfunc = (gv_cu_function_t) hmod;
-        return GV_CUDA_SUCCESS;
+                return CUDA_ERROR_NOT_FOUND;
+        *hfunc = (CUfunction) hmod;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuMemAlloc_v2(gv_cu_deviceptr_t *dptr, size_t bytesize)
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
         if (++alloc_calls == 3 && fault("oom"))
-                return GV_CUDA_ERROR_OUT_OF_MEMORY;
+                return CUDA_ERROR_OUT_OF_MEMORY;
         void *p = malloc(bytesize);
         if (!p)
-                return GV_CUDA_ERROR_OUT_OF_MEMORY;
+                return CUDA_ERROR_OUT_OF_MEMORY;
         live_allocs++;
-        *dptr = (gv_cu_deviceptr_t) (uintptr_t) p;
-        return GV_CUDA_SUCCESS;
+        *dptr = (CUdeviceptr) (uintptr_t) p;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuMemFree_v2(gv_cu_deviceptr_t dptr)
+CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
         if (!dptr)
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         free((void *) (uintptr_t) dptr);
         live_allocs--;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuMemcpyHtoD_v2(gv_cu_deviceptr_t dst, const void *src, size_t bytes)
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
 {
         memcpy((void *) (uintptr_t) dst, src, bytes);
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuMemcpyDtoH_v2(void *dst, gv_cu_deviceptr_t src, size_t bytes)
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
 {
         memcpy(dst, (const void *) (uintptr_t) src, bytes);
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuLaunchKernel(gv_cu_function_t f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+CUresult cuLaunchKernel(CUfunction f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
                               unsigned int block_x, unsigned int block_y, unsigned int block_z,
-                              unsigned int shared_mem_bytes, gv_cu_stream_t stream, void **kernel_params,
+                              unsigned int shared_mem_bytes, CUstream stream, void **kernel_params,
                               void **extra)
 {
         if (!f || !kernel_params || extra || grid_y != 1 || grid_z != 1 || block_y != 1 || block_z != 1 ||
             block_x == 0 || block_x > 1024)
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         if (fault("launch-fail"))
-                return GV_CUDA_ERROR_LAUNCH_FAILED;
-        const float *a = (const float *) (uintptr_t) *(gv_cu_deviceptr_t *) kernel_params[0];
-        const float *b = (const float *) (uintptr_t) *(gv_cu_deviceptr_t *) kernel_params[1];
-        float *c = (float *) (uintptr_t) *(gv_cu_deviceptr_t *) kernel_params[2];
+                return CUDA_ERROR_LAUNCH_FAILED;
+        const float *a = (const float *) (uintptr_t) *(CUdeviceptr *) kernel_params[0];
+        const float *b = (const float *) (uintptr_t) *(CUdeviceptr *) kernel_params[1];
+        float *c = (float *) (uintptr_t) *(CUdeviceptr *) kernel_params[2];
         unsigned int n = *(unsigned int *) kernel_params[3];
         unsigned long long threads = (unsigned long long) grid_x * block_x;
         for (unsigned long long i = 0; i < threads && i < n; i++)
@@ -253,33 +252,33 @@ gv_cu_result_t cuLaunchKernel(gv_cu_function_t f, unsigned int grid_x, unsigned 
                 c[n / 2] += 1.0f;
         if (fault("skip-last") && n > 0)
                 c[n - 1] = 0.0f / 0.0f;
-        return GV_CUDA_SUCCESS;
+        return CUDA_SUCCESS;
 }
 
-gv_cu_result_t cuGetErrorString(gv_cu_result_t error, const char **str)
+CUresult cuGetErrorString(CUresult error, const char **str)
 {
         switch (error) {
-        case GV_CUDA_ERROR_STUB_LIBRARY:
+        case CUDA_ERROR_STUB_LIBRARY:
                 *str = "fake: CUDA driver is a stub library";
-                return GV_CUDA_SUCCESS;
-        case GV_CUDA_ERROR_NO_DEVICE:
+                return CUDA_SUCCESS;
+        case CUDA_ERROR_NO_DEVICE:
                 *str = "fake: no CUDA-capable device is detected";
-                return GV_CUDA_SUCCESS;
-        case GV_CUDA_ERROR_LAUNCH_FAILED:
+                return CUDA_SUCCESS;
+        case CUDA_ERROR_LAUNCH_FAILED:
                 *str = "fake: unspecified launch failure";
-                return GV_CUDA_SUCCESS;
-        case GV_CUDA_ERROR_INVALID_PTX:
+                return CUDA_SUCCESS;
+        case CUDA_ERROR_INVALID_PTX:
                 *str = "fake: a PTX JIT compilation failed";
-                return GV_CUDA_SUCCESS;
+                return CUDA_SUCCESS;
         default:
                 *str = NULL;
-                return GV_CUDA_ERROR_INVALID_VALUE;
+                return CUDA_ERROR_INVALID_VALUE;
         }
 }
 
-gv_cu_result_t cuGetErrorName(gv_cu_result_t error, const char **str)
+CUresult cuGetErrorName(CUresult error, const char **str)
 {
         (void) error;
         *str = NULL;
-        return GV_CUDA_ERROR_INVALID_VALUE; /* exercise our fallback names */
+        return CUDA_ERROR_INVALID_VALUE; /* exercise our fallback names */
 }
