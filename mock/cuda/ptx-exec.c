@@ -71,13 +71,18 @@ static void branch(worker_t *w, const ptx_ins_t *in)
                 const uint64_t *G = ROW(in->guard);
                 uint64_t neg = in->gneg;
                 uint32_t taken = 0;
-                for (uint32_t i = 0; i < w->nact; i++) {
-                        uint32_t t = w->act[i];
-                        bool tk = (G[t] & 1) ^ neg;
-                        w->pc[t] = tk ? target : w->P + 1;
-                        taken += tk;
+                if (w->dense) {
+                        for (uint32_t t = 0; t < w->n; t++)
+                                taken += (uint32_t) ((G[t] & 1) ^ neg);
+                } else {
+                        for (uint32_t i = 0; i < w->nact; i++)
+                                taken += (uint32_t) ((G[w->act[i]] & 1) ^ neg);
                 }
-                if (taken != 0 && taken != w->nact) {
+                if (taken != 0 && taken != w->nact) { /* the threads part: each waits at its own PC */
+                        for (uint32_t i = 0; i < w->nact; i++) {
+                                uint32_t t = w->act[i];
+                                w->pc[t] = ((G[t] & 1) ^ neg) ? target : w->P + 1;
+                        }
                         resched(w);
                         return;
                 }
@@ -120,13 +125,15 @@ static bool run_block(worker_t *w)
         uint64_t executed = 0;
         for (;;) {
                 const ptx_ins_t *in = &w->code[w->P];
+                if (in->op == OP_BRA) { /* reads its guard itself */
+                        executed += w->nact;
+                        branch(w, in);
+                        continue;
+                }
                 runset_t rs = runset(w, in);
                 executed += rs.cnt;
                 bool ok = true;
                 switch (in->op) {
-                case OP_BRA:
-                        branch(w, in);
-                        continue;
                 case OP_EXIT:
                         if (!finish(w, rs)) {
                                 w->executed += executed;
