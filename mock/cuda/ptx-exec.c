@@ -271,7 +271,7 @@ static void worker_free(worker_t *w)
 static bool worker_init(worker_t *w, grid_t *g)
 {
         const gv_ptx_launch_t *l = g->l;
-        *w = (worker_t) { .g = g, .f = g->f, .code = g->f->code, .lo = 1, .hi = 0 };
+        *w = (worker_t) { .g = g, .f = g->f, .code = g->code, .lo = 1, .hi = 0 };
         w->n = l->block[0] * l->block[1] * l->block[2];
         w->sink = g->f->n_slots;
         w->shared_bytes = g->f->shared_static + l->dynamic_shared;
@@ -364,7 +364,8 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                         *msg = strdup(f->unsupported);
                 return GV_PTX_UNSUPPORTED;
         }
-        grid_t g = { .f = f, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
+        ptx_ins_t *folded = ptx_fold(f);
+        grid_t g = { .f = f, .code = folded ? folded : f->code, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
                      .blocks = (uint64_t) l->grid[0] * l->grid[1] * l->grid[2] };
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t n = l->workers ? l->workers : (cpus > 0 ? (uint64_t) cpus : 1);
@@ -386,6 +387,7 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
         for (uint64_t i = 0; i < started; i++)
                 pthread_join(tid[i], NULL);
         pthread_mutex_destroy(&g.lock);
+        free(folded);
         if (l->executed)
                 *l->executed = atomic_load(&g.executed);
         if (g.fault && msg) {
