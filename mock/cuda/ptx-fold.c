@@ -55,6 +55,8 @@ static int32_t root(const int32_t *alias, int32_t s)
 
 ptx_ins_t *ptx_fold(const struct gv_ptx_func *f)
 {
+        if (f->n_code == 0)
+                return NULL;
         for (size_t i = 0; i < f->n_code; i++)
                 if (f->code[i].op == OP_BRA && f->code[i].target <= i)
                         return NULL; /* a loop: a register may hold several values a thread */
