@@ -152,25 +152,39 @@ def etcd_writes(cp):
 
 
 class NodeWatcher:
-    """One watch on all Nodes (admin): when each Node's condition GPUValidated first reads True."""
+    """Watches all Nodes (admin): when each Node's condition GPUValidated first reads True.
+    List-then-watch; an ERROR event (410) or a closed stream lists again."""
 
     def __init__(self, cp):
         self.cp, self.seen, self.stop = cp, {}, False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
+    def note(self, node):
+        name = (node.get("metadata") or {}).get("name")
+        for c in (node.get("status") or {}).get("conditions") or []:
+            if c.get("type") == COND and c.get("status") == "True" and name not in self.seen:
+                self.seen[name] = time.monotonic()
+
     def run(self):
-        req = urllib.request.Request(self.cp.server + "/api/v1/nodes?watch=1&timeoutSeconds=3600",
-                                     headers={"Authorization": "Bearer " + self.cp.admin_token})
-        with urllib.request.urlopen(req, context=self.cp.ssl, timeout=3600) as resp:
-            for line in resp:
-                if self.stop:
-                    break
-                node = json.loads(line).get("object") or {}
-                name = (node.get("metadata") or {}).get("name")
-                for c in (node.get("status") or {}).get("conditions") or []:
-                    if c.get("type") == COND and c.get("status") == "True" and name not in self.seen:
-                        self.seen[name] = time.monotonic()
+        while not self.stop:
+            try:
+                lst = self.cp.api("GET", "/api/v1/nodes")
+                for node in lst["items"]:
+                    self.note(node)
+                req = urllib.request.Request(
+                    self.cp.server + "/api/v1/nodes?watch=1&timeoutSeconds=600&resourceVersion="
+                    + lst["metadata"]["resourceVersion"], headers={"Authorization": "Bearer " + self.cp.admin_token})
+                with urllib.request.urlopen(req, context=self.cp.ssl, timeout=660) as resp:
+                    for line in resp:
+                        if self.stop:
+                            return
+                        ev = json.loads(line)
+                        if ev.get("type") == "ERROR":
+                            break
+                        self.note(ev.get("object") or {})
+            except (OSError, ValueError, RuntimeError):
+                time.sleep(0.5)
 
 
 def node_name(i):
