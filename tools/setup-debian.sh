@@ -59,7 +59,8 @@ for d in tests/e2e/js deploy/tools; do
     fi
   fi
 done
-# NVIDIA's CUDA compiler from PyPI (pinned; cached outside the clone): a test tool only.
-tools/nvcc.sh install >/dev/null
+# NVIDIA's CUDA compiler from PyPI (pinned; cached outside the clone): a test tool only. Without
+# it the nvcc-built kernel tests report themselves skipped, so a registry outage is not fatal.
+tools/nvcc.sh install >/dev/null || echo "setup: nvcc from PyPI not installed; the mock libcuda's kernel tests will be skipped" >&2
 
 echo "setup: ok"

@@ -71,13 +71,18 @@ static void branch(worker_t *w, const ptx_ins_t *in)
                 const uint64_t *G = ROW(in->guard);
                 uint64_t neg = in->gneg;
                 uint32_t taken = 0;
-                for (uint32_t i = 0; i < w->nact; i++) {
-                        uint32_t t = w->act[i];
-                        bool tk = (G[t] & 1) ^ neg;
-                        w->pc[t] = tk ? target : w->P + 1;
-                        taken += tk;
+                if (w->dense) {
+                        for (uint32_t t = 0; t < w->n; t++)
+                                taken += (uint32_t) ((G[t] & 1) ^ neg);
+                } else {
+                        for (uint32_t i = 0; i < w->nact; i++)
+                                taken += (uint32_t) ((G[w->act[i]] & 1) ^ neg);
                 }
-                if (taken != 0 && taken != w->nact) {
+                if (taken != 0 && taken != w->nact) { /* the threads part: each waits at its own PC */
+                        for (uint32_t i = 0; i < w->nact; i++) {
+                                uint32_t t = w->act[i];
+                                w->pc[t] = ((G[t] & 1) ^ neg) ? target : w->P + 1;
+                        }
                         resched(w);
                         return;
                 }
@@ -120,13 +125,15 @@ static bool run_block(worker_t *w)
         uint64_t executed = 0;
         for (;;) {
                 const ptx_ins_t *in = &w->code[w->P];
+                if (in->op == OP_BRA) { /* reads its guard itself */
+                        executed += w->nact;
+                        branch(w, in);
+                        continue;
+                }
                 runset_t rs = runset(w, in);
                 executed += rs.cnt;
                 bool ok = true;
                 switch (in->op) {
-                case OP_BRA:
-                        branch(w, in);
-                        continue;
                 case OP_EXIT:
                         if (!finish(w, rs)) {
                                 w->executed += executed;
@@ -236,6 +243,10 @@ static void fill_specials(worker_t *w, const uint64_t b[3], bool block_only)
                 const ptx_fill_t *fl = &w->f->fill[i];
                 if (block_only != per_block(fl->what))
                         continue;
+                if (block_only) { /* the same in every thread of the block */
+                        fill_row(w, fl->slot, special(w, fl->what, 0, b));
+                        continue;
+                }
                 uint64_t *r = ROW(fl->slot);
                 for (uint32_t t = 0; t < w->n; t++)
                         r[t] = special(w, fl->what, t, b);
@@ -253,13 +264,14 @@ static void worker_free(worker_t *w)
         free(w->local);
         free(w->rlo);
         free(w->rhi);
+        free(w->uniform);
 }
 
 /* Allocates a worker's block state; false on OOM. */
 static bool worker_init(worker_t *w, grid_t *g)
 {
         const gv_ptx_launch_t *l = g->l;
-        *w = (worker_t) { .g = g, .f = g->f, .code = g->f->code, .lo = 1, .hi = 0 };
+        *w = (worker_t) { .g = g, .f = g->f, .code = g->code, .lo = 1, .hi = 0 };
         w->n = l->block[0] * l->block[1] * l->block[2];
         w->sink = g->f->n_slots;
         w->shared_bytes = g->f->shared_static + l->dynamic_shared;
@@ -273,12 +285,16 @@ static bool worker_init(worker_t *w, grid_t *g)
         w->local = calloc(w->local_bytes ? w->local_bytes * w->n : 1, 1);
         w->rlo = calloc(g->f->n_code, sizeof(uint64_t));
         w->rhi = calloc(g->f->n_code, sizeof(uint64_t));
-        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi) {
+        w->uniform = calloc(g->f->n_slots + 1, sizeof(bool));
+        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi ||
+            !w->uniform) {
                 worker_free(w);
                 return false;
         }
-        for (size_t i = 0; i < g->f->n_const; i++)
+        for (size_t i = 0; i < g->f->n_const; i++) {
                 fill_row(w, g->f->const_slot[i], g->f->const_val[i]);
+                w->uniform[g->f->const_slot[i]] = true;
+        }
         fill_specials(w, (const uint64_t[3]) { 0, 0, 0 }, false);
         return true;
 }
@@ -348,10 +364,16 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                         *msg = strdup(f->unsupported);
                 return GV_PTX_UNSUPPORTED;
         }
-        grid_t g = { .f = f, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
+        ptx_ins_t *folded = ptx_fold(f);
+        grid_t g = { .f = f, .code = folded ? folded : f->code, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
                      .blocks = (uint64_t) l->grid[0] * l->grid[1] * l->grid[2] };
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t n = l->workers ? l->workers : (cpus > 0 ? (uint64_t) cpus : 1);
+        /* a worker more only for 128 Ki threads of work or more: below that, starting and joining it
+         * (and, on a busy machine, waiting for it to be scheduled) costs more than it saves */
+        uint64_t threads = g.blocks * l->block[0] * l->block[1] * l->block[2];
+        if (!l->workers && n > threads / (128u << 10))
+                n = threads / (128u << 10) ? threads / (128u << 10) : 1;
         if (n > g.blocks)
                 n = g.blocks;
         if (n > 64)
@@ -365,6 +387,7 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
         for (uint64_t i = 0; i < started; i++)
                 pthread_join(tid[i], NULL);
         pthread_mutex_destroy(&g.lock);
+        free(folded);
         if (l->executed)
                 *l->executed = atomic_load(&g.executed);
         if (g.fault && msg) {

@@ -148,6 +148,14 @@ class ControlPlane:
             raise ApiError(method, path, code, obj)
         return obj
 
+    def served(self, group_version, resource=None):
+        """Whether the server serves @group_version (e.g. "resource.k8s.io/v1"), and @resource in
+        it when given (discovery)."""
+        code, got = self.request("GET", "/apis/" + group_version if "/" in group_version else "/api/" + group_version)
+        if code != 200:
+            return False
+        return resource is None or any(r.get("name") == resource for r in got.get("resources") or [])
+
     # -- objects ------------------------------------------------------------------------------
     def namespace(self, prefix="gv-e2e", labels=None):
         """Create a fresh namespace named @prefix-<random> with @labels; waits until its default
