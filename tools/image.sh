@@ -99,7 +99,9 @@ cmd_build() {
     mkdir -p "$out_dir"
     # --network host: the build stage's apt-get reaches the mirror through the host's own network,
     # so podman sets up no bridge, no CNI firewall rules and no NAT on the machine.
-    if ! podman build --network host --layers=false -f "$dockerfile" -t "$name" "$src" \
+    # the build context has no .git: `gpu-validator --version` names the commit given here
+    commit=$(git -C "$src" describe --always --dirty --abbrev=12 --match=NONE 2>/dev/null || echo unknown)
+    if ! podman build --network host --layers=false --build-arg "GV_COMMIT=$commit" -f "$dockerfile" -t "$name" "$src" \
             >"$out_dir/build.log" 2>&1; then
         tail -n 40 "$out_dir/build.log" >&2
         log "podman build failed; the whole output is in build/image/build.log"

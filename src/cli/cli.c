@@ -95,17 +95,39 @@ void gv_cli_logf(gv_cli_t *cli, gv_log_level_t level, const char *component, con
         gv_cli_log(cli, level, component, reason, msg ? msg : fmt);
 }
 
+/*
+ * The one error format of every command: "gpu-validator CMD: [REASON: ]MESSAGE" on stderr, or
+ * with --log-format=json one JSON log record (level error, component CMD, reason).
+ */
+static void print_error(gv_cli_t *cli, const char *cmd, const char *reason, const char *msg)
+{
+        if (cli && cli->log_format == GV_LOG_FORMAT_JSON) {
+                gv_cli_log(cli, GV_LOG_ERROR, cmd, reason, msg);
+                return;
+        }
+        const char *prog = cli && cli->prog ? cli->prog : "gpu-validator";
+        const char *sep = cmd && *cmd ? " " : "";
+        fprintf(stderr, "%s%s%s: %s%s%s\n", prog, sep, cmd ? cmd : "", reason && *reason ? reason : "",
+                reason && *reason ? ": " : "", msg);
+        (void) fflush(stderr); /* an error line that cannot be written is lost, nothing more */
+}
+
 int gv_cli_fail(gv_cli_t *cli, const char *component, gv_error_t **err)
 {
         if (!err || !*err) {
-                gv_cli_log(cli, GV_LOG_ERROR, component, "internal", "failed without an error message");
+                print_error(cli, component, "internal", "failed without an error message");
                 return GV_EXIT_FAILED;
         }
         int code = gv_cli_exit_code(*err);
-        gv_cli_log(cli, GV_LOG_ERROR, component, gv_reason_name((*err)->reason), (*err)->msg);
+        const char *reason = gv_reason_name((*err)->reason);
+        print_error(cli, component, reason, (*err)->msg);
         const char *hint = gv_reason_hint((*err)->reason);
-        if (hint)
-                gv_cli_logf(cli, GV_LOG_ERROR, component, gv_reason_name((*err)->reason), "hint: %s", hint);
+        if (hint) {
+                _cleanup_free_ char *h = NULL;
+                if (asprintf(&h, "hint: %s", hint) < 0)
+                        h = NULL;
+                print_error(cli, component, NULL, h ? h : hint);
+        }
         gv_error_free(err);
         return code;
 }
@@ -120,8 +142,39 @@ int gv_cli_usage_error(gv_cli_t *cli, const char *cmd, const char *fmt, ...)
         const char *sep = cmd && *cmd ? " " : "";
         if (!cmd)
                 cmd = "";
-        fprintf(stderr, "%s%s%s: %s\nTry '%s%s%s --help'.\n", prog, sep, cmd, msg ? msg : fmt, prog, sep, cmd);
+        print_error(cli, cmd, NULL, msg ? msg : fmt);
+        if (!cli || cli->log_format != GV_LOG_FORMAT_JSON)
+                fprintf(stderr, "Try '%s%s%s --help'.\n", prog, sep, cmd);
         return GV_EXIT_USAGE;
+}
+
+int gv_cli_set_log_level(gv_cli_t *cli, const char *name)
+{
+        static const struct {
+                const char *name;
+                gv_log_level_t level;
+        } levels[] = {
+                { "debug", GV_LOG_DEBUG }, { "info", GV_LOG_INFO },   { "warning", GV_LOG_WARN },
+                { "warn", GV_LOG_WARN },   { "error", GV_LOG_ERROR },
+        };
+        for (size_t i = 0; name && i < GV_ARRAY_SIZE(levels); i++)
+                if (strcasecmp(name, levels[i].name) == 0) {
+                        cli->min_level = levels[i].level;
+                        cli->level_set = true;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+int gv_cli_set_log_format(gv_cli_t *cli, const char *name)
+{
+        if (name && strcmp(name, "text") == 0)
+                cli->log_format = GV_LOG_FORMAT_TEXT;
+        else if (name && strcmp(name, "json") == 0)
+                cli->log_format = GV_LOG_FORMAT_JSON;
+        else
+                return -EINVAL;
+        return 0;
 }
 
 const char *gv_env(const char *name)

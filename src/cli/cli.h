@@ -28,9 +28,11 @@ typedef enum gv_log_format { GV_LOG_FORMAT_TEXT, GV_LOG_FORMAT_JSON } gv_log_for
 /* Process-wide CLI state, created in main() and passed down; no globals. */
 typedef struct gv_cli {
         const char *prog;           /* "gpu-validator" */
+        const char *invoked;        /* how to spell this program in advice: argv[0] when it has a '/', else prog */
         char *exe_dir;              /* folder holding the running binary (heap), from /proc/self/exe */
         gv_log_format_t log_format; /* --log-format / LOG_FORMAT */
-        gv_log_level_t min_level;   /* --verbose lowers it to debug */
+        gv_log_level_t min_level;   /* warning; -v info, -vv debug; --log-level / LOG_LEVEL */
+        bool level_set;             /* min_level was chosen by -v, --log-level or LOG_LEVEL */
         const volatile sig_atomic_t *stop; /* set by the SIGTERM/SIGINT handler in main.c */
 } gv_cli_t;
 
@@ -65,9 +67,20 @@ int gv_cli_fail(gv_cli_t *cli, const char *component, gv_error_t **err);
 
 /*
  * gv_cli_usage_error - print "gpu-validator CMD: MESSAGE" and a pointer to
- * --help on stderr; returns GV_EXIT_USAGE.
+ * --help on stderr (the one error format of every command, as gv_cli_fail()
+ * prints too); returns GV_EXIT_USAGE.
  */
 int gv_cli_usage_error(gv_cli_t *cli, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * gv_cli_set_log_level - set @cli's least level from @name (debug, info,
+ * warning or warn, error; any case) and mark it chosen.  0, or -EINVAL for
+ * another name (nothing changed).
+ */
+int gv_cli_set_log_level(gv_cli_t *cli, const char *name);
+
+/* gv_cli_set_log_format - text or json into @cli.  0, or -EINVAL for another name. */
+int gv_cli_set_log_format(gv_cli_t *cli, const char *name);
 
 /* ---- values from flags and the upstream environment variables ---- */
 

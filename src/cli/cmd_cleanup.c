@@ -19,6 +19,12 @@ static void help(FILE *f)
         fprintf(f, "\nExit codes: 0 done, 1 a marker could not be removed (or every marker was removed but\n"
                    "the writer lock .gpu-validator.lock is not a regular file: remove it), 2 usage or\n"
                    "configuration error (an unreadable boot id file included).\n");
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator cleanup",
+                "remove every marker in /run/nvidia/validations, downstream first (a preStop hook)",
+                "gpu-validator cleanup --output-dir /tmp/gpu-validator-mock-0/validations",
+                "the same for a `run --mock` status folder",
+                NULL });
 }
 
 int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv)

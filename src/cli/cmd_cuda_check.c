@@ -14,6 +14,7 @@
 
 #include "base/cleanup.h"
 #include "cli.h"
+#include "options.h"
 #include "cudacheck/cudacheck.h"
 #include "nvml/nvml.h"
 
@@ -57,6 +58,12 @@ static void help(FILE *f)
                 "  5 no GPU driver: libcuda.so.1 not found and no NVML library either (or --require-cuda)\n",
                 GV_CUDACHECK_MAX_ELEMENTS, GV_CUDACHECK_DEFAULT_ELEMENTS,
                 (unsigned) (gv_cudacheck_bytes(GV_CUDACHECK_DEFAULT_ELEMENTS) >> 20));
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator cuda-check",
+                "a vector add on every visible GPU",
+                "NVIDIA_VISIBLE_DEVICES=0 gpu-validator cuda-check --elements 1048576",
+                "one GPU, a smaller vector",
+                NULL });
 }
 
 typedef struct args {
@@ -92,8 +99,11 @@ static int parse(gv_cli_t *cli, int argc, char **argv, args_t *a)
         };
         int c;
         unsigned u;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int code = GV_EXIT_OK;
+        while ((c = gv_cli_getopt(cli, CMD, argc, argv, "h", opts, &code)) != -1) {
                 switch (c) {
+                case GV_GETOPT_STOP:
+                        return code;
                 case 'h':
                         help(stdout);
                         return GV_EXIT_OK;

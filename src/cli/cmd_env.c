@@ -16,6 +16,12 @@ static void help(FILE *f)
                    "\nOptions:\n");
         gv_options_help_store(f);
         fprintf(f, "\nExit codes: 0 printed, 1 driver-ready missing, stale or foreign, 2 usage error.\n");
+        gv_cli_help_tail(f, (const char *const[]) {
+                "eval \"$(gpu-validator env)\"",
+                "export IS_HOST_DRIVER, NVIDIA_DRIVER_ROOT, ... from a valid driver-ready",
+                "gpu-validator env --output-dir /tmp/gpu-validator-mock-0/validations",
+                "print them for a `run --mock`",
+                NULL });
 }
 
 int gv_cmd_env(gv_cli_t *cli, int argc, char **argv)

@@ -16,28 +16,26 @@
 
 #include "base/cleanup.h"
 #include "cli.h"
+#include "options.h"
 #include "gv-version.h"
 #include "metrics/metrics.h"
 #include "nodesignal/nodesignal.h"
 
+/* metrics' own options (the shared ones are options.h's: --output-dir, --node-name, ...). */
 enum {
-        OPT_LISTEN = 0x100,
-        OPT_OUTPUT_DIR,
-        OPT_NODE_NAME,
-        OPT_BOOT_ID_FILE,
-        OPT_SYSFS_ROOT,
+        OPT_LISTEN = 0x800,
         OPT_CACHE_TTL,
         OPT_NODE_CONDITION,
         OPT_NODE_LABEL,
         OPT_STARTUP_TAINT,
         OPT_LAST_COMPONENT,
-        OPT_KUBECONFIG,
-        OPT_NAMESPACE,
+        OPT_EVENT_NAMESPACE, /* --namespace: the Events' namespace here, not OPERATOR_NAMESPACE */
         OPT_POD_NAME,
 };
 
-static void help(FILE *f, const char *prog)
+static void help(FILE *f)
 {
+        const char *prog = "gpu-validator";
         fprintf(f,
                 "Usage: %s metrics [OPTIONS]\n"
                 "\n"
@@ -86,6 +84,12 @@ static void help(FILE *f, const char *prog)
                 "\n"
                 "SIGTERM or SIGINT stops the server; it then exits 0.  See docs/metrics.md.\n",
                 prog, GV_METRICS_DEFAULT_PORT, GV_METRICS_DEFAULT_PORT, GV_METRICS_DEFAULT_CACHE_TTL_S);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "NODE_NAME=$(hostname) gpu-validator metrics",
+                "serve /metrics on :8000 for this node",
+                "gpu-validator metrics --node-name n1 --listen 127.0.0.1:9400 --node-condition --startup-taint nvidia.com/gpu.not-validated:NoSchedule",
+                "also keep a Node condition and a start-up taint in step with the markers",
+                NULL });
 }
 
 /* What the node-level signal flags and variables asked for (strings borrowed from argv/environ). */
@@ -223,66 +227,74 @@ static int make_signal(gv_cli_t *cli, const metrics_args_t *m, const volatile si
         return GV_EXIT_OK;
 }
 
-/* Parse the options into @m (environment defaults already there).  -1 to go on, else the exit code. */
-static int parse_options(gv_cli_t *cli, int argc, char **argv, metrics_args_t *m)
+/* metrics' own options into the metrics_args_t @userdata (strings borrowed from argv). */
+static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
 {
-        static const struct option opts[] = {
+        metrics_args_t *m = userdata;
+        switch (opt) {
+        case OPT_LISTEN:
+                m->listen = arg;
+                return 0;
+        case OPT_CACHE_TTL:
+                if (gv_parse_uint(arg, &m->ttl) < 0 || m->ttl == 0)
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--cache-ttl=%s: expected whole seconds > 0",
+                                            arg);
+                return 0;
+        case OPT_NODE_CONDITION:
+                m->sa.condition = arg && *arg ? arg : GV_NODESIGNAL_DEFAULT_CONDITION;
+                return 0;
+        case OPT_NODE_LABEL:
+                m->sa.label = arg;
+                return 0;
+        case OPT_STARTUP_TAINT:
+                m->sa.taint = arg;
+                return 0;
+        case OPT_LAST_COMPONENT:
+                m->sa.last = arg;
+                return 0;
+        case OPT_EVENT_NAMESPACE:
+                m->sa.namespace = arg;
+                return 0;
+        case OPT_POD_NAME:
+                m->sa.pod = arg;
+                return 0;
+        default:
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
+        }
+}
+
+/*
+ * Parse the environment and the options (options.c's parser, with metrics' own) into @o and
+ * @m.  -1 to go on, else the exit code.
+ */
+static int parse_options(gv_cli_t *cli, int argc, char **argv, gv_options_t *o, metrics_args_t *m)
+{
+        static const struct option extra[] = {
                 { "listen", required_argument, NULL, OPT_LISTEN },
-                { "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
-                { "node-name", required_argument, NULL, OPT_NODE_NAME },
-                { "boot-id-file", required_argument, NULL, OPT_BOOT_ID_FILE },
-                { "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+                { "node-name", required_argument, NULL, GV_OPT_NODE_NAME },
+                { "sysfs-root", required_argument, NULL, GV_OPT_SYSFS_ROOT },
                 { "cache-ttl", required_argument, NULL, OPT_CACHE_TTL },
                 { "node-condition", optional_argument, NULL, OPT_NODE_CONDITION },
                 { "node-label", required_argument, NULL, OPT_NODE_LABEL },
                 { "startup-taint", required_argument, NULL, OPT_STARTUP_TAINT },
                 { "last-component", required_argument, NULL, OPT_LAST_COMPONENT },
-                { "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
-                { "namespace", required_argument, NULL, OPT_NAMESPACE },
+                { "kubeconfig", required_argument, NULL, GV_OPT_KUBECONFIG },
+                { "namespace", required_argument, NULL, OPT_EVENT_NAMESPACE },
                 { "pod-name", required_argument, NULL, OPT_POD_NAME },
-                { "help", no_argument, NULL, 'h' },
-                {},
         };
-        /* Where each option with a plain string value goes. */
-        const struct {
-                int opt;
-                const char **to;
-        } strings[] = {
-                { OPT_LISTEN, &m->listen },        { OPT_OUTPUT_DIR, &m->output_dir },
-                { OPT_NODE_NAME, &m->node },       { OPT_BOOT_ID_FILE, &m->boot_id },
-                { OPT_SYSFS_ROOT, &m->sysfs },     { OPT_NODE_LABEL, &m->sa.label },
-                { OPT_STARTUP_TAINT, &m->sa.taint }, { OPT_LAST_COMPONENT, &m->sa.last },
-                { OPT_KUBECONFIG, &m->sa.kubeconfig }, { OPT_NAMESPACE, &m->sa.namespace },
-                { OPT_POD_NAME, &m->sa.pod },
-        };
-        int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-                bool plain = false;
-                for (size_t i = 0; i < GV_ARRAY_SIZE(strings); i++)
-                        if (strings[i].opt == c) {
-                                *strings[i].to = optarg;
-                                plain = true;
-                        }
-                if (plain)
-                        continue;
-                switch (c) {
-                case OPT_CACHE_TTL:
-                        if (gv_parse_uint(optarg, &m->ttl) < 0 || m->ttl == 0)
-                                return gv_cli_usage_error(cli, "metrics", "--cache-ttl=%s: expected whole seconds > 0",
-                                                          optarg);
-                        break;
-                case OPT_NODE_CONDITION:
-                        m->sa.condition = optarg && *optarg ? optarg : GV_NODESIGNAL_DEFAULT_CONDITION;
-                        break;
-                case 'h':
-                        help(stdout, cli->prog);
-                        return GV_EXIT_OK;
-                default:
-                        return gv_cli_usage_error(cli, "metrics", "unknown option");
-                }
-        }
+        int code = GV_EXIT_OK;
+        if (gv_cli_parse_store_command(cli, "metrics", argc, argv, extra, GV_ARRAY_SIZE(extra), on_extra, m, help, o,
+                                       &code) < 0)
+                return code;
         if (optind < argc)
                 return gv_cli_usage_error(cli, "metrics", "unexpected argument '%s'", argv[optind]);
+        const gv_config_t *c = &o->cfg;
+        m->output_dir = c->output_dir;
+        m->node = c->node_name;
+        m->boot_id = c->boot_id_path;
+        m->sysfs = c->sysfs_root;
+        m->sa.kubeconfig = c->kubeconfig;
+        m->sa.pod_namespace = c->namespace;
         return -1;
 }
 
@@ -373,20 +385,17 @@ static int serve(gv_cli_t *cli, const metrics_args_t *m, gv_exporter_t **expp, g
 int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv)
 {
         metrics_args_t m = {
-                .output_dir = gv_env("OUTPUT_DIR"),
-                .node = gv_env("NODE_NAME"),
                 .sa = {
                         .condition = condition_from_env(),
                         .label = gv_env("NODE_LABEL"),
                         .taint = gv_env("STARTUP_TAINT"),
                         .last = gv_env("LAST_COMPONENT"),
-                        .kubeconfig = gv_env("KUBECONFIG"),
                         .namespace = NULL, /* not OPERATOR_NAMESPACE: Node Events belong in default */
                         .pod = gv_env("POD_NAME"),
-                        .pod_namespace = gv_env("OPERATOR_NAMESPACE"),
                 },
         };
-        int code = parse_options(cli, argc, argv, &m);
+        _cleanup_options_ gv_options_t opts = { 0 };
+        int code = parse_options(cli, argc, argv, &opts, &m);
         if (code >= 0)
                 return code;
         gv_listen_addr_t addr;

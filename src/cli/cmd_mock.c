@@ -13,6 +13,7 @@
 
 #include "base/cleanup.h"
 #include "cli.h"
+#include "options.h"
 #include "mock/mock.h"
 
 static void usage_mock(FILE *f)
@@ -32,6 +33,14 @@ static void usage_mock(FILE *f)
               "\nRun 'gpu-validator mock COMMAND --help' for the options of a command.\n"
               "See docs/mock-driver-root.md.\n",
               f);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator mock install --root /tmp/mock-root --profile h100-sxm5-80gb --gpus 2",
+                "lay out a mock driver root with two H100s",
+                "gpu-validator mock set --root /tmp/mock-root --gpu 0 temperature_c=95",
+                "make GPU 0 hot while clients run",
+                "gpu-validator mock remove --root /tmp/mock-root",
+                "remove what install made",
+                NULL });
 }
 
 static void usage_install(FILE *f)
@@ -77,6 +86,12 @@ static void usage_install(FILE *f)
               "nvidia-smi to copy instead of the built or installed ones.\n"
               "Exit codes: 0 success, 1 failure, 2 usage error or bad profile.\n",
               GV_MOCK_SRIOV_VFS);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator mock install --root /tmp/mock-root",
+                "8 x A100-SXM4-40GB under /tmp/mock-root",
+                "gpu-validator mock install --root /run/nvidia/driver --profile h100-sxm5-80gb --gpus 4 --cdi-dir /var/run/cdi",
+                "a mock containerised driver where the validator looks for one, as the chart's mock pool does",
+                NULL });
 }
 
 static void usage_remove(FILE *f)
@@ -92,6 +107,10 @@ static void usage_remove(FILE *f)
               "  -h, --help   show this help\n"
               "Exit codes: 0 success, 1 failure, 2 usage error or not a mock root.\n",
               f);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator mock remove --root /tmp/mock-root",
+                "remove the mock driver root installed there",
+                NULL });
 }
 
 static void usage_profiles(FILE *f)
@@ -104,6 +123,12 @@ static void usage_profiles(FILE *f)
               "prints one flat JSON document of what NVML will report: driver facts and every GPU's values\n"
               "in NVML units (for tests and scripts; not a profile).\n",
               f);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator mock profiles",
+                "the built-in profile names",
+                "gpu-validator mock profiles --report h100-sxm5-80gb --gpus 2",
+                "what NVML will report for two H100s",
+                NULL });
 }
 
 /* What `mock install`'s command line gives. */
@@ -205,8 +230,10 @@ static int install_parse(gv_cli_t *cli, int argc, char **argv, install_args_t *a
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int c, stop_code = GV_EXIT_OK;
+        while ((c = gv_cli_getopt(cli, "mock install", argc, argv, "h", opts, &stop_code)) != -1) {
+                if (c == GV_GETOPT_STOP)
+                        return stop_code;
                 int code = c >= IO_ROOT && c <= IO_NODES      ? install_root_opt(cli, c, optarg, &a->o)
                            : c >= IO_WORKLOAD && c <= IO_OMIT ? install_workload_opt(cli, c, optarg, a)
                            : c == 'h'                       ? (usage_install(stdout), GV_EXIT_OK)
@@ -252,8 +279,8 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
                 gv_cli_logf(cli, GV_LOG_WARN, "mock", NULL,
                             "cannot create character devices (%s); made plain files under %s/dev instead",
                             res.fallback_reason ? res.fallback_reason : "refused", res.root);
-        gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL,
-                    "%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s%s%s",
+        /* the result, on stdout */
+        printf("%s mock driver root %s: profile %s, %u GPU(s), driver %s, node %s, device nodes %s, CDI spec %s%s%s\n",
                     res.recovered ? "finished the interrupted install of" : res.updated ? "updated" : "installed", res.root, res.profile_name, res.gpu_count,
                     res.driver_version, res.node_name, gv_mock_nodes_name(res.device_nodes), res.cdi_spec,
                     res.workload ? ", workload " : "", res.workload ? res.workload : "");
@@ -269,9 +296,11 @@ static int cmd_remove(gv_cli_t *cli, int argc, char **argv)
                 {},
         };
         const char *root = NULL;
-        int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int c, code = GV_EXIT_OK;
+        while ((c = gv_cli_getopt(cli, "mock remove", argc, argv, "h", opts, &code)) != -1) {
                 switch (c) {
+                case GV_GETOPT_STOP:
+                        return code;
                 case 'r':
                         root = optarg;
                         break;
@@ -294,7 +323,7 @@ static int cmd_remove(gv_cli_t *cli, int argc, char **argv)
                 gv_cli_logf(cli, GV_LOG_WARN, "mock", NULL,
                             "left %u entr%s in place (changed since install, or folders no longer empty)", kept,
                             kept == 1 ? "y" : "ies");
-        gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL, "removed mock driver root %s (%u entries)", root, removed);
+        printf("removed mock driver root %s (%u entries)\n", root, removed);
         return GV_EXIT_OK;
 }
 
@@ -312,9 +341,11 @@ static int cmd_profiles(gv_cli_t *cli, int argc, char **argv)
         const char *json = NULL, *node = NULL;
         bool report = false;
         unsigned gpus = 0;
-        int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int c, code = GV_EXIT_OK;
+        while ((c = gv_cli_getopt(cli, "mock profiles", argc, argv, "h", opts, &code)) != -1) {
                 switch (c) {
+                case GV_GETOPT_STOP:
+                        return code;
                 case O_JSON:
                 case O_REPORT:
                         if (json)

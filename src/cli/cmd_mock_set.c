@@ -13,6 +13,7 @@
 
 #include "base/cleanup.h"
 #include "cli.h"
+#include "options.h"
 #include "mock/mock.h"
 
 static void usage_set(FILE *f)
@@ -51,6 +52,16 @@ static void usage_set(FILE *f)
               "  -h, --help      show this help\n"
               "Exit codes: 0 success, 1 failure, 2 usage error, bad setting or not a mock root (nothing written).\n",
               f);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator mock set --root /tmp/mock-root --gpu 0 temperature_c=95 utilization_gpu=100",
+                "GPU 0 hot and busy",
+                "gpu-validator mock set --root /tmp/mock-root --gpu 1 process=4242:2048:python3",
+                "a 2 GiB compute process named python3 on GPU 1",
+                "gpu-validator mock set --root /tmp/mock-root --gpu 2 fault=fell-off-the-bus",
+                "GPU 2 falls off the bus (Xid 79)",
+                "gpu-validator mock set --root /tmp/mock-root --clear",
+                "back to the profile",
+                NULL });
 }
 
 /* "N" (decimal) to *out; -EINVAL otherwise. */
@@ -79,9 +90,11 @@ int gv_cmd_mock_set(gv_cli_t *cli, int argc, char **argv)
                 {},
         };
         gv_mock_set_opts_t o = { 0 };
-        int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int c, code = GV_EXIT_OK;
+        while ((c = gv_cli_getopt(cli, "mock set", argc, argv, "h", opts, &code)) != -1) {
                 switch (c) {
+                case GV_GETOPT_STOP:
+                        return code;
                 case O_ROOT:
                         o.root = optarg;
                         break;
@@ -115,11 +128,10 @@ int gv_cmd_mock_set(gv_cli_t *cli, int argc, char **argv)
                 gv_mock_set_result_clear(&res);
                 return gv_cli_fail(cli, "mock", &err);
         }
-        if (res.removed)
-                gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL, "no runtime change left: removed %s", res.state_file);
+        if (res.removed) /* the result, on stdout */
+                printf("no runtime change left: removed %s\n", res.state_file);
         else
-                gv_cli_logf(cli, GV_LOG_INFO, "mock", NULL, "changed %u GPU(s) in %s, %u Xid event(s)", res.gpus,
-                            res.state_file, res.xids);
+                printf("changed %u GPU(s) in %s, %u Xid event(s)\n", res.gpus, res.state_file, res.xids);
         gv_mock_set_result_clear(&res);
         return GV_EXIT_OK;
 }

@@ -15,6 +15,7 @@
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "cli.h"
+#include "options.h"
 #include "workload/workload.h"
 
 enum {
@@ -65,6 +66,12 @@ static void render_help(FILE *f, const char *prog)
                 "Exit codes: 0 printed, 2 bad option or bad override file (file:line: field: problem\n"
                 "on stderr, nothing on stdout).\n",
                 prog);
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator render cuda",
+                "the cuda validation pod as it would be created, with placeholders",
+                "gpu-validator render plugin --workload-template overrides.yaml --node-name n1 --namespace gpu-operator",
+                "the plugin pod with your overrides, filled for node n1",
+                NULL });
 }
 
 /* What `render` was asked for. */
@@ -179,9 +186,12 @@ static int render_parse(gv_cli_t *cli, int argc, char **argv, render_args_t *a, 
                 .template_path = gv_env("WORKLOAD_TEMPLATE"),
         };
         int c, r;
-        while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1)
+        while ((c = gv_cli_getopt(cli, "render", argc, argv, "f:o:h", opts, code)) != -1) {
+                if (c == GV_GETOPT_STOP)
+                        return -EINVAL;
                 if ((r = render_option(cli, c, a, code)) < 0)
                         return r;
+        }
         if (optind >= argc)
                 *code = gv_cli_usage_error(cli, "render", "which pod? expected cuda or plugin");
         else if (optind + 1 < argc)

@@ -67,6 +67,16 @@ static void help(FILE *f)
                 "  2 usage or configuration error\n"
                 "  3 --max-wait ran out\n"
                 "  4 interrupted by SIGTERM/SIGINT\n");
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator run --mock",
+                "validate a mock GPU node (8 x A100-SXM4-40GB): no GPU and no root needed",
+                "gpu-validator run --mock=h100-sxm5-80gb --gpus 4 --mock-dir /tmp/h100 -v",
+                "another profile, in a folder of its own, with info logs on stderr",
+                "gpu-validator run --components driver,toolkit --wait --max-wait 600",
+                "validate this node's driver and toolkit, retrying for up to 10 minutes",
+                "COMPONENT=driver WITH_WAIT=true gpu-validator",
+                "the same for the driver only, as the GPU Operator's init container runs it",
+                NULL });
 }
 
 typedef struct run_args {
@@ -141,6 +151,12 @@ static int run(gv_cli_t *cli, gv_options_t *o, const gv_mock_run_t *mock)
         if (gv_options_open_store(o, GV_STORE_CREATOR, &store, &err) < 0)
                 return gv_cli_fail(cli, "run", &err);
 
+        /* CLEANUP_ALL (upstream's --cleanup-all): every marker goes first, downstream first; the driver
+         * container's .driver-ctr-ready and workload-type are not validation results and stay. */
+        if (o->cleanup_all && gv_store_cleanup(store, &err) < 0) {
+                gv_store_close(&store);
+                return gv_cli_fail(cli, "run", &err);
+        }
         FILE *out = stdout;
         if (o->mock_profile)
                 gv_mock_run_print(mock, o, out);
@@ -148,6 +164,10 @@ static int run(gv_cli_t *cli, gv_options_t *o, const gv_mock_run_t *mock)
         if (gv_cli_print_status(store, out, false, &err) < 0)
                 gv_cli_fail(cli, "status", &err);
         gv_store_close(&store);
+        if (o->mock_profile) {
+                fputc('\n', out);
+                gv_mock_run_print_next(mock, o, cli->invoked ? cli->invoked : cli->prog, out);
+        }
         return code;
 }
 

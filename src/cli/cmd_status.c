@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <json-c/json.h>
@@ -215,8 +216,12 @@ int gv_cli_print_status(gv_store_t *store, FILE *out, bool json, gv_error_t **er
                 } else {
                         _cleanup_free_ char *age = format_age(info.mtime, now);
                         _cleanup_free_ char *facts = format_facts(&info);
-                        fprintf(out, "%-24s %-13s %-6s %s\n", gv_marker_file(info.id),
-                                gv_marker_state_name(info.state), age ? age : "?", facts ? facts : "");
+                        if (facts && *facts)
+                                fprintf(out, "%-24s %-13s %-6s %s\n", gv_marker_file(info.id),
+                                        gv_marker_state_name(info.state), age ? age : "?", facts);
+                        else /* no trailing blanks */
+                                fprintf(out, "%-24s %-13s %s\n", gv_marker_file(info.id),
+                                        gv_marker_state_name(info.state), age ? age : "?");
                 }
         }
         snapshot_clear(&snap);
@@ -247,44 +252,49 @@ static void help(FILE *f)
                 "\nOptions:\n"
                 "  --json                   print a JSON document instead of the table\n");
         gv_options_help_store(f);
-        fprintf(f, "\nAn OUTPUT_DIR that does not exist is not an error: every marker reads as missing.\n"
-                   "\nExit codes: 0 every present marker is ready (also when none is), 1 some marker is\n"
+        fprintf(f, "\nExit codes: 0 every present marker is ready (also when none is), 1 some marker is\n"
                    "stale, inconsistent or foreign, 2 usage error, a boot id file that cannot be read or\n"
-                   "holds no UUID, or an OUTPUT_DIR that exists but cannot be read as a folder.\n");
+                   "holds no UUID, or an OUTPUT_DIR that does not exist or cannot be read as a folder\n"
+                   "(nothing was ever validated with it: check --output-dir / OUTPUT_DIR).\n");
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator status",
+                "the markers in /run/nvidia/validations",
+                "gpu-validator status --json --output-dir /tmp/gpu-validator-mock-0/validations",
+                "those of a `run --mock` as JSON",
+                NULL });
+}
+
+/* status's own option: --json. */
+static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
+{
+        (void) arg;
+        if (opt != GV_OPT_JSON)
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
+        *(bool *) userdata = true;
+        return 0;
 }
 
 int gv_cmd_status(gv_cli_t *cli, int argc, char **argv)
 {
-        static const struct option opts[] = {
-                GV_STORE_LONG_OPTIONS,
+        static const struct option extra[] = {
                 { "json", no_argument, NULL, GV_OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                {},
         };
         _cleanup_error_ gv_error_t *err = NULL;
         _cleanup_options_ gv_options_t o = { 0 };
-        if (gv_options_init(&o, cli, &err) < 0)
-                return gv_cli_fail(cli, "status", &err);
         bool json = false;
-        int c, code = GV_EXIT_OK;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-                if (c == 'h') {
-                        help(stdout);
-                        return GV_EXIT_OK;
-                }
-                if (c == GV_OPT_JSON) {
-                        json = true;
-                        continue;
-                }
-                int r = gv_options_handle(&o, c, optarg, &err);
-                if (r < 0)
-                        return gv_cli_fail(cli, "status", &err);
-                if (r == 0)
-                        return gv_cli_usage_error(cli, "status", "unknown option");
-        }
+        int code = GV_EXIT_OK;
+        if (gv_cli_parse_store_command(cli, "status", argc, argv, extra, GV_ARRAY_SIZE(extra), on_extra, &json, help,
+                                       &o, &code) < 0)
+                return code;
         if (optind < argc)
                 return gv_cli_usage_error(cli, "status", "unexpected argument '%s'", argv[optind]);
-        gv_options_finish(&o);
+        struct stat st;
+        if (stat(o.cfg.output_dir, &st) < 0 && errno == ENOENT) {
+                gv_error_set(&err, ENOENT, GV_REASON_CONFIG,
+                             "status folder %s does not exist: nothing has been validated with it (check "
+                             "--output-dir / OUTPUT_DIR; `run` creates it)", o.cfg.output_dir);
+                return gv_cli_fail(cli, "status", &err);
+        }
 
         gv_store_t *store = NULL;
         if (gv_options_open_store(&o, GV_STORE_READER, &store, &err) < 0) {

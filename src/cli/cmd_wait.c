@@ -50,6 +50,12 @@ static void help(FILE *f)
         fprintf(f, "\nExit codes: 0 ready, 1 OUTPUT_DIR or the boot id file cannot be read (other than\n"
                    "OUTPUT_DIR not existing yet), 2 usage error or a boot id file that holds no UUID,\n"
                    "3 timed out (what is missing or inconsistent is logged), 4 interrupted.\n");
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator wait toolkit --timeout 600",
+                "block until driver-ready and toolkit-ready are valid, for at most 10 minutes",
+                "eval \"$(gpu-validator wait driver --print-env)\"",
+                "wait for the driver, then export driver-ready's variables in this shell",
+                NULL });
 }
 
 /*

@@ -69,6 +69,12 @@ static void help(FILE *f)
                 "  0 stopped by SIGTERM/SIGINT (the markers stay as they are: valid or removed)\n"
                 "  1 the status folder or a watch failed (a failed validation is retried, not an exit)\n"
                 "  2 usage or configuration error\n");
+        gv_cli_help_tail(f, (const char *const[]) {
+                "gpu-validator watch --components driver,toolkit",
+                "validate, then re-validate whenever the driver container restarts or device nodes go",
+                "gpu-validator watch --revalidate-backoff 5 --revalidate-max-backoff 120",
+                "wait 5 s after a change before re-validating, at most 2 minutes between tries",
+                NULL });
 }
 
 typedef struct watch_args {

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "mock_run.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +16,8 @@
 
 void gv_mock_run_clear(gv_mock_run_t *m)
 {
+        if (m->lock_fd > 0)
+                close(m->lock_fd); /* releases the work folder's lock */
         free(m->work_dir);
         free(m->root);
         free(m->status_dir);
@@ -152,21 +157,129 @@ static int point_at_workload(gv_options_t *o, gv_mock_run_t *m, gv_error_t **err
         return 0;
 }
 
+/* The names a work folder of ours holds (a folder with anything else is someone else's). */
+static bool ours(const char *name)
+{
+        static const char *const names[] = { GV_MOCK_WORK_STAMP, GV_MOCK_WORK_LOCK, "driver-root", "validations",
+                                              "cdi", "dev-char", "no-host" };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(names); i++)
+                if (strcmp(name, names[i]) == 0)
+                        return true;
+        /* the stamp's temporary file while another run writes it (gv_atomic_write_at) */
+        return strncmp(name, "." GV_MOCK_WORK_STAMP ".", strlen("." GV_MOCK_WORK_STAMP ".")) == 0;
+}
+
+/*
+ * Whether @path may be used as a work folder: it holds our stamp, or nothing but what a work
+ * folder holds (one from before the stamp: driver-root/ then must be a mock root).  A folder of
+ * someone else's (--mock-dir ~) is refused, as `mock install --root` refuses one.
+ */
+static int check_work_contents(const char *path, gv_error_t **err)
+{
+        _cleanup_closedir_ DIR *d = opendir(path);
+        if (!d)
+                return gv_error_set(err, errno, GV_REASON_IO, "mock work folder %s: %s", path, strerror(errno));
+        const char *foreign = NULL;
+        bool stamped = false, has_root = false;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                stamped |= strcmp(de->d_name, GV_MOCK_WORK_STAMP) == 0;
+                has_root |= strcmp(de->d_name, "driver-root") == 0;
+                if (!ours(de->d_name) && !foreign)
+                        foreign = strdupa(de->d_name);
+        }
+        if (!stamped && !foreign && has_root) {
+                _cleanup_free_ char *manifest = gv_path_join(path, "driver-root/" GV_MOCK_MANIFEST_NAME);
+                if (!manifest)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if (access(manifest, F_OK) < 0)
+                        foreign = "driver-root";
+        }
+        if (stamped || !foreign)
+                return 0;
+        return gv_error_set(err, ENOTEMPTY, GV_REASON_CONFIG,
+                            "mock work folder %s is not empty and is not one of gpu-validator's (it holds %s, and no "
+                            "%s); refusing to write into it. Choose a new or empty folder with --mock-dir.",
+                            path, foreign, GV_MOCK_WORK_STAMP);
+}
+
+/*
+ * Take the work folder's lock (flock on GV_MOCK_WORK_LOCK, held until gv_mock_run_clear()), so
+ * that two `run --mock` on one folder never install and validate at once: a second one says so
+ * and waits.  SIGTERM/SIGINT end the wait (GV_REASON_INTERRUPTED).
+ */
+static int lock_work_dir(gv_cli_t *cli, gv_mock_run_t *m, gv_error_t **err)
+{
+        _cleanup_free_ char *path = gv_path_join(m->work_dir, GV_MOCK_WORK_LOCK);
+        if (!path)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return gv_error_set(err, errno, GV_REASON_IO, "mock work folder lock %s: %s", path, strerror(errno));
+        m->lock_fd = fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "mock work folder lock %s is not a regular file", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                return 0;
+        if (errno != EWOULDBLOCK)
+                return gv_error_set(err, errno, GV_REASON_IO, "lock %s: %s", path, strerror(errno));
+        gv_cli_logf(cli, GV_LOG_WARN, "mock", "",
+                    "another `gpu-validator run --mock` is using %s; waiting for it to finish (or give this one its "
+                    "own folder with --mock-dir)", m->work_dir);
+        while (flock(fd, LOCK_EX) < 0) {
+                if (errno != EINTR)
+                        return gv_error_set(err, errno, GV_REASON_IO, "lock %s: %s", path, strerror(errno));
+                if (cli->stop && *cli->stop)
+                        return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED,
+                                            "interrupted while waiting for the other run in %s", m->work_dir);
+        }
+        return 0;
+}
+
+/* The stamp that makes the folder ours, written once (under the lock); whether we created the folder. */
+static int stamp_work_dir(gv_mock_run_t *m, bool created, gv_error_t **err)
+{
+        _cleanup_free_ char *path = gv_path_join(m->work_dir, GV_MOCK_WORK_STAMP);
+        if (!path)
+                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        _cleanup_free_ char *text = NULL;
+        if (gv_read_file_at(AT_FDCWD, path, true, 4096, &text, NULL, err) == 0) {
+                m->created = strstr(text, "created=yes") != NULL;
+                return 0;
+        }
+        gv_error_free(err);
+        m->created = created;
+        const char *content = created ? "# gpu-validator run --mock work folder\ncreated=yes\n"
+                                      : "# gpu-validator run --mock work folder\ncreated=no\n";
+        _cleanup_close_ int dfd = open(m->work_dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+        if (dfd < 0)
+                return gv_error_set(err, errno, GV_REASON_IO, "mock work folder %s: %s", m->work_dir, strerror(errno));
+        return gv_atomic_write_at(dfd, GV_MOCK_WORK_STAMP, content, strlen(content), 0644, err);
+}
+
 int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_error_t **err)
 {
         memset(m, 0, sizeof(*m));
+        m->lock_fd = -1;
         _cleanup_free_ char *asked = o->mock_dir ? strdup(o->mock_dir) : default_work_dir();
         if (!asked)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        struct stat st;
+        bool created = lstat(asked, &st) < 0 && errno == ENOENT;
         int r = make_dir(asked, err);
         if (r < 0)
                 return gv_error_prefix(err, "mock work folder");
-        if ((r = check_work_dir(asked, err)) < 0)
+        if ((r = check_work_dir(asked, err)) < 0 || (r = check_work_contents(asked, err)) < 0)
                 return r;
         /* Absolute from here on: the paths go into markers and the CDI spec. */
         m->work_dir = realpath(asked, NULL);
         if (!m->work_dir)
                 return gv_error_set(err, errno, GV_REASON_IO, "mock work folder %s: %s", asked, strerror(errno));
+        if ((r = lock_work_dir(cli, m, err)) < 0 || (r = stamp_work_dir(m, created, err)) < 0)
+                return r;
         m->root = gv_path_join(m->work_dir, "driver-root");
         bool workload = gv_mock_run_has_workload(o);
         if (o->output_dir_set)
@@ -250,9 +363,24 @@ void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f)
                 "  profile         %s, %u GPUs, device nodes: %s\n"
                 "  workload        %s\n"
                 "  status folder   %s\n"
-                "  CDI spec folder %s\n"
-                "  remove with     gpu-validator mock remove --root %s\n"
-                "                  (the whole work folder: rm -r %s)\n\n",
+                "  CDI spec folder %s\n\n",
                 m->root, m->profile, m->gpus, m->device_nodes, m->workload ? m->workload : "none",
-                o->cfg.output_dir, m->cdi_dir, m->root, m->work_dir);
+                o->cfg.output_dir, m->cdi_dir);
+}
+
+void gv_mock_run_print_next(const gv_mock_run_t *m, const gv_options_t *o, const char *prog, FILE *f)
+{
+        const char *last = o->components && o->components[0] ? o->components[0] : "driver";
+        for (char **c = o->components; c && *c; c++)
+                last = *c;
+        fprintf(f,
+                "Next:\n"
+                "  %s status --output-dir %s\n"
+                "  %s wait %s --output-dir %s --timeout 10\n"
+                "  %s/usr/bin/nvidia-smi   # the mock GPUs, as NVIDIA's tool shows them\n"
+                "  %s mock set --root %s --gpu 0 temperature_c=95\n"
+                "  %s mock remove --root %s\n",
+                prog, o->cfg.output_dir, prog, last, o->cfg.output_dir, m->root, prog, m->root, prog, m->root);
+        if (m->created)
+                fprintf(f, "  rm -r %s   # the whole work folder, after mock remove\n", m->work_dir);
 }

@@ -13,7 +13,13 @@
 #include "mock/mock.h"
 #include "options.h"
 
+/* The files that make a work folder ours: its stamp and its lock (flock, held through the run). */
+#define GV_MOCK_WORK_STAMP ".gpu-validator-mock-work"
+#define GV_MOCK_WORK_LOCK ".gpu-validator-mock-work.lock"
+
 typedef struct gv_mock_run {
+        int lock_fd;       /* the work folder's lock, held until gv_mock_run_clear(); -1 or 0: none */
+        bool created;      /* the work folder was created by a run --mock (its stamp says so) */
         char *work_dir;    /* heap: the folder holding everything below */
         char *root;        /* heap: <work>/driver-root, the mock driver root */
         char *status_dir;  /* heap: <work>/validations unless --output-dir was given */
@@ -64,6 +70,13 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
 
 /* gv_mock_run_print - print on @f where the mock root is and what it holds (profile, GPUs, folders). */
 void gv_mock_run_print(const gv_mock_run_t *m, const gv_options_t *o, FILE *f);
+
+/*
+ * gv_mock_run_print_next - print on @f the commands to go on with (status, wait, the root's
+ * nvidia-smi, mock set, mock remove), each spelled with @prog as the user ran it; `rm -r` of the
+ * work folder only when a run --mock created that folder.
+ */
+void gv_mock_run_print_next(const gv_mock_run_t *m, const gv_options_t *o, const char *prog, FILE *f);
 
 /*
  * gv_mock_run_clear - free what @m holds and zero it; the mock root on disk

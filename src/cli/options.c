@@ -2,11 +2,14 @@
 #include "options.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "base/cleanup.h"
+#include "base/fileio.h"
 #include "gv-version.h"
 
 static const char *own(gv_options_t *o, const char *s)
@@ -98,6 +101,21 @@ static int parse_uint_opt(const char *name, const char *arg, unsigned *out, gv_e
         return 0;
 }
 
+/* NO_NVIDIA_SMI, and upstream's CLEANUP_ALL and MIG_STRATEGY, into @o.  0, or -EINVAL naming the variable. */
+static int env_run_options(gv_options_t *o, gv_error_t **err)
+{
+        bool no_smi = false;
+        int r;
+        if ((r = gv_env_bool("NO_NVIDIA_SMI", &no_smi, err)) < 0 ||
+            (r = gv_env_bool("CLEANUP_ALL", &o->cleanup_all, err)) < 0)
+                return r;
+        o->cfg.run_nvidia_smi = !no_smi;
+        /* Upstream declares MIG_STRATEGY (default single) and never reads it; the plugin check looks
+         * for nvidia.com/mig-* before nvidia.com/gpu whatever it says, as upstream's does. */
+        o->mig_strategy = gv_env("MIG_STRATEGY") ? gv_env("MIG_STRATEGY") : "single";
+        return 0;
+}
+
 int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
 {
         memset(o, 0, sizeof(*o));
@@ -176,10 +194,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
             (r = gv_env_uint("POD_TIMEOUT_SECONDS", &c->pod_timeout_s, err)) < 0 ||
             (r = gv_env_uint("CAPACITY_WAIT_SECONDS", &c->capacity_wait_s, err)) < 0)
                 return r;
-        bool no_smi = false;
-        if ((r = gv_env_bool("NO_NVIDIA_SMI", &no_smi, err)) < 0)
+        if ((r = env_run_options(o, err)) < 0)
                 return r;
-        c->run_nvidia_smi = !no_smi;
 
         static const struct {
                 const char *var;
@@ -483,4 +499,191 @@ int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t 
                 .read_only = use == GV_STORE_READER,
         };
         return gv_store_open(&so, out, err);
+}
+
+/* The global options, appended to every command's table by gv_cli_getopt(). */
+static const struct option global_opts[] = {
+        { "verbose", no_argument, NULL, 'v' },
+        { "log-level", required_argument, NULL, GV_OPT_LOG_LEVEL },
+        { "log-format", required_argument, NULL, GV_OPT_LOG_FORMAT },
+};
+
+/* Applies global option @c (with @arg); 0, or GV_GETOPT_STOP with the error printed. */
+static int apply_global(gv_cli_t *cli, const char *cmd, int c, const char *arg, int *exit_code)
+{
+        switch (c) {
+        case 'v':
+                cli->min_level = cli->level_set && cli->min_level <= GV_LOG_INFO ? GV_LOG_DEBUG : GV_LOG_INFO;
+                cli->level_set = true;
+                return 0;
+        case GV_OPT_LOG_LEVEL:
+                if (gv_cli_set_log_level(cli, arg) == 0)
+                        return 0;
+                *exit_code = gv_cli_usage_error(cli, cmd, "--log-level %s: expected debug, info, warning or error",
+                                                arg);
+                return GV_GETOPT_STOP;
+        default: /* GV_OPT_LOG_FORMAT */
+                if (gv_cli_set_log_format(cli, arg) == 0)
+                        return 0;
+                *exit_code = gv_cli_usage_error(cli, cmd, "--log-format %s: expected text or json", arg);
+                return GV_GETOPT_STOP;
+        }
+}
+
+/* printf into a new heap string, or NULL when memory ran out. */
+static char *fmt_or_null(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt_or_null(const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = gv_vasprintf(fmt, ap);
+        va_end(ap);
+        return s;
+}
+
+/* The option getopt_long() just refused, as the user spelled it (without a value). */
+static char *refused_option(int argc, char **argv)
+{
+        const char *a = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+        if (strncmp(a, "--", 2) != 0 && optopt > 0 && optopt < 0x100)
+                return fmt_or_null("-%c", optopt);
+        return strndup(a, strcspn(a, "="));
+}
+
+static int cli_getopt(gv_cli_t *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                      const struct option *longopts, bool long_only, int *exit_code)
+{
+        size_t n = 0;
+        while (longopts && longopts[n].name)
+                n++;
+        _cleanup_free_ struct option *opts = calloc(n + GV_ARRAY_SIZE(global_opts) + 1, sizeof(*opts));
+        /* ':' first tells a missing value from an unknown option */
+        bool in_order = shortopts && shortopts[0] == '+'; /* stop at the first non-option */
+        _cleanup_free_ char *shorts = fmt_or_null("%s:%sv", in_order ? "+" : "",
+                                                  shortopts ? shortopts + in_order : "");
+        if (!opts || !shorts) {
+                (void) gv_cli_usage_error(cli, cmd, "out of memory");
+                *exit_code = GV_EXIT_FAILED;
+                return GV_GETOPT_STOP;
+        }
+        if (n)
+                memcpy(opts, longopts, n * sizeof(*opts));
+        memcpy(opts + n, global_opts, sizeof(global_opts));
+        opterr = 0; /* the messages below are in the one error format */
+        for (;;) {
+                int c = long_only ? getopt_long_only(argc, argv, shorts, opts, NULL)
+                                  : getopt_long(argc, argv, shorts, opts, NULL);
+                if (c == 'v' || c == GV_OPT_LOG_LEVEL || c == GV_OPT_LOG_FORMAT) {
+                        if (apply_global(cli, cmd, c, optarg, exit_code) < 0)
+                                return GV_GETOPT_STOP;
+                        continue;
+                }
+                if (c != '?' && c != ':')
+                        return c;
+                _cleanup_free_ char *what = refused_option(argc, argv);
+                *exit_code = c == ':' ? gv_cli_usage_error(cli, cmd, "option '%s' needs a value", what ? what : "?")
+                                      : gv_cli_usage_error(cli, cmd, "unknown option '%s'", what ? what : "?");
+                return GV_GETOPT_STOP;
+        }
+}
+
+void gv_cli_help_tail(FILE *f, const char *const *examples)
+{
+        gv_options_help_global(f);
+        fprintf(f, "\nExamples:\n");
+        for (const char *const *e = examples; e && e[0] && e[1]; e += 2)
+                fprintf(f, "  %s\n      %s\n", e[0], e[1]);
+}
+
+int gv_cli_getopt(gv_cli_t *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *longopts, int *exit_code)
+{
+        return cli_getopt(cli, cmd, argc, argv, shortopts, longopts, false, exit_code);
+}
+
+int gv_cli_getopt_long_only(gv_cli_t *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                            const struct option *longopts, int *exit_code)
+{
+        return cli_getopt(cli, cmd, argc, argv, shortopts, longopts, true, exit_code);
+}
+
+void gv_options_help_global(FILE *f)
+{
+        fprintf(f,
+                "\nGlobal options (before or after the command):\n"
+                "  -v, --verbose            log info events on stderr; twice: debug events too\n"
+                "  --log-level LEVEL        debug, info, warning (the default) or error (LOG_LEVEL)\n"
+                "  --log-format text|json   log and error line format on stderr (LOG_FORMAT)\n");
+}
+
+/* Handles one getopt_long result @c; 0 to go on, else a negative errno with *exit_code set. */
+static int parse_one(gv_cli_t *cli, const char *cmd, int c, gv_extra_opt_fn on_extra, void *userdata,
+                     void (*help)(FILE *), gv_options_t *o, int *exit_code)
+{
+        _cleanup_error_ gv_error_t *err = NULL;
+        if (c == 'h') {
+                help(stdout);
+                *exit_code = GV_EXIT_OK;
+                return -ECANCELED;
+        }
+        int r = gv_options_handle(o, c, optarg, &err);
+        if (r == 0 && on_extra) {
+                r = on_extra(userdata, c, optarg, &err);
+                if (r >= 0)
+                        r = 1;
+        }
+        if (r < 0) {
+                *exit_code = gv_cli_fail(cli, cmd, &err);
+                return r;
+        }
+        if (r == 0) {
+                *exit_code = gv_cli_usage_error(cli, cmd, "unknown option");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int gv_cli_parse_store_command(gv_cli_t *cli, const char *cmd, int argc, char **argv,
+                               const struct option *extra, size_t n_extra, gv_extra_opt_fn on_extra,
+                               void *userdata, void (*help)(FILE *), gv_options_t *o, int *exit_code)
+{
+        static const struct option base[] = { GV_STORE_LONG_OPTIONS, { "help", no_argument, NULL, 'h' } };
+        size_t n = GV_ARRAY_SIZE(base) + n_extra;
+        _cleanup_free_ struct option *opts = calloc(n + 1, sizeof(*opts));
+        _cleanup_error_ gv_error_t *err = NULL;
+        if (!opts) {
+                *exit_code = GV_EXIT_FAILED;
+                return -ENOMEM;
+        }
+        memcpy(opts, base, sizeof(base));
+        if (n_extra)
+                memcpy(opts + GV_ARRAY_SIZE(base), extra, n_extra * sizeof(*extra));
+
+        int r = gv_options_init(o, cli, &err);
+        if (r < 0) {
+                *exit_code = gv_cli_fail(cli, cmd, &err);
+                return r;
+        }
+        int c;
+        while ((c = gv_cli_getopt(cli, cmd, argc, argv, "h", opts, exit_code)) != -1) {
+                if (c == GV_GETOPT_STOP)
+                        return -EINVAL;
+                if ((r = parse_one(cli, cmd, c, on_extra, userdata, help, o, exit_code)) < 0)
+                        return r;
+        }
+        gv_options_finish(o);
+        return 0;
+}
+
+int gv_cli_parse_store_only(gv_cli_t *cli, const char *cmd, int argc, char **argv, void (*help)(FILE *),
+                            gv_options_t *o, int *exit_code)
+{
+        int r = gv_cli_parse_store_command(cli, cmd, argc, argv, NULL, 0, NULL, NULL, help, o, exit_code);
+        if (r < 0)
+                return r;
+        if (optind < argc) {
+                *exit_code = gv_cli_usage_error(cli, cmd, "unexpected argument '%s'", argv[optind]);
+                return -EINVAL;
+        }
+        return 0;
 }

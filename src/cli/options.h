@@ -35,6 +35,8 @@ typedef struct gv_options {
         int mock_vgpu_shape;   /* --mock-vgpu-shape: a gv_mock_vgpu_shape_t */
         bool mock_vgpu_shape_set, mock_gds, mock_gdrcopy, mock_rdma, mock_cc; /* --mock-vgpu-shape given, --mock-gds... */
         bool output_dir_set;   /* --output-dir or OUTPUT_DIR given explicitly */
+        bool cleanup_all;      /* CLEANUP_ALL (upstream's -r/--cleanup-all): run removes every marker first */
+        const char *mig_strategy; /* MIG_STRATEGY (upstream's -m): read, and unused as upstream's */
 } gv_options_t;
 
 /* Option ids above the ASCII range, for getopt_long tables. */
@@ -198,6 +200,81 @@ typedef enum gv_store_use {
 
 /* gv_options_open_store - open the store at cfg.output_dir for @use. Errors as gv_store_open(). */
 int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err);
+
+/* The global options every command takes after its name too (gv_cli_getopt()). */
+enum {
+        GV_OPT_LOG_LEVEL = 0x1000,
+        GV_OPT_LOG_FORMAT,
+};
+
+/* gv_cli_getopt's result when the command must end: the message is printed, *exit_code set. */
+#define GV_GETOPT_STOP (-2)
+
+/*
+ * gv_cli_getopt - the one option parser of every command: getopt_long() over
+ * @argc/@argv with the command's @shortopts and @longopts (a table ending in
+ * a zeroed entry), plus the global options, which it applies to @cli itself
+ * and never returns: -v/--verbose (info, twice: debug), --log-level LEVEL
+ * and --log-format text|json.  So global options work before and after the
+ * command's name.  Returns the next option of the command (with optarg set,
+ * 'h' for --help when the command has it), -1 at the end (positional
+ * arguments from optind, permuted to the end as getopt_long() does), or
+ * GV_GETOPT_STOP with the error printed as gv_cli_usage_error() for @cmd
+ * ("unknown option '--x'", "option '--x' needs a value", a bad level) and
+ * *exit_code set.  Start a command with optind = 0.
+ */
+int gv_cli_getopt(gv_cli_t *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                  const struct option *longopts, int *exit_code);
+
+/*
+ * gv_cli_getopt_long_only - gv_cli_getopt() where a long option may also be spelled with one
+ * dash (-node-name, -ns), as Go's flag packages take them: for upstream's flags before the
+ * command (getopt_long_only()).
+ */
+int gv_cli_getopt_long_only(gv_cli_t *cli, const char *cmd, int argc, char **argv, const char *shortopts,
+                            const struct option *longopts, int *exit_code);
+
+/* Help text of the global options (for every command's --help). */
+void gv_options_help_global(FILE *f);
+
+/*
+ * gv_cli_help_tail - the end of every command's --help: the global options, then "Examples:"
+ * from @examples, pairs of a command line and what it does, ending with NULL.
+ */
+void gv_cli_help_tail(FILE *f, const char *const *examples);
+
+/*
+ * gv_extra_opt_fn - handles one of a command's own options (@opt, the
+ * getopt_long value, with @arg or NULL).  Returns 0, or a negative errno with
+ * *err set (its reason decides the exit code).
+ */
+typedef int (*gv_extra_opt_fn)(void *userdata, int opt, const char *arg, gv_error_t **err);
+
+/*
+ * gv_cli_parse_store_command - fill @o for command @cmd from the environment
+ * and argv: the store options (--output-dir, --boot-id-file), --help, and
+ * the @n_extra long options in @extra, each of which (when not a shared
+ * validation option) goes to @on_extra with @userdata.  Positional arguments
+ * are left at argv[optind..].  @o is taken zeroed (`= { 0 }`) and must be
+ * freed with gv_options_free() whatever the result.
+ * Returns 0 when the command should go on.  Otherwise the command ends with
+ * *exit_code, the message already printed, and the result says why:
+ * -ECANCELED after --help (exit code 0), -EINVAL for a usage error (2),
+ * -ENOMEM when memory ran out (1), or the negative errno of the failed
+ * environment variable or option (its reason's exit code).
+ */
+int gv_cli_parse_store_command(gv_cli_t *cli, const char *cmd, int argc, char **argv,
+                               const struct option *extra, size_t n_extra, gv_extra_opt_fn on_extra,
+                               void *userdata, void (*help)(FILE *), gv_options_t *o, int *exit_code);
+
+/*
+ * gv_cli_parse_store_only - gv_cli_parse_store_command() for a command that
+ * takes only the store options and no positional argument (`env`,
+ * `cleanup`): a positional argument is a usage error (-EINVAL, exit code 2).
+ * Returns and fills *exit_code as gv_cli_parse_store_command().
+ */
+int gv_cli_parse_store_only(gv_cli_t *cli, const char *cmd, int argc, char **argv, void (*help)(FILE *),
+                            gv_options_t *o, int *exit_code);
 
 /* gv_split_list - split @s at any of @seps into a NULL-terminated heap list (empty items dropped). */
 char **gv_split_list(const char *s, const char *seps);

@@ -18,14 +18,14 @@ static const char *verdict(int r, const gv_run_report_t *rep)
 /* The result line of @c (and its warning, and on failure the reason's hint) on @out. */
 static void report(const gv_component_t *c, int r, const gv_run_report_t *rep, FILE *out)
 {
-        fprintf(out, "%-9s %-13s %7.3fs  %s%s%s\n", c->name, verdict(r, rep), rep->duration_s,
+        fprintf(out, "%-14s %-13s %7.3fs  %s%s%s\n", c->name, verdict(r, rep), rep->duration_s,
                 r < 0 ? gv_reason_name(rep->reason) : "", r < 0 ? ": " : "", rep->message ? rep->message : "");
         if (rep->warning)
-                fprintf(out, "%-9s %-13s %8s  %s\n", "", "", "", rep->warning);
+                fprintf(out, "%-14s %-13s %8s  %s\n", "", "", "", rep->warning);
         if (r < 0) {
                 const char *hint = gv_reason_hint(rep->reason);
                 if (hint)
-                        fprintf(out, "%-9s %-13s %8s  hint: %s\n", "", "", "", hint);
+                        fprintf(out, "%-14s %-13s %8s  hint: %s\n", "", "", "", hint);
         }
         (void) fflush(out); /* the summary is for people; the markers are the result */
 }
@@ -42,15 +42,13 @@ int gv_run_chain(const gv_component_t *const *selected, size_t n_selected, const
                 gv_run_report_t rep = { 0 };
                 int r = gv_component_run(order[i], cfg, store, &rep);
                 sum += rep.duration_s;
-                /* a follower whose flag is off: upstream says nothing either */
-                if (!(r == 0 && rep.skipped && gv_run_is_follower(order[i], selected, n_selected)))
-                        report(order[i], r, &rep, out);
+                report(order[i], r, &rep, out); /* a skipped follower too: it says why it was skipped */
                 if (r < 0)
                         code = gv_cli_exit_code_for(rep.reason);
                 gv_run_report_clear(&rep);
         }
         /* The components time themselves in whole milliseconds: never show a total below their sum. */
         double total = (double) (gv_now_ns() - t0) / 1e9;
-        fprintf(out, "total     %-13s %7.3fs\n\n", code == GV_EXIT_OK ? "ok" : "FAILED", total > sum ? total : sum);
+        fprintf(out, "%-14s %-13s %7.3fs\n\n", "total", code == GV_EXIT_OK ? "ok" : "FAILED", total > sum ? total : sum);
         return code;
 }

@@ -427,7 +427,7 @@ int gv_gpudirect_validate(const gv_config_t *cfg, const char *component, const c
                 return r;
         if (r == 0) {
                 result->skipped = true;
-                gv_result_summary(result, "%s is not true in %s/.driver-ctr-ready%s: nothing to validate", flag,
+                gv_result_summary(result, "%s is not true in %s/.driver-ctr-ready%s", flag,
                              cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                              present ? "" : " (no such file: no driver container)");
                 return 0;

@@ -142,6 +142,8 @@ class TestPublish(ChainTestCase):
         before = sorted(os.listdir(self.tmp))
         nope = self.path("nope")
         p = gvtest.run(["cleanup", "--output-dir", nope], check=0)
+        self.assertEqual(p.stderr, "")  # quiet by default: an info event
+        p = gvtest.run(["cleanup", "--output-dir", nope, "-v"], check=0)
         self.assertIn(f"cleanup: {nope} does not exist; nothing to remove", p.stderr)
         self.assertNotIn("error", p.stderr)
         self.assertEqual(p.stdout, "")
@@ -149,16 +151,16 @@ class TestPublish(ChainTestCase):
         self.assertEqual(sorted(os.listdir(self.tmp)), before)
         # a missing parent as well
         deeper = self.path("nope", "status")
-        p = gvtest.run(["cleanup", "--output-dir", deeper], check=0)
+        p = gvtest.run(["cleanup", "--output-dir", deeper, "-v"], check=0)
         self.assertIn(f"{deeper} does not exist; nothing to remove", p.stderr)
         self.assertFalse(os.path.lexists(nope))
 
     def test_status_and_wait_of_missing_folder(self):
-        # A reader: a folder that does not exist means every marker is missing (status 0; wait waits).
+        # status says the folder is not there (exit 2: nothing was validated with it); wait waits for it.
         bid = ["--boot-id-file", self.node.boot_id]
-        p = gvtest.run(["status", "--output-dir", self.path("nope"), *bid], check=0)
-        self.assertRegex(p.stdout, r"(?m)^driver-ready +missing")
-        self.assertIn("does not exist is not an error", gvtest.run(["status", "--help"], check=0).stdout)
+        p = gvtest.run(["status", "--output-dir", self.path("nope"), *bid], check=2)
+        self.assertIn("does not exist: nothing has been validated with it", p.stderr)
+        self.assertIn("does not exist or cannot be read", gvtest.run(["status", "--help"], check=0).stdout)
         gvtest.run(["wait", "driver", "--timeout", "0", "--output-dir", self.path("nope"), *bid], check=3)
         self.assertIn("does not exist yet is waited for", gvtest.run(["wait", "--help"], check=0).stdout)
 

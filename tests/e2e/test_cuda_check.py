@@ -44,7 +44,7 @@ class Usage(unittest.TestCase):
                           (["--elements", "268435457"], "--elements 268435457: expected 1 to 268435456"),
                           (["--device", "-1"], "--device -1: expected a device index"),
                           (["--expect-devices", "many"], "--expect-devices many: expected a count"),
-                          (["--bogus"], "unrecognized option '--bogus'"),
+                          (["--bogus"], "gpu-validator cuda-check: unknown option '--bogus'"),
                           (["extra"], "unexpected argument 'extra'"),
                           (["--cuda-library", ""], "--cuda-library: empty path")):
             with self.subTest(args=args):

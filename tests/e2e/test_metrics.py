@@ -290,7 +290,7 @@ _VERSION = []
 def gvtest_version():
     if not _VERSION:
         out = gvtest.run(["--version"], check=0).stdout.split()
-        _VERSION.append(out[-1])
+        _VERSION.append(out[1])  # "gpu-validator VERSION (commit C)"
     return _VERSION[0]
 
 

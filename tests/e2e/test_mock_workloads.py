@@ -93,7 +93,7 @@ class TestLayout(WorkloadCase):
         self.install("--workload", "vm-vgpu", "--vgpu-shape", "sriov", "--cc")
         self.assertNotEqual(snapshot(self.root), plain)
         p = self.install()
-        self.assertNotIn("workload", p.stderr)
+        self.assertNotIn("workload", p.stdout + p.stderr)
         self.assertEqual(snapshot(self.root), plain)
 
     def test_every_mode_round_trips_through_remove(self):
@@ -102,7 +102,7 @@ class TestLayout(WorkloadCase):
                       ["--workload", "vm-vgpu", "--vgpu-shape", "sriov"], ["--gds", "--gdrcopy", "--rdma", "--cc"]):
             with self.subTest(flags=flags):
                 p = self.install(*flags)
-                self.assertIn("workload ", p.stderr)
+                self.assertIn("workload ", p.stdout)
                 m = json.loads(read(os.path.join(self.root, ".gpu-validator-mock.json")))
                 listed = {e["path"] for e in m["entries"]}
                 on_disk = set(snapshot(self.root)) - {".gpu-validator-mock.json"}

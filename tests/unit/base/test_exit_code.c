@@ -76,10 +76,10 @@ static void test_fail_logs_message_reason_and_hint(void **state)
         _cleanup_free_ char *text = NULL;
         assert_int_equal(fail_captured(&cli, "driver", &err, &text), 1);
         assert_null(err); /* freed */
-        assert_non_null(strstr(text, " error   driver: library-not-found: load NVML: /lib/libnvidia-ml.so.1: "
+        /* the one error format: "gpu-validator CMD: REASON: MESSAGE", then the hint */
+        assert_non_null(strstr(text, "gpu-validator driver: library-not-found: load NVML: /lib/libnvidia-ml.so.1: "
                                      "cannot open\n"));
-        assert_non_null(strstr(text, "driver: library-not-found: hint: wrong driver root? set "
-                                     "DRIVER_INSTALL_DIR"));
+        assert_non_null(strstr(text, "\ngpu-validator driver: hint: wrong driver root? set DRIVER_INSTALL_DIR"));
 
         /* a config error: exit 2, its hint points at --help */
         gv_error_set(&err, EINVAL, GV_REASON_CONFIG, "WITH_WAIT: not a boolean");
