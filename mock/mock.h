@@ -27,7 +27,7 @@
  * is finished by the next install or undone by remove.
  *
  * Nothing here prints, reads the environment or exits: the CLI
- * (`gpu-validator mock`, src/cli/cmd_mock.c) and `gpu-validator run --mock`
+ * (`gpu-validator mock`, src/cli/cmd-mock.c) and `gpu-validator run --mock`
  * call these functions and report the result.  Errors follow docs/errors.md.
  *
  * Outside facts: /proc/driver/nvidia/version format from

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The include-edge check: every #include "..." in src/, mock/ and abi/ must
-follow the folder rules below (docs/architecture.md shows the same table).
+"""The include-edge check: every #include "..." in base/, abi/, src/ and mock/
+must follow the folder rules below (docs/architecture.md shows the same table).
+
+The top-level folders stack as base <- abi <- {src, mock}: base/ includes only
+itself, abi/ itself and base/, src/ and mock/ themselves, abi/ and base/; the
+one edge between src/ and mock/ is the product's include of the mock's public
+header.  No include edge runs back up.
 
     tools/check-includes.py [--root DIR] [--tap]     check the tree at DIR
     tools/check-includes.py --self-test              plant forbidden includes
@@ -24,18 +29,23 @@ import tempfile
 
 # ---------------------------------------------------------------- the rules --
 
+# The foundation (base/: errors, cleanup, file I/O, the clock, the log sink
+# type): includable from everywhere; it includes only itself.
+BASE = ['base/']
+
 # The product's layers, lowest first: a folder of src/ may include itself and
 # the layers below it, never one above (data flows CLI -> component -> marker
-# store, no back-edges).
-LAYERS = ['base', 'nvml', 'markers', 'k8s', 'workload', 'components',
+# store, no back-edges).  Every layer may include base/ and abi/.
+LAYERS = ['nvml', 'markers', 'k8s', 'workload', 'components',
           'metrics', 'nodesignal', 'cudacheck', 'cli']
 
-# The NVML ABI contract (abi/nvml: nvml-abi.h, nvml-returns.h and the typed
-# dlopen loader): includable from everywhere (product, mock, tools).  It
-# includes itself and src/base (the loader reports through gv_error_t).
+# The shared contracts (abi/nvml: nvml-abi.h, nvml-returns.h and the typed
+# dlopen loader; abi/cuda: cuda-abi.h, cuda-results.h and its loader):
+# includable from everywhere (product, mock, tools).  They include themselves
+# and base/ (the loaders report through gv_error_t).
 ABI = ['abi/']
 
-# The mock's tree.  It may include the ABI, src/base and itself only.
+# The mock's tree.  It may include abi/, base/ and itself only.
 MOCK = ['mock/']
 
 # The mock's public header: the only part of the mock the product may
@@ -49,13 +59,14 @@ GENERATED = {
     'gv-version.h': 'base',          # meson.build: configure_file
     'builtin-profiles.h': 'mock',    # mock/nvml/embed-profiles.py
     'nvml-stubs.inc': 'mock',        # mock/nvml/gen-version-script.py
+    'gv-commit.h': 'cli',            # src/cli/meson.build: vcs_tag / configure_file
 }
 
 # The -I folders of the build (meson.build: src_inc), in order.
 INCLUDE_PATH = ['.', 'src']
 
 # Folders whose sources are checked.
-CHECKED = ['src', 'mock', 'abi']
+CHECKED = ['base', 'abi', 'src', 'mock']
 
 # Edges that break a rule today and are waiting for their fix (FILE, TARGET):
 # they pass, and are listed with --verbose.  Delete a line when its fix lands.
@@ -69,8 +80,10 @@ SOURCE_EXT = ('.c', '.h', '.inc')
 
 
 def zone(path):
-    """The zone of a repository-relative path: 'abi', 'mock-public', 'mock',
-    a layer name, or None (outside the rules)."""
+    """The zone of a repository-relative path: 'base', 'abi', 'mock-public',
+    'mock', a layer name, or None (outside the rules)."""
+    if any(path.startswith(p) for p in BASE):
+        return 'base'
     if any(path == p or (p.endswith('/') and path.startswith(p)) for p in ABI):
         return 'abi'
     if path in MOCK_PUBLIC:
@@ -102,14 +115,16 @@ def rule_for(src_zone, dst_zone):
     """None when an edge from @src_zone to @dst_zone is allowed, else the rule it breaks."""
     if dst_zone is None or src_zone is None:
         return None
+    if src_zone == 'base':
+        return None if dst_zone == 'base' else 'base/ (the foundation) includes only itself'
     if src_zone == 'abi':
-        return None if dst_zone in ('abi', 'base') else 'abi/ (the NVML ABI contract) includes only itself and src/base'
+        return None if dst_zone in ('abi', 'base') else 'abi/ (the shared contracts) includes only itself and base/'
     if src_zone in ('mock', 'mock-public'):
         if dst_zone in ('abi', 'mock', 'mock-public', 'base'):
             return None
-        return 'mock/ may include abi/, src/base and mock/ only'
+        return 'mock/ may include abi/, base/ and mock/ only'
     # src_zone is a product layer
-    if dst_zone == 'abi':
+    if dst_zone in ('abi', 'base'):
         return None
     if dst_zone == 'mock':
         return 'src/ includes nothing of mock/ but its public header (%s)' % MOCK_PUBLIC[0]
@@ -182,12 +197,15 @@ def run_check(root, tap, verbose):
 
 # Each plant: (file to create or append to, text, a string the report must contain).
 PLANTS = [
-    ('src/base/zz-planted.c', '#include "cli/cli.h"\n', 'src/base/zz-planted.c:1: src/base/zz-planted.c -> src/cli/cli.h'),
+    ('base/zz-planted.c', '#include "cli/cli.h"\n', 'base/zz-planted.c:1: base/zz-planted.c -> src/cli/cli.h'),
+    ('base/zz-planted.c', '#include "abi/nvml/nvml-abi.h"\n', 'base/ (the foundation) includes only itself'),
+    ('base/zz-planted.c', '#include "mock/mock.h"\n', 'base/ (the foundation) includes only itself'),
     ('src/markers/zz-planted.c', '#include "components/component.h"\n', 'src/markers may include only itself'),
     ('src/cudacheck/zz-planted.c', '#include "mock/nvml/profile.h"\n', 'src/ includes nothing of mock/'),
     ('src/metrics/zz-planted.c', '#include "mock/mock.h"\n', 'only src/cli and src/components'),
-    ('abi/nvml/zz-planted.c', '#include "markers/markers.h"\n', 'abi/ (the NVML ABI contract) includes only itself'),
-    ('mock/smi/zz-planted.c', '#include "k8s/k8s.h"\n', 'mock/ may include abi/, src/base and mock/ only'),
+    ('abi/nvml/zz-planted.c', '#include "markers/markers.h"\n', 'abi/ (the shared contracts) includes only itself'),
+    ('abi/nvml/zz-planted.c', '#include "mock/nvml/profile.h"\n', 'abi/ (the shared contracts) includes only itself'),
+    ('mock/smi/zz-planted.c', '#include "k8s/k8s.h"\n', 'mock/ may include abi/, base/ and mock/ only'),
     ('src/k8s/zz-planted.c', '#include "no/such-header.h"\n', 'resolves to no file'),
 ]
 

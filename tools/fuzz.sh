@@ -29,7 +29,7 @@ ninja -C "$FUZZ_BUILD" >/dev/null || { ninja -C "$FUZZ_BUILD"; exit 1; }
 declare -A corpus=(
   [fuzz-marker-parse]=tests/fuzz/markers/corpus-marker-parse
   [fuzz-profile]=tests/fuzz/mock-nvml/corpus
-  [fuzz-smi-query]=tests/fuzz/smi/corpus
+  [fuzz-smi-query]=tests/fuzz/mock-smi/corpus
   [fuzz-cdi-spec]=tests/fuzz/components/corpus-cdi
   [fuzz-kubeconfig]=tests/fuzz/k8s/corpus-kubeconfig
   [fuzz-watch-stream]=tests/fuzz/k8s/corpus-watch
@@ -42,7 +42,7 @@ declare -A corpus=(
   [fuzz-env-print]=tests/fuzz/cli/corpus-env
   [fuzz-driver-ctr-ready]=tests/fuzz/components/corpus-driver-ctr-ready
   [fuzz-dra-slices]=tests/fuzz/components/corpus-dra-slices
-  [fuzz-ptx]=tests/fuzz/mock-nvml/corpus-ptx
+  [fuzz-ptx]=tests/fuzz/mock-cuda/corpus-ptx
   [fuzz-state]=tests/fuzz/mock-nvml/corpus-state
   [fuzz-pod-progress]=tests/fuzz/nodesignal/corpus-pod
   [fuzz-retry-after]=tests/fuzz/k8s/corpus-retry

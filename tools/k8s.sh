@@ -22,7 +22,8 @@
 # Settings (environment, read by `up`):
 #   GV_K8S_VERSION     the Go set tools/go/k8s-VERSION (default 1.37)
 #   GV_K8S_COMPONENTS  what starts besides etcd and kube-apiserver, space-separated:
-#                      kube-controller-manager (default), kube-scheduler
+#                      kube-controller-manager (default), kube-scheduler, kwok (the kubelet of
+#                      every Node annotated kwok.x-k8s.io/node=fake; stages: GV_K8S_KWOK_CONFIG)
 #   GV_K8S_CONTROLLERS kube-controller-manager --controllers (default '*')
 #   GV_K8S_PARENT_PID  stop everything (down) when this process is gone
 #   GV_K8S_MAX_LIFETIME stop everything after this many seconds (default 0: never)
@@ -46,7 +47,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "k8s.sh: $*" >&2; exit 1; }
 
 state_dir() { printf '%s\n' "${1:-${GV_K8S_STATE:-/tmp/gv-k8s-$(id -u)}}"; }
@@ -162,7 +163,7 @@ env_lines() { # DIR
 
 # --- up ---------------------------------------------------------------------------------
 cmd_up() {
-  local d ver set bin ports etcd_port peer_port api_port kcm_port sched_port server comps
+  local d ver set bin etcd_port peer_port api_port kcm_port sched_port kwok_port server comps
   d=$(state_dir "${1:-}")
   if [ -f "$d/env" ] && cmd_status "$d" >/dev/null 2>&1; then env_lines "$d"; return 0; fi
   [ ! -e "$d" ] || [ -z "$(ls -A "$d" 2>/dev/null)" ] || [ -f "$d/.gv-k8s" ] ||
@@ -178,7 +179,7 @@ cmd_up() {
 
   stop_all "$d" 2>/dev/null || true
   rm -rf "$d"; mkdir -p "$d/logs" "$d/etcd"; chmod 700 "$d" "$d/etcd"; touch "$d/.gv-k8s"
-  read -r etcd_port peer_port api_port kcm_port sched_port <<<"$(free_ports 5)"
+  read -r etcd_port peer_port api_port kcm_port sched_port kwok_port <<<"$(free_ports 6)"
   server=https://127.0.0.1:$api_port
 
   pki_ca "$d"
@@ -241,6 +242,19 @@ cmd_up() {
           --authentication-kubeconfig="$d/$c.kubeconfig" --authorization-kubeconfig="$d/$c.kubeconfig" \
           --bind-address=127.0.0.1 --secure-port="$sched_port" --leader-elect=false
         wait_for "$d" "$c" 60 curl -sfk "https://127.0.0.1:$sched_port/healthz" ;;
+      kwok)
+        # KWOK (tools/go/kwok) plays the kubelet of every Node annotated kwok.x-k8s.io/node=fake:
+        # node leases and status, pod phases by the stages in GV_K8S_KWOK_CONFIG (YAML, kind
+        # Stage/KwokConfiguration; default: KWOK's own stages).
+        local kwok_bin kw_args=()
+        kwok_bin=$("$here/gotool.sh" bin kwok kwok) || die "building the kwok set failed"
+        pki_cert "$d" kwok kwok system:masters
+        write_kubeconfig "$d" kwok "$server"
+        [ -z "${GV_K8S_KWOK_CONFIG:-}" ] || kw_args+=(--config="$GV_K8S_KWOK_CONFIG")
+        start_bg "$d" "$c" "$kwok_bin" --kubeconfig="$d/kwok.kubeconfig" --manage-all-nodes=false \
+          --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-ip=127.0.0.1 \
+          --node-lease-duration-seconds=40 --server-address=127.0.0.1:"$kwok_port" "${kw_args[@]}"
+        wait_for "$d" "$c" 60 curl -sf "http://127.0.0.1:$kwok_port/healthz" ;;
       '') ;;
       *) die "unknown component '$c' in GV_K8S_COMPONENTS" ;;
     esac

@@ -12,8 +12,10 @@ packages=(
   gcc meson ninja-build pkg-config
   # libraries (Debian packages made for the job)
   libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
+  # zstd-compressed PTX in fatbins (the mock libcuda)
+  libzstd-dev
   # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
-  python3 clang openssl prometheus nodejs npm
+  python3 clang libclang-rt-14-dev openssl prometheus nodejs npm
   # the official Kubernetes Python client: conformance of the test API server (tests/e2e)
   python3-kubernetes
   # static analysis (tools/static-analysis.sh)
@@ -28,6 +30,8 @@ packages=(
   time
   # the real-client suite (tests/clients): nvtop (Debian's contrib component, added below) in tmux
   nvtop tmux
+  # NVIDIA's nvcc from PyPI in a virtual environment (tools/nvcc.sh): the mock libcuda's test kernels
+  python3-venv
 )
 # nvtop is in Debian's contrib component: add it (a sources file of our own) when no source has it.
 if ! grep -rqsE '^(Components:.*\bcontrib\b|deb .* contrib)' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
@@ -61,4 +65,7 @@ for d in tests/e2e/js deploy/tools; do
     fi
   fi
 done
+# NVIDIA's CUDA compiler from PyPI (pinned; cached outside the clone): a test tool only.
+tools/nvcc.sh install >/dev/null
+
 echo "setup: ok"

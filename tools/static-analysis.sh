@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Static analysis of src/, mock/ and abi/: cppcheck, then clang-tidy (.clang-tidy),
+# Static analysis of base/, abi/, src/ and mock/: cppcheck, then clang-tidy (.clang-tidy),
 # both from the compile commands of a meson build folder (default build/;
 # `meson setup` writes compile_commands.json).  Zero findings is the bar.
 # Prints TAP, one test per tool, so tools/count-results.py counts a failed
@@ -24,14 +24,14 @@ if [ ! -f "$cc" ]; then
   exit 1
 fi
 mkdir -p "$out/db"
-# Only the translation units of src/, mock/ and abi/ (not tests/ or bench/).
+# Only the translation units of base/, abi/, src/ and mock/ (not tests/ or bench/).
 python3 - "$cc" "$out/db/compile_commands.json" "$src" <<'PY' || exit 1
 import json, os, sys
 cc, dest, src = sys.argv[1:]
 keep = []
 for e in json.load(open(cc)):
     path = os.path.normpath(os.path.join(e["directory"], e["file"]))
-    if os.path.relpath(path, src).split(os.sep)[0] in ("src", "mock", "abi"):
+    if os.path.relpath(path, src).split(os.sep)[0] in ("base", "abi", "src", "mock"):
         # -I folders made absolute: cppcheck 2.10 resolved the relative ones against another
         # folder than "directory" in a fresh build folder, missed the mock's internal headers
         # and took their macros (SCALAR_GETTER, GV_MOCK_ALIAS, ALIAS) for unknown ones.

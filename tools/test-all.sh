@@ -15,9 +15,24 @@ mkdir -p build
 # cache outside the clone (tools/gotool.sh) while the C builds and tests run; a test that needs
 # one waits on the same cache lock. Warm runs find them built.
 if [ -z "${GV_NO_GO_TOOLS:-}" ] && command -v go >/dev/null 2>&1 && ls tools/go/*/binaries >/dev/null 2>&1; then
-  sets=$(for d in tools/go/*/binaries; do basename "$(dirname "$d")"; done)
+  # A set with a file `no-ci` (a benchmark's tool) is built only when something asks for it.
+  sets=$(for d in tools/go/*/binaries; do [ -e "$(dirname "$d")/no-ci" ] || basename "$(dirname "$d")"; done)
   # shellcheck disable=SC2086
   (tools/gotool.sh build $sets >/dev/null 2>build/gotool.log || echo "gotool: failed" >>build/gotool.log) &
+fi
+
+# One real control plane (etcd, kube-apiserver, kube-controller-manager from the k8s Go set,
+# tools/k8s.sh) for every Kubernetes e2e test of both builds: started in the background (it waits
+# for its Go set), awaited before the first tests, stopped at the end (or by its watchdog when
+# this script dies).  Tests find it through GV_K8S_STATE (tests/k8s/cluster.py); without it
+# each test module starts its own.
+k8s_pid=
+if [ -z "${GV_NO_GO_TOOLS:-}" ] && command -v go >/dev/null 2>&1; then
+  export GV_K8S_STATE=$PWD/build/k8s
+  tools/k8s.sh down "$GV_K8S_STATE" 2>/dev/null
+  (GV_K8S_PARENT_PID=$$ GV_K8S_CONTROLLERS='*,-node-lifecycle-controller' \
+     tools/k8s.sh up "$GV_K8S_STATE" >/dev/null 2>build/k8s-up.log) &
+  k8s_pid=$!
 fi
 
 build() { # folder, extra meson options...
@@ -34,6 +49,10 @@ for cfg in "build-test" "build-asan -Db_sanitize=address,undefined -Db_lundef=fa
   read -r -a args <<<"$cfg"
   dir=${args[0]}
   if build "${args[@]}"; then
+    if [ -n "$k8s_pid" ]; then
+      wait "$k8s_pid" || { echo "== control plane failed (build/k8s-up.log):"; tail -n 20 build/k8s-up.log; }
+      k8s_pid=
+    fi
     echo "== tests in $dir"
     meson test -C "$dir" --num-processes 2 --print-errorlogs >"$dir/test-output.txt" 2>&1 || status=1
     tail -n 12 "$dir/test-output.txt"
@@ -76,6 +95,7 @@ for suite in tools/ci.d/*.sh; do
   echo "   $(grep -cE '^ok' "build/ci/$name.tap") ok in $(( $(date +%s) - start )) s"
   ci_taps+=("build/ci/$name.tap")
 done
+[ -z "${GV_K8S_STATE:-}" ] || tools/k8s.sh down "$GV_K8S_STATE"
 wait
 
 python3 tools/count-results.py build-test build-asan build-test/static-analysis.tap build/image/smoke.tap "${ci_taps[@]}" || status=1

@@ -5,7 +5,7 @@
  * Shared by the product (src/nvml adds the mapping of NVML returns to our
  * failure classes; the driver component and cuda-check use it) and by the
  * mock's nvidia-smi; nothing links against NVML directly.  Depends only on
- * the contract (nvml-abi.h, nvml-returns.h) and src/base.
+ * the contract (nvml-abi.h, nvml-returns.h) and base/.
  */
 #ifndef GV_ABI_NVML_LOADER_H
 #define GV_ABI_NVML_LOADER_H

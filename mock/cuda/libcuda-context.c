@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The mock libcuda.so.1: contexts, synchronisation and device memory (host memory checked against the allocations).
- * Types, state and macros: libcuda-internal.h.
+ * The mock libcuda.so.1: primary contexts, created contexts and the
+ * per-thread context stack (Driver API "Primary Context Management",
+ * "Context Management").  Types, state and macros: libcuda-internal.h.
  */
-#include <ctype.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +11,59 @@
 
 #include "mock/cuda/libcuda-internal.h"
 
+/* The calling thread's context stack; the top is the current context. */
+#define STACK_MAX 64
+static __thread struct CUctx_st *ctx_stack[STACK_MAX];
+static __thread int ctx_depth;
+
+/* Contexts cuCtxCreate made and not yet destroyed, for handle checks. */
+static struct CUctx_st *created[256];
+
+struct CUctx_st *current_ctx(void)
+{
+        return ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
+}
+
+void set_current(struct CUctx_st *ctx)
+{
+        if (ctx_depth == 0)
+                ctx_depth = 1;
+        ctx_stack[ctx_depth - 1] = ctx;
+        if (!ctx && ctx_depth == 1)
+                ctx_depth = 0;
+}
+
+static bool is_primary(const struct CUctx_st *ctx)
+{
+        return ctx >= &S.primary[0] && ctx < &S.primary[MAX_DEVICES];
+}
+
+bool ctx_ok(const struct CUctx_st *ctx)
+{
+        if (!ctx)
+                return false;
+        if (is_primary(ctx))
+                return ctx->device < S.n;
+        for (size_t i = 0; i < sizeof(created) / sizeof(created[0]); i++)
+                if (created[i] == ctx)
+                        return true;
+        return false;
+}
+
 /* Whether the GPU behind @dev is still there; a lost one poisons @ctx. */
 CUresult check_alive(int dev, struct CUctx_st *ctx)
 {
         nvmlMemory_t mem;
-        if (S.nvml.nvmlDeviceGetMemoryInfo(S.devs[dev].nvml, &mem) == NVML_ERROR_GPU_IS_LOST) {
+        if (S.nvml->nvmlDeviceGetMemoryInfo(S.devs[dev].nvml, &mem) == NVML_ERROR_GPU_IS_LOST) {
                 if (ctx)
                         ctx->sticky = CUDA_ERROR_LAUNCH_FAILED;
                 return CUDA_ERROR_LAUNCH_FAILED;
         }
         return ctx ? ctx->sticky : CUDA_SUCCESS;
 }
+
+/* ------------------------------------------------------------------ */
+/* primary contexts                                                    */
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
@@ -40,42 +81,88 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
         ENTER_DEV(dev);
         if (S.primary_refs[dev] <= 0)
                 return leave(CUDA_ERROR_INVALID_CONTEXT);
-        S.primary_refs[dev]--;
+        if (--S.primary_refs[dev] == 0) {
+                drop_allocs(&S.primary[dev]);
+                S.primary[dev].sticky = CUDA_SUCCESS;
+        }
         return leave(CUDA_SUCCESS);
 }
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
         ENTER_DEV(dev);
+        drop_allocs(&S.primary[dev]);
         S.primary[dev].sticky = CUDA_SUCCESS;
         return leave(CUDA_SUCCESS);
 }
 
-/* Whether @ctx is a primary context or one cuCtxCreate made (ours are heap objects with a valid device). */
-static bool ctx_ok(const struct CUctx_st *ctx)
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
-        return ctx && ctx->device >= 0 && ctx->device < S.n;
+        ENTER_DEV_ARGS(!flags || !active, dev);
+        *flags = S.primary[dev].flags;
+        *active = S.primary_refs[dev] > 0;
+        return leave(CUDA_SUCCESS);
 }
+
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+        ENTER_DEV(dev);
+        if (flags & ~(unsigned) CU_CTX_FLAGS_MASK)
+                return leave(CUDA_ERROR_INVALID_VALUE);
+        S.primary[dev].flags = flags;
+        return leave(CUDA_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ */
+/* created contexts                                                    */
 
 CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-        (void) flags; /* scheduling and mapping flags change nothing for kernels run on the CPU */
         ENTER_DEV_ARGS(!pctx, dev);
+        if (flags & ~(unsigned) CU_CTX_FLAGS_MASK)
+                return leave(CUDA_ERROR_INVALID_VALUE);
         CUresult r = check_alive(dev, NULL);
         if (r != CUDA_SUCCESS)
                 return leave(r);
+        size_t slot = 0;
+        while (slot < sizeof(created) / sizeof(created[0]) && created[slot])
+                slot++;
+        if (slot == sizeof(created) / sizeof(created[0]))
+                return leave(CUDA_ERROR_OUT_OF_MEMORY);
         struct CUctx_st *c = calloc(1, sizeof(*c));
         if (!c)
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         c->device = dev;
+        c->flags = flags;
+        created[slot] = c;
+        /* the new context is pushed onto the calling thread's stack */
+        if (ctx_depth < STACK_MAX)
+                ctx_stack[ctx_depth++] = c;
+        else
+                ctx_stack[STACK_MAX - 1] = c;
         *pctx = c;
-        current = c;
         return leave(CUDA_SUCCESS);
 }
 
-static bool is_primary(const struct CUctx_st *ctx)
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags,
+                        CUdevice dev)
 {
-        return ctx >= &S.primary[0] && ctx < &S.primary[MAX_DEVICES];
+        /* execution affinity (SM count limits) is an MPS feature the mock does not model */
+        if (numParams < 0 || (numParams > 0 && !paramsArray))
+                return CUDA_ERROR_INVALID_VALUE;
+        if (numParams > 0)
+                return CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
+        return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
+{
+        if (ctxCreateParams && ctxCreateParams->execAffinityParams && ctxCreateParams->cigParams)
+                return CUDA_ERROR_INVALID_VALUE;
+        if (ctxCreateParams && ctxCreateParams->cigParams)
+                return CUDA_ERROR_NOT_SUPPORTED; /* CUDA in Graphics needs a D3D12 or Vulkan client */
+        return cuCtxCreate_v3(pctx, ctxCreateParams ? ctxCreateParams->execAffinityParams : NULL,
+                              ctxCreateParams ? ctxCreateParams->numExecAffinityParams : 0, flags, dev);
 }
 
 CUresult cuCtxDestroy_v2(CUcontext ctx)
@@ -83,20 +170,16 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         ENTER();
         if (!ctx_ok(ctx) || is_primary(ctx))
                 return leave(CUDA_ERROR_INVALID_CONTEXT);
-        /* The context's allocations go with it. */
-        for (alloc_t **p = &S.allocs; *p;) {
-                alloc_t *a = *p;
-                if (a->ctx == ctx) {
-                        *p = a->next;
-                        S.devs[a->device].used -= a->bytes;
-                        free(a->p);
-                        free(a);
-                } else {
-                        p = &a->next;
+        drop_allocs(ctx); /* the context's allocations go with it */
+        for (int i = 0; i < ctx_depth; i++)
+                if (ctx_stack[i] == ctx) {
+                        memmove(&ctx_stack[i], &ctx_stack[i + 1], (size_t) (ctx_depth - i - 1) * sizeof(struct CUctx_st *));
+                        ctx_depth--;
+                        i--;
                 }
-        }
-        if (current == ctx)
-                current = NULL;
+        for (size_t i = 0; i < sizeof(created) / sizeof(created[0]); i++)
+                if (created[i] == ctx)
+                        created[i] = NULL;
         free(ctx);
         return leave(CUDA_SUCCESS);
 }
@@ -106,7 +189,7 @@ CUresult cuCtxSetCurrent(CUcontext ctx)
         ENTER();
         if (ctx && !ctx_ok(ctx))
                 return leave(CUDA_ERROR_INVALID_CONTEXT);
-        current = ctx;
+        set_current(ctx);
         return leave(CUDA_SUCCESS);
 }
 
@@ -115,139 +198,92 @@ CUresult cuCtxGetCurrent(CUcontext *pctx)
         if (!pctx)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        *pctx = current;
+        *pctx = current_ctx();
+        return leave(CUDA_SUCCESS);
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+        ENTER();
+        if (!ctx_ok(ctx))
+                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        if (ctx_depth >= STACK_MAX)
+                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+        ctx_stack[ctx_depth++] = ctx;
+        return leave(CUDA_SUCCESS);
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+        ENTER();
+        if (ctx_depth == 0)
+                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        struct CUctx_st *c = ctx_stack[--ctx_depth];
+        if (pctx)
+                *pctx = c;
         return leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxGetDevice(CUdevice *device)
 {
+        return cuCtxGetDevice_v2(device, NULL);
+}
+
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
         if (!device)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        if (!current)
+        struct CUctx_st *c = ctx ? ctx : current_ctx();
+        if (!c || !ctx_ok(c))
                 return leave(CUDA_ERROR_INVALID_CONTEXT);
-        *device = current->device;
+        *device = c->device;
+        return leave(CUDA_SUCCESS);
+}
+
+CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+        if (!version)
+                return CUDA_ERROR_INVALID_VALUE;
+        ENTER();
+        struct CUctx_st *c = ctx ? ctx : current_ctx();
+        if (!c || !ctx_ok(c))
+                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        *version = 3020; /* the context API of every 64-bit driver since CUDA 3.2 */
+        return leave(CUDA_SUCCESS);
+}
+
+CUresult cuCtxGetFlags(unsigned int *flags)
+{
+        if (!flags)
+                return CUDA_ERROR_INVALID_VALUE;
+        ENTER();
+        if (!current_ctx())
+                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        *flags = current_ctx()->flags;
         return leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxSynchronize(void)
 {
+        return cuCtxSynchronize_v2(NULL);
+}
+
+CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
         ENTER();
-        if (!current)
+        struct CUctx_st *c = ctx ? ctx : current_ctx();
+        if (!c || !ctx_ok(c))
                 return leave(CUDA_ERROR_INVALID_CONTEXT);
-        return leave(check_alive(current->device, current));
+        /* every operation ran when it was issued: only an error it left behind remains */
+        return leave(check_alive(c->device, c));
 }
 
-CUresult cuStreamSynchronize(CUstream stream)
-{
-        (void) stream;
-        return cuCtxSynchronize();
-}
-
-/* The live allocation that holds [p, p + bytes), or NULL. */
-alloc_t *find_alloc(CUdeviceptr p, size_t bytes)
-{
-        for (alloc_t *a = S.allocs; a; a = a->next) {
-                uintptr_t b = (uintptr_t) a->p;
-                if (p >= b && p - b <= a->bytes && bytes <= a->bytes - (size_t) (p - b))
-                        return a;
-        }
-        return NULL;
-}
-
-CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
-{
-        if (!dptr || !bytesize)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_CTX();
-        mock_dev_t *d = &S.devs[current->device];
-        if (bytesize > d->total - d->used)
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
-        alloc_t *a = calloc(1, sizeof(*a));
-        void *p = a ? malloc(bytesize) : NULL;
-        if (!p) {
-                free(a);
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
-        }
-        a->p = p;
-        a->bytes = bytesize;
-        a->device = current->device;
-        a->ctx = current;
-        a->next = S.allocs;
-        S.allocs = a;
-        d->used += bytesize;
-        *dptr = (CUdeviceptr) (uintptr_t) p;
-        return leave(CUDA_SUCCESS);
-}
-
-CUresult cuMemFree_v2(CUdeviceptr dptr)
-{
-        ENTER();
-        for (alloc_t **p = &S.allocs; *p; p = &(*p)->next) {
-                alloc_t *a = *p;
-                if ((uintptr_t) a->p == dptr) {
-                        *p = a->next;
-                        S.devs[a->device].used -= a->bytes;
-                        free(a->p);
-                        free(a);
-                        return leave(CUDA_SUCCESS);
-                }
-        }
-        return leave(CUDA_ERROR_INVALID_VALUE);
-}
-
-CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
-{
-        if (!free_bytes || !total)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_CTX();
-        const mock_dev_t *d = &S.devs[current->device];
-        *total = (size_t) d->total;
-        *free_bytes = (size_t) (d->total - d->used);
-        return leave(CUDA_SUCCESS);
-}
-
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes)
-{
-        if (!src && bytes)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_CTX();
-        if (!find_alloc(dst, bytes))
-                return leave(CUDA_ERROR_INVALID_VALUE);
-        if (bytes) /* memcpy() wants valid pointers even for 0 bytes */
-                memcpy((void *) (uintptr_t) dst, src, bytes);
-        return leave(CUDA_SUCCESS);
-}
-
-CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes)
-{
-        if (!dst && bytes)
-                return CUDA_ERROR_INVALID_VALUE;
-        ENTER_CTX();
-        if (!find_alloc(src, bytes))
-                return leave(CUDA_ERROR_INVALID_VALUE);
-        if (bytes) /* memcpy() wants valid pointers even for 0 bytes */
-                memcpy(dst, (const void *) (uintptr_t) src, bytes);
-        return leave(CUDA_SUCCESS);
-}
-
-CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
-{
-        ENTER_CTX();
-        if (!find_alloc(dst, bytes) || !find_alloc(src, bytes))
-                return leave(CUDA_ERROR_INVALID_VALUE);
-        memmove((void *) (uintptr_t) dst, (const void *) (uintptr_t) src, bytes);
-        return leave(CUDA_SUCCESS);
-}
-
-/* The legacy names of the functions above. */
+/* The names of the first API, with the same parameters on 64-bit hosts. */
 ALIAS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2)
 ALIAS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2)
+ALIAS(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags_v2)
 ALIAS(cuCtxCreate, cuCtxCreate_v2)
 ALIAS(cuCtxDestroy, cuCtxDestroy_v2)
-ALIAS(cuMemAlloc, cuMemAlloc_v2)
-ALIAS(cuMemFree, cuMemFree_v2)
-ALIAS(cuMemGetInfo, cuMemGetInfo_v2)
-ALIAS(cuMemcpyHtoD, cuMemcpyHtoD_v2)
-ALIAS(cuMemcpyDtoH, cuMemcpyDtoH_v2)
-ALIAS(cuMemcpyDtoD, cuMemcpyDtoD_v2)
+ALIAS(cuCtxPushCurrent, cuCtxPushCurrent_v2)
+ALIAS(cuCtxPopCurrent, cuCtxPopCurrent_v2)

@@ -3,13 +3,16 @@
  * The mock libcuda.so.1's internal types, state and entry-point macros,
  * shared by its files (libcuda.c describes the library):
  *
- *   libcuda.c          NVML loading, the visible devices, cuInit, cuDriverGetVersion
- *   libcuda-device.c   device queries (name, UUID, memory, attributes, PCI bus id)
- *   libcuda-context.c  primary and created contexts, synchronisation, memory
- *   libcuda-module.c   PTX modules, kernel launch on the CPU, error text
+ *   libcuda.c           NVML, the visible devices, cuInit, versions, error text
+ *   libcuda-device.c    device queries and every CUdevice_attribute
+ *   libcuda-context.c   primary and created contexts, the context stack
+ *   libcuda-memory.c    device and host memory, copies and fills
+ *   libcuda-stream.c    streams and events
+ *   libcuda-module.c    modules and libraries (PTX and fatbins), kernel launch
+ *   libcuda-proc.c      cuGetProcAddress and the versioned names
  *
- * Nothing here is exported: the library is built with hidden visibility and
- * exports the entry points marked EXPORT.
+ * The library is built with hidden visibility and a version script that
+ * exports the `cu*` entry points only (libcuda.map).
  */
 #ifndef GV_MOCK_CUDA_LIBCUDA_INTERNAL_H
 #define GV_MOCK_CUDA_LIBCUDA_INTERNAL_H
@@ -19,66 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "abi/nvml/nvml-abi.h"
+#include "abi/cuda/cuda-abi.h"
+#include "abi/nvml/nvml-loader.h"
+#include "mock/cuda/ptx.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* CUresult values (Driver API "Data types": enum cudaError_enum). */
-typedef enum {
-        CUDA_SUCCESS = 0,
-        CUDA_ERROR_INVALID_VALUE = 1,
-        CUDA_ERROR_OUT_OF_MEMORY = 2,
-        CUDA_ERROR_NOT_INITIALIZED = 3,
-        CUDA_ERROR_DEINITIALIZED = 4,
-        CUDA_ERROR_NO_DEVICE = 100,
-        CUDA_ERROR_INVALID_DEVICE = 101,
-        CUDA_ERROR_INVALID_IMAGE = 200,
-        CUDA_ERROR_INVALID_CONTEXT = 201,
-        CUDA_ERROR_INVALID_PTX = 218,
-        CUDA_ERROR_INVALID_HANDLE = 400,
-        CUDA_ERROR_NOT_FOUND = 500,
-        CUDA_ERROR_ILLEGAL_ADDRESS = 700,
-        CUDA_ERROR_LAUNCH_FAILED = 719,
-        CUDA_ERROR_NOT_SUPPORTED = 801,
-        CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803,
-        CUDA_ERROR_UNKNOWN = 999,
-} CUresult;
-
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
-typedef struct {
-        char bytes[16];
-} CUuuid;
-
-/* CUdevice_attribute values the mock answers (Driver API "CUdevice_attribute"). */
-enum {
-        ATTR_MAX_THREADS_PER_BLOCK = 1,
-        ATTR_MAX_BLOCK_DIM_X = 2,
-        ATTR_MAX_BLOCK_DIM_Y = 3,
-        ATTR_MAX_BLOCK_DIM_Z = 4,
-        ATTR_MAX_GRID_DIM_X = 5,
-        ATTR_MAX_GRID_DIM_Y = 6,
-        ATTR_MAX_GRID_DIM_Z = 7,
-        ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
-        ATTR_WARP_SIZE = 10,
-        ATTR_CLOCK_RATE = 13,
-        ATTR_MULTIPROCESSOR_COUNT = 16,
-        ATTR_INTEGRATED = 18,
-        ATTR_PCI_BUS_ID = 33,
-        ATTR_PCI_DEVICE_ID = 34,
-        ATTR_MEMORY_CLOCK_RATE = 36,
-        ATTR_UNIFIED_ADDRESSING = 41,
-        ATTR_PCI_DOMAIN_ID = 50,
-        ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
-        ATTR_COMPUTE_CAPABILITY_MINOR = 76,
-};
-
 #define MAX_DEVICES 64
-#define MAX_ENTRIES 16
 
 /* One CUDA device: a full GPU or a MIG device, as NVML reports it. */
 typedef struct mock_dev {
@@ -98,53 +48,51 @@ typedef struct mock_dev {
 
 struct CUctx_st {
         int device;
+        unsigned flags;
         CUresult sticky; /* an asynchronous error: returned by synchronize and later calls */
 };
 
-/* What a launch can run: the instruction sequence of one known kernel. */
-typedef enum kernel_kind { KERNEL_UNKNOWN, KERNEL_VECTOR_ADD_F32 } kernel_kind_t;
-
 struct CUfunc_st {
-        char name[128];
-        kernel_kind_t kind;
+        const gv_ptx_func_t *ptx;
         struct CUmod_st *module;
 };
 
 struct CUmod_st {
+        gv_ptx_module_t *ptx;
+        struct CUctx_st *ctx;
         size_t n;
-        struct CUfunc_st entries[MAX_ENTRIES];
+        struct CUfunc_st *funcs; /* one per .entry */
 };
+
+struct CUlib_st {
+        struct CUmod_st *module;
+};
+
+struct CUstream_st {
+        struct CUctx_st *ctx;
+        unsigned flags;
+        int priority;
+};
+
+struct CUevent_st {
+        struct CUctx_st *ctx;
+        unsigned flags;
+        bool recorded;
+        uint64_t ns; /* CLOCK_MONOTONIC when recorded */
+};
+
+/* What an allocation is: device memory, pinned host memory, or a module's global variable. */
+typedef enum alloc_kind { ALLOC_DEVICE, ALLOC_HOST, ALLOC_MODULE } alloc_kind_t;
 
 typedef struct alloc {
         struct alloc *next;
         void *p;
         size_t bytes;
+        alloc_kind_t kind;
+        bool mapped;          /* memory from mmap() (large buffers), else from aligned_alloc() */
         int device;
-        struct CUctx_st *ctx; /* the context it was made in */
+        struct CUctx_st *ctx; /* the context it was made in (NULL for host memory) */
 } alloc_t;
-
-typedef struct nvml_api {
-        void *dl;
-#define M_FIELD(name, params) name##_fn name;
-        M_FIELD(nvmlInit_v2, x)
-        M_FIELD(nvmlShutdown, x)
-        M_FIELD(nvmlSystemGetCudaDriverVersion, x)
-        M_FIELD(nvmlDeviceGetCount_v2, x)
-        M_FIELD(nvmlDeviceGetHandleByIndex_v2, x)
-        M_FIELD(nvmlDeviceGetName, x)
-        M_FIELD(nvmlDeviceGetUUID, x)
-        M_FIELD(nvmlDeviceGetMemoryInfo, x)
-        M_FIELD(nvmlDeviceGetCudaComputeCapability, x)
-        M_FIELD(nvmlDeviceGetPciInfo_v3, x)
-        M_FIELD(nvmlDeviceGetMigMode, x)
-        M_FIELD(nvmlDeviceGetMaxMigDeviceCount, x)
-        M_FIELD(nvmlDeviceGetMigDeviceHandleByIndex, x)
-        M_FIELD(nvmlDeviceGetAttributes_v2, x)
-        M_FIELD(nvmlDeviceGetMaxClockInfo, x)
-        M_FIELD(nvmlDeviceGetNumGpuCores, x)
-        M_FIELD(nvmlDeviceGetArchitecture, x)
-#undef M_FIELD
-} nvml_api_t;
 
 /* The library's one state (libcuda.c), guarded by its lock. */
 struct mock_cuda_state {
@@ -152,7 +100,11 @@ struct mock_cuda_state {
         bool initialised;
         CUresult init_result;
         int driver_version;
-        nvml_api_t nvml;
+        gv_nvml_t *nvml;
+        bool nvml_initialised; /* cuInit's nvmlInit succeeded: unload shuts NVML down */
+        /* NVML queries beyond the loader's table (nvml-abi.h GV_NVML_MOCK_FUNCTIONS), NULL when missing */
+        nvmlDeviceGetMemoryBusWidth_fn bus_width;
+        nvmlDeviceGetNumGpuCores_fn gpu_cores;
         int n;
         mock_dev_t devs[MAX_DEVICES];
         struct CUctx_st primary[MAX_DEVICES];
@@ -164,49 +116,16 @@ struct mock_cuda_state {
 extern struct mock_cuda_state gv_mock_cuda_state;
 #define S gv_mock_cuda_state
 
-/* The calling thread's current context (cuCtxSetCurrent). */
-extern __thread CUcontext current;
-
 /* Prototypes of the entry points: a definition that differs fails to compile. */
-#define PROTO(ret, name, params) EXPORT ret name params;
-PROTO(CUresult, cuInit, (unsigned int flags))
-PROTO(CUresult, cuDriverGetVersion, (int *version))
-PROTO(CUresult, cuDeviceGetCount, (int *count))
-PROTO(CUresult, cuDeviceGet, (CUdevice *device, int ordinal))
-PROTO(CUresult, cuDeviceGetName, (char *name, int len, CUdevice dev))
-PROTO(CUresult, cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev))
-PROTO(CUresult, cuDeviceGetUuid_v2, (CUuuid *uuid, CUdevice dev))
-PROTO(CUresult, cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev))
-PROTO(CUresult, cuDeviceGetAttribute, (int *pi, int attrib, CUdevice dev))
-PROTO(CUresult, cuDeviceComputeCapability, (int *major, int *minor, CUdevice dev))
-PROTO(CUresult, cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev))
-PROTO(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
-PROTO(CUresult, cuDevicePrimaryCtxRelease_v2, (CUdevice dev))
-PROTO(CUresult, cuDevicePrimaryCtxReset_v2, (CUdevice dev))
-PROTO(CUresult, cuCtxCreate_v2, (CUcontext *pctx, unsigned int flags, CUdevice dev))
-PROTO(CUresult, cuCtxDestroy_v2, (CUcontext ctx))
-PROTO(CUresult, cuCtxSetCurrent, (CUcontext ctx))
-PROTO(CUresult, cuCtxGetCurrent, (CUcontext *pctx))
-PROTO(CUresult, cuCtxGetDevice, (CUdevice *device))
-PROTO(CUresult, cuCtxSynchronize, (void))
-PROTO(CUresult, cuStreamSynchronize, (CUstream stream))
-PROTO(CUresult, cuMemAlloc_v2, (CUdeviceptr *dptr, size_t bytesize))
-PROTO(CUresult, cuMemFree_v2, (CUdeviceptr dptr))
-PROTO(CUresult, cuMemGetInfo_v2, (size_t *free, size_t *total))
-PROTO(CUresult, cuMemcpyHtoD_v2, (CUdeviceptr dst, const void *src, size_t bytes))
-PROTO(CUresult, cuMemcpyDtoH_v2, (void *dst, CUdeviceptr src, size_t bytes))
-PROTO(CUresult, cuMemcpyDtoD_v2, (CUdeviceptr dst, CUdeviceptr src, size_t bytes))
-PROTO(CUresult, cuModuleLoadData, (CUmodule *module, const void *image))
-PROTO(CUresult, cuModuleLoadDataEx, (CUmodule *module, const void *image, unsigned int numOptions, void *options,
-                                     void **optionValues))
-PROTO(CUresult, cuModuleGetFunction, (CUfunction *hfunc, CUmodule hmod, const char *name))
-PROTO(CUresult, cuModuleUnload, (CUmodule hmod))
-PROTO(CUresult, cuLaunchKernel, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                                 unsigned int by, unsigned int bz, unsigned int shared, CUstream stream,
-                                 void **params, void **extra))
-PROTO(CUresult, cuGetErrorString, (CUresult error, const char **str))
-PROTO(CUresult, cuGetErrorName, (CUresult error, const char **str))
+#define PROTO(name, params) EXPORT CUresult name params;
+GV_CUDA_FUNCTIONS(PROTO)
 #undef PROTO
+/* The per-thread default stream flavours: aliases defined beside their functions (ALIAS). */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): names in a declaration, not expressions */
+#define PTDS_PROTO(sym, same) EXPORT __typeof__(same) sym;
+GV_CUDA_PTDS_FUNCTIONS(PTDS_PROTO)
+#undef PTDS_PROTO
+EXPORT CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
 
 /* ALIAS(plain, impl) - export @plain as the same function as @impl; it must sit in the file that defines @impl. */
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): the arguments are names in a declaration, not expressions */
@@ -214,6 +133,12 @@ PROTO(CUresult, cuGetErrorName, (CUresult error, const char **str))
 
 /* leave - release S.lock and return @r: how every locked entry point returns. */
 CUresult leave(CUresult r);
+
+/* current_ctx - the calling thread's current context (the top of its context stack), or NULL. */
+struct CUctx_st *current_ctx(void);
+
+/* set_current - make @ctx the calling thread's current context (replaces the top of the stack). */
+void set_current(struct CUctx_st *ctx);
 
 /* Lock and check cuInit succeeded. */
 #define ENTER()                                                                           \
@@ -238,24 +163,44 @@ CUresult leave(CUresult r);
                 ENTER_DEV(dev);                                           \
         } while (0)
 
-
 /* ENTER() and a current, healthy context. */
 #define ENTER_CTX()                                                       \
         do {                                                              \
                 ENTER();                                                  \
-                if (!current)                                             \
+                if (!current_ctx())                                       \
                         return leave(CUDA_ERROR_INVALID_CONTEXT);         \
-                if (current->sticky)                                      \
-                        return leave(current->sticky);                    \
+                if (current_ctx()->sticky)                                \
+                        return leave(current_ctx()->sticky);              \
         } while (0)
-
-/* load_nvml - dlopen the NVML library (beside this one first) and resolve *a; false when it cannot (libcuda.c). */
-bool load_nvml(nvml_api_t *a);
 
 /* check_alive - CUDA_SUCCESS while the GPU behind @dev is there; a lost one poisons @ctx (libcuda-context.c). */
 CUresult check_alive(int dev, struct CUctx_st *ctx);
 
-/* find_alloc - the live allocation that holds [p, p + bytes), or NULL (libcuda-context.c). */
+/* ctx_ok - whether @ctx is a live context of this library (libcuda-context.c). */
+bool ctx_ok(const struct CUctx_st *ctx);
+
+/* find_alloc - the live allocation that holds [p, p + bytes), or NULL (libcuda-memory.c). */
 alloc_t *find_alloc(CUdeviceptr p, size_t bytes);
+
+/* add_alloc - record [p, p + bytes) as an allocation of @kind (@mapped: from mmap); false on OOM (libcuda-memory.c). */
+bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx);
+
+/* drop_allocs - forget (and free, unless ALLOC_MODULE) every allocation made in @ctx (libcuda-memory.c). */
+void drop_allocs(const struct CUctx_st *ctx);
+
+/* drop_all_allocs - forget every allocation (and free device and host memory), at unload (libcuda-memory.c). */
+void drop_all_allocs(void);
+
+/* drop_alloc_at - forget the ALLOC_MODULE record of [p, ...) (libcuda-memory.c). */
+void drop_alloc_at(const void *p);
+
+/* alloc_range - gv_ptx_range_fn over the allocations (libcuda-memory.c); called while S.lock is held. */
+bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi);
+
+/* stream_ok - whether @s is NULL, a special handle, or a live stream of the current context (libcuda-stream.c). */
+bool stream_ok(CUstream s);
+
+/* arch_limits - the per-architecture limits cuLaunchKernel checks (libcuda-device.c). */
+int max_shared_per_block_optin(int dev);
 
 #endif

@@ -3,9 +3,9 @@
  * The mock libcuda.so.1: the CUDA Driver API entry points a device query and
  * `gpu-validator cuda-check` use, answered from the mock NVML library so the
  * devices, names, UUIDs, memory sizes and faults are the NVML profile's.
- * Prototypes and CUresult values are our own, written from NVIDIA's CUDA
- * Driver API reference (docs.nvidia.com/cuda/cuda-driver-api); nothing from
- * a CUDA toolkit is used.  docs/mock-nvml.md "Mock libcuda" describes it.
+ * Prototypes, types and CUresult values: the CUDA contract of abi/cuda
+ * (shared with cuda-check), written from NVIDIA's CUDA Driver API reference;
+ * nothing from a CUDA toolkit is used.  docs/mock-nvml.md "Mock libcuda" describes it.
  *
  * Devices: the GPUs of libnvidia-ml.so.1 (the one beside this library first,
  * else the ordinary search), filtered by NVIDIA_VISIBLE_DEVICES (what the
@@ -15,11 +15,11 @@
  * MIG device is enumerated per process (CUDA 11/12, MIG user guide).
  *
  * Memory is host memory; a "device pointer" is its address, checked against
- * the live allocations.  Kernels run on the CPU: module load parses PTX
- * entries, and a launch runs an entry only when its instruction sequence is
- * one the mock knows (the element-wise float add of cuda-check); any other
- * kernel fails its launch with CUDA_ERROR_NOT_SUPPORTED and a line on stderr,
- * never a fake success.
+ * the live allocations.  Kernels run on the CPU: modules (PTX text or a
+ * fatbin with a PTX entry) are parsed once into a decoded form that the PTX
+ * interpreter (ptx.h) runs; an instruction it does not know fails the launch
+ * with CUDA_ERROR_NOT_SUPPORTED and a line on stderr naming it, never a
+ * wrong result.
  *
  * Faults from NVML: nvmlInit failing with DRIVER_NOT_LOADED makes cuInit
  * CUDA_ERROR_NO_DEVICE, LIB_RM_VERSION_MISMATCH CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
@@ -39,11 +39,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "abi/cuda/cuda-results.h"
+#include "base/cleanup.h"
 #include "mock/cuda/libcuda-internal.h"
 
 struct mock_cuda_state gv_mock_cuda_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-__thread CUcontext current;
 
 CUresult leave(CUresult r)
 {
@@ -58,50 +58,23 @@ static void anchor(void)
 {
 }
 
-/* dlopen()s libnvidia-ml.so.1 beside this library, else through the ordinary search. */
-static void *open_nvml(void)
+/* Opens libnvidia-ml.so.1 beside this library, else through the ordinary search (abi/nvml's loader); NULL when neither loads. */
+static gv_nvml_t *open_nvml(void)
 {
         Dl_info info;
+        _cleanup_free_ char *beside = NULL;
         if (dladdr((void *) (uintptr_t) &anchor, &info) && info.dli_fname) {
                 const char *slash = strrchr(info.dli_fname, '/');
-                char *path = NULL;
-                if (slash && asprintf(&path, "%.*s/libnvidia-ml.so.1", (int) (slash - info.dli_fname),
-                                      info.dli_fname) > 0) {
-                        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-                        free(path);
-                        if (h)
-                                return h;
-                }
+                if (slash && asprintf(&beside, "%.*s/libnvidia-ml.so.1", (int) (slash - info.dli_fname),
+                                      info.dli_fname) < 0)
+                        beside = NULL;
         }
-        return dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-}
-
-bool load_nvml(nvml_api_t *a)
-{
-        if (!(a->dl = open_nvml()))
-                return false;
-#define M_SYM(name)                                                        \
-        if (!(a->name = (name##_fn) (uintptr_t) dlsym(a->dl, #name)))      \
-                return false;
-        M_SYM(nvmlInit_v2)
-        M_SYM(nvmlShutdown)
-        M_SYM(nvmlSystemGetCudaDriverVersion)
-        M_SYM(nvmlDeviceGetCount_v2)
-        M_SYM(nvmlDeviceGetHandleByIndex_v2)
-        M_SYM(nvmlDeviceGetName)
-        M_SYM(nvmlDeviceGetUUID)
-        M_SYM(nvmlDeviceGetMemoryInfo)
-        M_SYM(nvmlDeviceGetCudaComputeCapability)
-        M_SYM(nvmlDeviceGetPciInfo_v3)
-        M_SYM(nvmlDeviceGetMigMode)
-        M_SYM(nvmlDeviceGetMaxMigDeviceCount)
-        M_SYM(nvmlDeviceGetMigDeviceHandleByIndex)
-        M_SYM(nvmlDeviceGetAttributes_v2)
-        M_SYM(nvmlDeviceGetMaxClockInfo)
-        M_SYM(nvmlDeviceGetNumGpuCores)
-        M_SYM(nvmlDeviceGetArchitecture)
-#undef M_SYM
-        return true;
+        const char *candidates[] = { beside ? beside : "libnvidia-ml.so.1", "libnvidia-ml.so.1", NULL };
+        gv_nvml_t *nvml = NULL;
+        _cleanup_error_ gv_error_t *err = NULL;
+        if (gv_nvml_open(candidates, &nvml, &err) < 0)
+                return NULL;
+        return nvml;
 }
 
 /* The CUDA error a failed nvmlInit means (see the file comment). */
@@ -116,7 +89,7 @@ static CUresult init_error(nvmlReturn_t r)
 }
 
 /* Fills @d from the NVML handle @h (parent @parent); the NVML error, GPU_IS_LOST for a lost GPU. */
-static nvmlReturn_t describe(const nvml_api_t *a, nvmlDevice_t h, nvmlDevice_t parent, mock_dev_t *d)
+static nvmlReturn_t describe(const gv_nvml_t *a, nvmlDevice_t h, nvmlDevice_t parent, mock_dev_t *d)
 {
         memset(d, 0, sizeof(*d));
         d->nvml = h;
@@ -136,7 +109,7 @@ static nvmlReturn_t describe(const nvml_api_t *a, nvmlDevice_t h, nvmlDevice_t p
         unsigned cores;
         if (r == NVML_SUCCESS && h != parent && a->nvmlDeviceGetAttributes_v2(h, &at) == NVML_SUCCESS)
                 d->sms = at.multiprocessorCount;
-        else if (r == NVML_SUCCESS && a->nvmlDeviceGetNumGpuCores(h, &cores) == NVML_SUCCESS &&
+        else if (r == NVML_SUCCESS && S.gpu_cores && S.gpu_cores(h, &cores) == NVML_SUCCESS &&
                  a->nvmlDeviceGetArchitecture(h, &arch) == NVML_SUCCESS)
                 d->sms = cores / (arch >= NVML_DEVICE_ARCH_ADA && arch != NVML_DEVICE_ARCH_UNKNOWN ? 128 : 64);
         return r;
@@ -146,7 +119,7 @@ static nvmlReturn_t describe(const nvml_api_t *a, nvmlDevice_t h, nvmlDevice_t p
 /* visible devices                                                     */
 
 /* The candidate list: every GPU, a MIG-enabled GPU replaced by its MIG devices. */
-static CUresult enumerate_all(const nvml_api_t *a, mock_dev_t *out, int *n)
+static CUresult enumerate_all(const gv_nvml_t *a, mock_dev_t *out, int *n)
 {
         unsigned count = 0;
         if (a->nvmlDeviceGetCount_v2(&count) != NVML_SUCCESS)
@@ -197,7 +170,7 @@ static CUresult enumerate_all(const nvml_api_t *a, mock_dev_t *out, int *n)
  * device M of GPU G).  A GPU- UUID, a GPU index, or a MIG-enabled GPU's UUID
  * selects the whole GPU (*whole_gpu: all entries with its parent).
  */
-static int find_item(const nvml_api_t *a, const mock_dev_t *all, int n, const char *item, bool physical,
+static int find_item(const gv_nvml_t *a, const mock_dev_t *all, int n, const char *item, bool physical,
                      bool *whole_gpu)
 {
         *whole_gpu = false;
@@ -242,7 +215,7 @@ static int find_item(const nvml_api_t *a, const mock_dev_t *all, int n, const ch
  * empty: everything.  @stop_at_unknown: CUDA_VISIBLE_DEVICES stops at the
  * first entry naming nothing; NVIDIA_VISIBLE_DEVICES skips it.
  */
-static int filter(const nvml_api_t *a, const mock_dev_t *all, int n, const char *spec, bool stop_at_unknown,
+static int filter(const gv_nvml_t *a, const mock_dev_t *all, int n, const char *spec, bool stop_at_unknown,
                   mock_dev_t *out)
 {
         if (!spec || !*spec || strcasecmp(spec, "all") == 0 || strcasecmp(spec, "void") == 0) {
@@ -299,20 +272,29 @@ static int one_mig_device(mock_dev_t *d, int n)
 
 static CUresult do_init(void)
 {
-        if (!load_nvml(&S.nvml))
+        if (!(S.nvml = open_nvml()))
                 return CUDA_ERROR_NO_DEVICE; /* no NVML, no driver: what a node without the kernel module says */
-        nvmlReturn_t r = S.nvml.nvmlInit_v2();
+        void *sym = dlsym(S.nvml->handle, "nvmlDeviceGetMemoryBusWidth");
+        memcpy(&S.bus_width, &sym, sizeof(sym));
+        sym = dlsym(S.nvml->handle, "nvmlDeviceGetNumGpuCores");
+        memcpy(&S.gpu_cores, &sym, sizeof(sym));
+        nvmlReturn_t r = S.nvml->nvmlInit_v2();
         if (r != NVML_SUCCESS)
                 return init_error(r);
-        if (S.nvml.nvmlSystemGetCudaDriverVersion(&S.driver_version) != NVML_SUCCESS)
+        S.nvml_initialised = true;
+        if (!S.nvml->nvmlSystemGetCudaDriverVersion ||
+            S.nvml->nvmlSystemGetCudaDriverVersion(&S.driver_version) != NVML_SUCCESS)
                 S.driver_version = 0;
-        static mock_dev_t all[MAX_DEVICES], mid[MAX_DEVICES];
+        _cleanup_free_ mock_dev_t *all = calloc(MAX_DEVICES, sizeof(*all));
+        _cleanup_free_ mock_dev_t *mid = calloc(MAX_DEVICES, sizeof(*mid));
+        if (!all || !mid)
+                return CUDA_ERROR_OUT_OF_MEMORY;
         int n = 0;
-        CUresult cr = enumerate_all(&S.nvml, all, &n);
+        CUresult cr = enumerate_all(S.nvml, all, &n);
         if (cr != CUDA_SUCCESS)
                 return cr;
-        n = filter(&S.nvml, all, n, getenv("NVIDIA_VISIBLE_DEVICES"), false, mid);
-        n = filter(&S.nvml, mid, n, getenv("CUDA_VISIBLE_DEVICES"), true, S.devs);
+        n = filter(S.nvml, all, n, getenv("NVIDIA_VISIBLE_DEVICES"), false, mid);
+        n = filter(S.nvml, mid, n, getenv("CUDA_VISIBLE_DEVICES"), true, S.devs);
         S.n = one_mig_device(S.devs, n);
         for (int i = 0; i < S.n; i++)
                 if (S.devs[i].lost)
@@ -322,6 +304,18 @@ static CUresult do_init(void)
         return CUDA_SUCCESS;
 }
 
+/*
+ * When the library is unloaded (dlclose), what it holds goes: the NVML
+ * binding and any memory the program did not free, which would otherwise
+ * be unreachable from then on.
+ */
+__attribute__((destructor)) static void unload(void)
+{
+        drop_all_allocs();
+        if (S.nvml && S.nvml_initialised)
+                S.nvml->nvmlShutdown(); /* the init of cuInit: NVML frees its state when the count drops to 0 */
+        gv_nvml_close(&S.nvml);
+}
 
 CUresult cuInit(unsigned int flags)
 {
@@ -340,15 +334,16 @@ CUresult cuDriverGetVersion(int *version)
         if (!version)
                 return CUDA_ERROR_INVALID_VALUE;
         pthread_mutex_lock(&S.lock);
-        /* Answers before cuInit, as the real one does; without NVML the CUDA 12.4 of the default profile. */
+        /* Answers before cuInit, as the real one does: the NVML library's CUDA version. */
         if (!S.initialised && !S.driver_version) {
-                nvml_api_t a;
                 int v = 0;
-                if (load_nvml(&a) && a.nvmlInit_v2() == NVML_SUCCESS) {
-                        if (a.nvmlSystemGetCudaDriverVersion(&v) != NVML_SUCCESS)
+                gv_nvml_t *a = open_nvml();
+                if (a && a->nvmlInit_v2() == NVML_SUCCESS) {
+                        if (!a->nvmlSystemGetCudaDriverVersion || a->nvmlSystemGetCudaDriverVersion(&v) != NVML_SUCCESS)
                                 v = 0;
-                        a.nvmlShutdown();
+                        a->nvmlShutdown();
                 }
+                gv_nvml_close(&a);
                 *version = v;
                 return leave(CUDA_SUCCESS);
         }
@@ -356,3 +351,37 @@ CUresult cuDriverGetVersion(int *version)
         return leave(CUDA_SUCCESS);
 }
 
+/* ------------------------------------------------------------------ */
+/* error text (Driver API "Error Handling"; the table of abi/cuda)      */
+
+CUresult cuGetErrorString(CUresult error, const char **str)
+{
+        if (!str)
+                return CUDA_ERROR_INVALID_VALUE;
+        *str = gv_cuda_result_text(error);
+        return *str ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorName(CUresult error, const char **str)
+{
+        if (!str)
+                return CUDA_ERROR_INVALID_VALUE;
+        *str = gv_cuda_result_name(error);
+        return *str ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/*
+ * NVIDIA's CUDA runtime library (libcudart) reaches the driver through
+ * undocumented export tables; the mock has none.  A program built on the
+ * runtime is told so plainly instead of failing somewhere later.
+ */
+CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+        (void) pExportTableId;
+        if (ppExportTable)
+                *ppExportTable = NULL;
+        fprintf(stderr, "mock libcuda: cuGetExportTable: the mock implements the documented CUDA Driver API "
+                        "only; programs built on NVIDIA's CUDA runtime library (libcudart) need the real driver "
+                        "(docs/cuda-check.md)\n");
+        return CUDA_ERROR_NOT_SUPPORTED;
+}

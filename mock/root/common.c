@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Mock driver roots: the entry lists, path helpers and artifact lookup that
- * install, remove and the manifest share (mock/root/root.h).
+ * install, remove and the manifest share (mock/root/root-internal.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mock/root/root.h"
+#include "mock/root/root-internal.h"
 
 void mr_elist_free(elist_t *l)
 {

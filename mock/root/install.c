@@ -12,7 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mock/root/root.h"
+#include "mock/root/root-internal.h"
 
 void gv_mock_install_result_clear(gv_mock_install_result_t *r)
 {

@@ -16,7 +16,7 @@
 #include "base/fileio.h"
 #include "mock/nvml/model-facts.h"
 #include "mock/root/ldcache.h"
-#include "mock/root/root.h"
+#include "mock/root/root-internal.h"
 
 /*
  * Decodes one UTF-8 sequence at @s into *cp; returns its length, or 0 for a

@@ -17,7 +17,7 @@
 #include "base/fileio.h"
 #include "base/cleanup-json.h"
 #include "gv-version.h"
-#include "mock/root/root.h"
+#include "mock/root/root-internal.h"
 
 #define MANIFEST_KIND "gpu-validator-mock-root"
 #define MANIFEST_VERSION 1

@@ -11,7 +11,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mock/root/root.h"
+#include "mock/root/root-internal.h"
 
 static int remove_one(const char *root, const entry_t *e)
 {

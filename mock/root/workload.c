@@ -35,7 +35,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mock/root/root.h"
+#include "mock/root/root-internal.h"
 
 #define PCI_DEVS "sys/bus/pci/devices"
 #define STATUS_DIR "run/nvidia/validations"

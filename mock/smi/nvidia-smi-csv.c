@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nvidia-smi --query-gpu=... --format=csv: each cell is its row's getter
- * (smi-fields.c) formatted by smi_csv_row() (smi.c).  See nvidia-smi.h.
+ * (smi-fields.c) formatted by smi_csv_row() (smi.c).  See nvidia-smi-internal.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/cleanup.h"
-#include "mock/smi/nvidia-smi.h"
+#include "mock/smi/nvidia-smi-internal.h"
 
 int nvsmi_view_csv(smi_t *s, const smi_query_t *q)
 {

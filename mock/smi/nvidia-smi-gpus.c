@@ -2,7 +2,7 @@
 /*
  * nvidia-smi: finding the library, selecting the GPUs (-i), gathering what
  * the views need beyond single values (MIG devices, processes), lost GPUs,
- * and -L.  See nvidia-smi.h.
+ * and -L.  See nvidia-smi-internal.h.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -13,7 +13,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "mock/smi/nvidia-smi.h"
+#include "mock/smi/nvidia-smi-internal.h"
 
 /* ---- library lookup ---- */
 

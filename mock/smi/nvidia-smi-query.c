@@ -2,10 +2,10 @@
 /*
  * nvidia-smi -q and -q -x: the header leaves, then each GPU's element
  * written from the table of fields by smi_emit_gpu() (smi-emit.c).  See
- * nvidia-smi.h.
+ * nvidia-smi-internal.h.
  */
 #include "base/cleanup.h"
-#include "mock/smi/nvidia-smi.h"
+#include "mock/smi/nvidia-smi-internal.h"
 
 int nvsmi_view_query(smi_t *s, bool xml)
 {

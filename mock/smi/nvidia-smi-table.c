@@ -2,7 +2,7 @@
 /*
  * nvidia-smi's default table view: the cells come from the table of fields
  * (smi-fields.c) in the table's short spellings ("39C", "104W", "P0"), the
- * frame and widths from smi-table.c.  See nvidia-smi.h.
+ * frame and widths from smi-table.c.  See nvidia-smi-internal.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "mock/smi/nvidia-smi.h"
+#include "mock/smi/nvidia-smi-internal.h"
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static char *fmt(const char *f, ...)

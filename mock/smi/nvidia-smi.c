@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "base/cleanup.h"
-#include "mock/smi/nvidia-smi.h"
+#include "mock/smi/nvidia-smi-internal.h"
 
 static void usage(FILE *f)
 {

@@ -127,7 +127,7 @@ int gv_cmd_status(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_env(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_cleanup(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_mock(gv_cli_t *cli, int argc, char **argv);
-/* gv_cmd_mock_set - `mock set` (cmd_mock_set.c); @argv[0] is "set". */
+/* gv_cmd_mock_set - `mock set` (cmd-mock-set.c); @argv[0] is "set". */
 int gv_cmd_mock_set(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_render(gv_cli_t *cli, int argc, char **argv);
 int gv_cmd_metrics(gv_cli_t *cli, int argc, char **argv);

@@ -175,6 +175,8 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                         *(const char **) ((char *) c + strings[i].offset) = v;
         }
         o->output_dir_set = gv_env("OUTPUT_DIR") != NULL;
+        o->driver_install_dir_from = gv_env("DRIVER_INSTALL_DIR") ? "DRIVER_INSTALL_DIR" : NULL;
+        o->driver_install_dir_ctr_path_from = gv_env("DRIVER_INSTALL_DIR_CTR_PATH") ? "DRIVER_INSTALL_DIR_CTR_PATH" : NULL;
         if (gv_env("ASSUME_READY"))
                 c->assume_ready_by = "ASSUME_READY";
 
@@ -276,6 +278,10 @@ static int handle_string(gv_options_t *o, int opt, const char *arg, gv_error_t *
                         continue;
                 if (opt == GV_OPT_OUTPUT_DIR)
                         o->output_dir_set = true;
+                else if (opt == GV_OPT_DRIVER_INSTALL_DIR)
+                        o->driver_install_dir_from = "--driver-install-dir";
+                else if (opt == GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH)
+                        o->driver_install_dir_ctr_path_from = "--driver-install-dir-ctr-path";
                 if (!arg || !*arg)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                             "empty value for an option that needs a path or name");
@@ -486,6 +492,48 @@ void gv_options_help_validation(FILE *f)
                 }
                 fputc('\n', f);
         }
+}
+
+/* What sits at @path when it is not a folder ("a regular file", ...), or NULL for a folder or nothing. */
+static const char *not_a_folder(const char *path)
+{
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return NULL; /* absent: the driver container has not made it yet */
+        if (S_ISLNK(st.st_mode)) {
+                struct stat target;
+                if (stat(path, &target) < 0)
+                        return "a dangling symbolic link";
+                st = target;
+        }
+        return S_ISDIR(st.st_mode)    ? NULL
+               : S_ISREG(st.st_mode)  ? "a regular file"
+               : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISSOCK(st.st_mode) ? "a socket"
+               : S_ISCHR(st.st_mode)  ? "a character device"
+                                      : "not a folder";
+}
+
+int gv_options_check_driver_roots(const gv_options_t *o, gv_error_t **err)
+{
+        const struct {
+                const char *var, *path, *from, *what;
+        } roots[] = {
+                { "DRIVER_INSTALL_DIR_CTR_PATH", o->cfg.driver_install_dir_ctr_path, o->driver_install_dir_ctr_path_from,
+                  "the containerised driver root as mounted here" },
+                { "DRIVER_INSTALL_DIR", o->cfg.driver_install_dir, o->driver_install_dir_from,
+                  "the containerised driver root as the host sees it" },
+        };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(roots); i++) {
+                const char *bad = roots[i].path ? not_a_folder(roots[i].path) : NULL;
+                if (!bad)
+                        continue;
+                const char *from = roots[i].from ? roots[i].from : roots[i].var;
+                return gv_error_set(err, ENOTDIR, GV_REASON_CONFIG, "%s%s%s is %s, not a folder (%s%s)", from,
+                                    from[0] == '-' ? " " : "=", roots[i].path, bad, roots[i].what,
+                                    roots[i].from ? "" : "; the default");
+        }
+        return 0;
 }
 
 int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err)

@@ -35,6 +35,8 @@ typedef struct gv_options {
         int mock_vgpu_shape;   /* --mock-vgpu-shape: a gv_mock_vgpu_shape_t */
         bool mock_vgpu_shape_set, mock_gds, mock_gdrcopy, mock_rdma, mock_cc; /* --mock-vgpu-shape given, --mock-gds... */
         bool output_dir_set;   /* --output-dir or OUTPUT_DIR given explicitly */
+        const char *driver_install_dir_from;          /* who set it: "DRIVER_INSTALL_DIR", "--driver-install-dir", or NULL */
+        const char *driver_install_dir_ctr_path_from; /* the same for DRIVER_INSTALL_DIR_CTR_PATH */
         bool cleanup_all;      /* CLEANUP_ALL (upstream's -r/--cleanup-all): run removes every marker first */
         const char *mig_strategy; /* MIG_STRATEGY (upstream's -m): read, and unused as upstream's */
 } gv_options_t;
@@ -197,6 +199,15 @@ typedef enum gv_store_use {
         GV_STORE_WRITER,  /* cleanup: writes, folder must exist */
         GV_STORE_CREATOR, /* run: writes, creates the folder */
 } gv_store_use_t;
+
+/*
+ * gv_options_check_driver_roots - the containerised driver root, as the host sees it
+ * (DRIVER_INSTALL_DIR) and as mounted here (DRIVER_INSTALL_DIR_CTR_PATH), must each be a folder
+ * or absent (the driver container may not have made it yet): a regular file, a FIFO, a dangling
+ * symbolic link or any other non-folder there is a configuration error naming the variable or
+ * flag that set it (or "default").  Errors: -ENOTDIR with GV_REASON_CONFIG.
+ */
+int gv_options_check_driver_roots(const gv_options_t *o, gv_error_t **err);
 
 /* gv_options_open_store - open the store at cfg.output_dir for @use. Errors as gv_store_open(). */
 int gv_options_open_store(const gv_options_t *o, gv_store_use_t use, gv_store_t **out, gv_error_t **err);

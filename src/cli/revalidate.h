@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The pieces of `gpu-validator watch` (cmd_watch.c) that can be tested
+ * The pieces of `gpu-validator watch` (cmd-watch.c) that can be tested
  * alone: what the watcher looks at on the node (a gv_node_state_t read from
  * the status folder, the driver root and the device nodes), the verdict
  * "did the node change since it was validated, and why" (pure), and the

@@ -109,6 +109,14 @@ typedef struct gv_component {
          * decides whether the runner retries.  Never touches markers.
          */
         int (*validate)(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err);
+        /*
+         * workload - for a sandbox component, the workload config it validates ("vm-passthrough",
+         * "vm-vgpu"); NULL for the others.  The runner resolves the node's config first
+         * (gv_sandbox_begin(): label, DEFAULT_GPU_WORKLOAD_CONFIG, writes workload-type) and skips
+         * the component when it differs, before its parent marker is looked at: upstream's rule,
+         * so vgpu-devices skips on a node where vgpu-manager skipped.
+         */
+        const char *workload;
 } gv_component_t;
 
 /* Whether @name is in cfg->assume_ready. */

@@ -4,14 +4,14 @@
  * component, with the lifecycle of src/workload/lifecycle.c: watched, not
  * polled, failures named as they happen, the pod deleted afterwards).
  * WITH_WORKLOAD=false publishes cuda-ready with no check, as upstream.
- * Also the Kubernetes glue shared with plugin.c (kube.h).
+ * Also the Kubernetes glue shared with plugin.c (kube-internal.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "kube.h"
+#include "kube-internal.h"
 
 #define COMPONENT "cuda"
 

@@ -14,7 +14,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "internal.h"
+#include "components-internal.h"
 #include "markers/markers.h"
 
 #define COMPONENT "driver"

@@ -16,7 +16,7 @@
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/clock.h"
-#include "internal.h"
+#include "components-internal.h"
 #include "markers/markers.h"
 
 #define COMPONENT "plugin"

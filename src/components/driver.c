@@ -17,7 +17,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "internal.h"
+#include "components-internal.h"
 #include "mock/mock.h"
 #include "nvml/nvml.h"
 #include "sandbox.h"

@@ -21,7 +21,7 @@
 
 #include "base/cleanup.h"
 #include "dra.h"
-#include "kube.h"
+#include "kube-internal.h"
 
 #define COMPONENT "plugin"
 

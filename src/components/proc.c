@@ -16,7 +16,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "internal.h"
+#include "components-internal.h"
 
 extern char **environ;
 

@@ -13,7 +13,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "internal.h"
+#include "components-internal.h"
+#include "sandbox.h"
 
 /* Chain order: what `run` validates first comes first (mofed before the driver, as the driver container waits for it). */
 static const gv_component_t *const all_components[] = {
@@ -182,6 +183,13 @@ static int attempt_once(const gv_component_t *c, const gv_config_t *cfg, gv_stor
         int r = gv_store_invalidate(store, c->marker, err);
         if (r < 0)
                 return gv_error_prefix(err, "invalidate %s", gv_marker_file(c->marker));
+        if (c->workload && !gv_component_assumed(cfg, c->name)) {
+                /* the sandbox rule first: not this node's workload config, nothing to validate */
+                const char *config = NULL;
+                r = gv_sandbox_begin(cfg, store, c->name, c->workload, res, &config, err);
+                if (r <= 0)
+                        return r;
+        }
         _cleanup_free_ char *parent_gen = NULL;
         r = read_parent_generation(store, c->marker, &parent_gen, err);
         if (r < 0)

@@ -19,7 +19,7 @@
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "kube.h"
+#include "kube-internal.h"
 
 #define SYSFS_MAX_BYTES 4096
 

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "components-internal.h"
 
 #define GV_PCI_VENDOR_NVIDIA 0x10de
 #define GV_PCI_VENDOR_MELLANOX 0x15b3

@@ -24,7 +24,7 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "cdi.h"
-#include "internal.h"
+#include "components-internal.h"
 
 #define COMPONENT "toolkit"
 #define CDI_KIND "nvidia.com/gpu"

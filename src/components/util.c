@@ -11,7 +11,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "internal.h"
+#include "components-internal.h"
 
 #define GV_MAX_SYMLINKS 40
 

@@ -17,140 +17,51 @@
 
 #include "base/cleanup.h"
 
-/* Our own names for the codes we know, used when the driver gives none. */
-static const struct {
-        gv_cu_result_t code;
-        const char *name;
-        const char *text;
-} cu_names[] = {
-        { GV_CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },
-        { GV_CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
-        { GV_CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
-        { GV_CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
-        { GV_CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down" },
-        { GV_CUDA_ERROR_STUB_LIBRARY, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library" },
-        { GV_CUDA_ERROR_INSUFFICIENT_DRIVER, "CUDA_ERROR_INSUFFICIENT_DRIVER",
-          "CUDA driver version is insufficient for CUDA runtime version" },
-        { GV_CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
-        { GV_CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
-        { GV_CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed" },
-        { GV_CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-          "the provided PTX was compiled with an unsupported toolchain" },
-        { GV_CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
-        { GV_CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
-          "an illegal memory access was encountered" },
-        { GV_CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure" },
-        { GV_CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
+const char *const gv_cudacheck_required[] = {
+        "cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetName", "cuCtxCreate_v2", "cuCtxDestroy_v2",
+        "cuModuleLoadData", "cuModuleGetFunction", "cuMemAlloc_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2",
+        "cuLaunchKernel", "cuCtxSynchronize", "cuMemFree_v2", "cuGetErrorString", NULL,
 };
 
-int gv_cuda_open(const char *path, gv_cuda_t **out, gv_error_t **err)
+int gv_cudacheck_open(const char *path, gv_cuda_t **out, gv_error_t **err)
 {
-        if (!path || !*path)
-                path = GV_CUDA_LIBRARY;
-        _cleanup_free_ gv_cuda_t *c = calloc(1, sizeof(*c));
-        if (!c)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        dlerror();
-        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                const char *why = dlerror();
-                return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND, "%s", why ? why : path);
-        }
-        c->handle = h;
-        c->path = strdup(path);
-        if (!c->path) {
-                dlclose(h);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        }
-        /*
-         * dlsym() returns void *; POSIX guarantees it converts to a function
-         * pointer, which memcpy expresses without a pedantic warning.
-         */
-#define GV_CUDA_RESOLVE(name, params)                                                                     \
-        {                                                                                                 \
-                void *sym = dlsym(h, #name);                                                              \
-                if (!sym) {                                                                               \
-                        int r_ = gv_error_set(err, ENOSYS, GV_REASON_LIBRARY_NOT_FOUND,                   \
-                                              "%s: required symbol %s is missing (not a CUDA driver?)",   \
-                                              path, #name);                                               \
-                        dlclose(h);                                                                       \
-                        free(c->path);                                                                    \
-                        return r_;                                                                        \
-                }                                                                                         \
-                memcpy(&c->name, &sym, sizeof(c->name));                                                  \
-        }
-        GV_CUDA_FUNCTIONS(GV_CUDA_RESOLVE)
-#undef GV_CUDA_RESOLVE
-#define GV_CUDA_RESOLVE_OPT(name, params)                                                                 \
-        {                                                                                                 \
-                void *sym = dlsym(h, #name);                                                              \
-                if (sym)                                                                                  \
-                        memcpy(&c->name, &sym, sizeof(c->name));                                          \
-        }
-        GV_CUDA_OPTIONAL_FUNCTIONS(GV_CUDA_RESOLVE_OPT)
-#undef GV_CUDA_RESOLVE_OPT
-        *out = TAKE_PTR(c);
-        return 0;
+        return gv_cuda_open(path, gv_cudacheck_required, out, err);
 }
 
-void gv_cuda_close(gv_cuda_t **cuda)
+int gv_cuda_error(gv_error_t **err, const gv_cuda_t *cuda, CUresult res, const char *what)
 {
-        if (!cuda || !*cuda)
-                return;
-        if ((*cuda)->handle)
-                dlclose((*cuda)->handle);
-        free((*cuda)->path);
-        free(*cuda);
-        *cuda = NULL;
-}
-
-int gv_cuda_error(gv_error_t **err, const gv_cuda_t *cuda, gv_cu_result_t res, const char *what)
-{
-        const char *text = NULL, *name = NULL;
-        if (cuda && cuda->cuGetErrorString && cuda->cuGetErrorString(res, &text) != GV_CUDA_SUCCESS)
-                text = NULL;
-        if (cuda && cuda->cuGetErrorName && cuda->cuGetErrorName(res, &name) != GV_CUDA_SUCCESS)
-                name = NULL;
-        for (size_t i = 0; i < GV_ARRAY_SIZE(cu_names) && (!text || !name); i++) {
-                if (cu_names[i].code == res) {
-                        if (!text)
-                                text = cu_names[i].text;
-                        if (!name)
-                                name = cu_names[i].name;
-                }
-        }
+        const char *text = gv_cuda_strerror(cuda, res), *name = gv_cuda_strname(cuda, res);
         int errnum = EIO;
         gv_reason_t reason = GV_REASON_WORKLOAD;
         switch (res) {
-        case GV_CUDA_ERROR_NO_DEVICE:
-        case GV_CUDA_ERROR_STUB_LIBRARY:
-        case GV_CUDA_ERROR_INSUFFICIENT_DRIVER:
-        case GV_CUDA_ERROR_NOT_INITIALIZED:
-        case GV_CUDA_ERROR_DEINITIALIZED:
+        case CUDA_ERROR_NO_DEVICE:
+        case CUDA_ERROR_STUB_LIBRARY:
+        case CUDA_ERROR_INSUFFICIENT_DRIVER:
+        case CUDA_ERROR_NOT_INITIALIZED:
+        case CUDA_ERROR_DEINITIALIZED:
                 errnum = ENODEV;
                 reason = GV_REASON_DRIVER_NOT_LOADED;
                 break;
-        case GV_CUDA_ERROR_OUT_OF_MEMORY:
+        case CUDA_ERROR_OUT_OF_MEMORY:
                 errnum = ENOMEM;
                 break;
         default:
                 break;
         }
-        return gv_error_set(err, errnum, reason, "%s: %s (%s, %d)", what, text ? text : "unknown error",
-                            name ? name : "CUDA_ERROR", (int) res);
+        return gv_error_set(err, errnum, reason, "%s: %s (%s, %d)", what, text, name, (int) res);
 }
 
 int gv_cuda_init(gv_cuda_t *cuda, int *device_count, int *driver_version, gv_error_t **err)
 {
-        gv_cu_result_t res = cuda->cuInit(0);
-        if (res != GV_CUDA_SUCCESS)
+        CUresult res = cuda->cuInit(0);
+        if (res != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "cuInit");
         int count = 0;
         res = cuda->cuDeviceGetCount(&count);
-        if (res != GV_CUDA_SUCCESS)
+        if (res != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "cuDeviceGetCount");
         int version = 0;
-        if (cuda->cuDriverGetVersion && cuda->cuDriverGetVersion(&version) != GV_CUDA_SUCCESS)
+        if (cuda->cuDriverGetVersion && cuda->cuDriverGetVersion(&version) != CUDA_SUCCESS)
                 version = 0;
         if (device_count)
                 *device_count = count;
@@ -161,13 +72,13 @@ int gv_cuda_init(gv_cuda_t *cuda, int *device_count, int *driver_version, gv_err
 
 int gv_cuda_device_name(gv_cuda_t *cuda, int ordinal, char **out, gv_error_t **err)
 {
-        gv_cu_device_t dev = 0;
-        gv_cu_result_t res = cuda->cuDeviceGet(&dev, ordinal);
-        if (res != GV_CUDA_SUCCESS)
+        CUdevice dev = 0;
+        CUresult res = cuda->cuDeviceGet(&dev, ordinal);
+        if (res != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "cuDeviceGet");
         char name[256] = "";
         res = cuda->cuDeviceGetName(name, (int) sizeof(name), dev);
-        if (res != GV_CUDA_SUCCESS)
+        if (res != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "cuDeviceGetName");
         name[sizeof(name) - 1] = '\0';
         char *copy = strdup(name[0] ? name : "unnamed device");
@@ -180,9 +91,9 @@ int gv_cuda_device_name(gv_cuda_t *cuda, int ordinal, char **out, gv_error_t **e
 /* Device resources of one run, released by run_release() on every path. */
 typedef struct run {
         gv_cuda_t *cuda;
-        gv_cu_context_t ctx;
-        gv_cu_module_t mod;
-        gv_cu_deviceptr_t d[3];
+        CUcontext ctx;
+        CUmodule mod;
+        CUdeviceptr d[3];
 } run_t;
 
 static void run_release(run_t *r)
@@ -203,25 +114,25 @@ static int run_device(run_t *r, int ordinal, size_t elements, const float *a, co
 {
         gv_cuda_t *cuda = r->cuda;
         size_t bytes = elements * sizeof(float);
-        gv_cu_device_t dev = 0;
-        gv_cu_result_t res = cuda->cuDeviceGet(&dev, ordinal);
-        if (res != GV_CUDA_SUCCESS)
+        CUdevice dev = 0;
+        CUresult res = cuda->cuDeviceGet(&dev, ordinal);
+        if (res != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "cuDeviceGet");
-        if ((res = cuda->cuCtxCreate_v2(&r->ctx, 0, dev)) != GV_CUDA_SUCCESS)
+        if ((res = cuda->cuCtxCreate_v2(&r->ctx, 0, dev)) != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "create context (cuCtxCreate_v2)");
-        if ((res = cuda->cuModuleLoadData(&r->mod, gv_cudacheck_ptx)) != GV_CUDA_SUCCESS)
+        if ((res = cuda->cuModuleLoadData(&r->mod, gv_cudacheck_ptx)) != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "load PTX module (cuModuleLoadData)");
-        gv_cu_function_t fn = NULL;
-        if ((res = cuda->cuModuleGetFunction(&fn, r->mod, GV_CUDACHECK_KERNEL)) != GV_CUDA_SUCCESS)
+        CUfunction fn = NULL;
+        if ((res = cuda->cuModuleGetFunction(&fn, r->mod, GV_CUDACHECK_KERNEL)) != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "find kernel " GV_CUDACHECK_KERNEL " (cuModuleGetFunction)");
         for (size_t i = 0; i < GV_ARRAY_SIZE(r->d); i++) {
-                if ((res = cuda->cuMemAlloc_v2(&r->d[i], bytes)) != GV_CUDA_SUCCESS) {
+                if ((res = cuda->cuMemAlloc_v2(&r->d[i], bytes)) != CUDA_SUCCESS) {
                         r->d[i] = 0;
                         return gv_cuda_error(err, cuda, res, "allocate device memory (cuMemAlloc_v2)");
                 }
         }
-        if ((res = cuda->cuMemcpyHtoD_v2(r->d[0], a, bytes)) != GV_CUDA_SUCCESS ||
-            (res = cuda->cuMemcpyHtoD_v2(r->d[1], b, bytes)) != GV_CUDA_SUCCESS)
+        if ((res = cuda->cuMemcpyHtoD_v2(r->d[0], a, bytes)) != CUDA_SUCCESS ||
+            (res = cuda->cuMemcpyHtoD_v2(r->d[1], b, bytes)) != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "copy inputs to the device (cuMemcpyHtoD_v2)");
 
         unsigned int n = (unsigned int) elements;
@@ -229,12 +140,12 @@ static int run_device(run_t *r, int ordinal, size_t elements, const float *a, co
         unsigned int grid = (unsigned int) ((elements + GV_CUDACHECK_BLOCK - 1) / GV_CUDACHECK_BLOCK);
         double t0 = ((double) gv_now_ns() / 1e6);
         if ((res = cuda->cuLaunchKernel(fn, grid, 1, 1, GV_CUDACHECK_BLOCK, 1, 1, 0, NULL, params, NULL)) !=
-            GV_CUDA_SUCCESS)
+            CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "launch kernel (cuLaunchKernel)");
-        if ((res = cuda->cuCtxSynchronize()) != GV_CUDA_SUCCESS)
+        if ((res = cuda->cuCtxSynchronize()) != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "run kernel (cuCtxSynchronize)");
         *kernel_ms = ((double) gv_now_ns() / 1e6) - t0;
-        if ((res = cuda->cuMemcpyDtoH_v2(c, r->d[2], bytes)) != GV_CUDA_SUCCESS)
+        if ((res = cuda->cuMemcpyDtoH_v2(c, r->d[2], bytes)) != CUDA_SUCCESS)
                 return gv_cuda_error(err, cuda, res, "copy the result back (cuMemcpyDtoH_v2)");
         return 0;
 }

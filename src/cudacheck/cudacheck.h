@@ -26,101 +26,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "abi/cuda/cuda-loader.h"
 #include "base/error.h"
 #include "nvml/nvml.h"
 
-/* ======================================================================
- * The minimal CUDA Driver API subset (our declarations, x86-64 / aarch64)
- * ====================================================================== */
-
-/* CUresult values we name (Driver API "Data types": enum cudaError_enum). */
-typedef enum gv_cu_result {
-        GV_CUDA_SUCCESS = 0,
-        GV_CUDA_ERROR_INVALID_VALUE = 1,
-        GV_CUDA_ERROR_OUT_OF_MEMORY = 2,
-        GV_CUDA_ERROR_NOT_INITIALIZED = 3,
-        GV_CUDA_ERROR_DEINITIALIZED = 4,
-        GV_CUDA_ERROR_STUB_LIBRARY = 34,
-        GV_CUDA_ERROR_INSUFFICIENT_DRIVER = 35,
-        GV_CUDA_ERROR_NO_DEVICE = 100,
-        GV_CUDA_ERROR_INVALID_DEVICE = 101,
-        GV_CUDA_ERROR_INVALID_PTX = 218,
-        GV_CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
-        GV_CUDA_ERROR_NOT_FOUND = 500,
-        GV_CUDA_ERROR_ILLEGAL_ADDRESS = 700,
-        GV_CUDA_ERROR_LAUNCH_FAILED = 719,
-        GV_CUDA_ERROR_UNKNOWN = 999,
-} gv_cu_result_t;
-
-typedef int gv_cu_device_t;                           /* CUdevice */
-typedef unsigned long long gv_cu_deviceptr_t;         /* CUdeviceptr (the _v2 API: 64 bits) */
-typedef struct gv_cu_ctx_st *gv_cu_context_t;         /* CUcontext */
-typedef struct gv_cu_mod_st *gv_cu_module_t;          /* CUmodule */
-typedef struct gv_cu_func_st *gv_cu_function_t;       /* CUfunction */
-typedef struct gv_cu_stream_st *gv_cu_stream_t;       /* CUstream (NULL: the default stream) */
+/*
+ * gv_cudacheck_required - the Driver API entry points cuda-check cannot do
+ * without (NULL-terminated, for gv_cuda_open()); the others of the table
+ * (cuGetErrorName, cuDriverGetVersion, cuModuleUnload) are used when present.
+ */
+extern const char *const gv_cudacheck_required[];
 
 /*
- * X(symbol, return type, parameter list): every Driver API entry point we
- * resolve, under its exported name.  The first group is required; the
- * second (GV_CUDA_OPTIONAL_FUNCTIONS) may be missing.
+ * gv_cudacheck_open - gv_cuda_open(@path, gv_cudacheck_required, ...): the
+ * driver library with every entry point cuda-check needs.  Errors: as
+ * gv_cuda_open() (abi/cuda/cuda-loader.h).
  */
-#define GV_CUDA_FUNCTIONS(X)                                                                            \
-        X(cuInit, (unsigned int flags))                                                                 \
-        X(cuDeviceGetCount, (int *count))                                                               \
-        X(cuDeviceGet, (gv_cu_device_t *device, int ordinal))                                           \
-        X(cuDeviceGetName, (char *name, int len, gv_cu_device_t dev))                                   \
-        X(cuCtxCreate_v2, (gv_cu_context_t *pctx, unsigned int flags, gv_cu_device_t dev))              \
-        X(cuCtxDestroy_v2, (gv_cu_context_t ctx))                                                       \
-        X(cuModuleLoadData, (gv_cu_module_t *module, const void *image))                                \
-        X(cuModuleGetFunction, (gv_cu_function_t *hfunc, gv_cu_module_t hmod, const char *name))        \
-        X(cuMemAlloc_v2, (gv_cu_deviceptr_t *dptr, size_t bytesize))                                    \
-        X(cuMemcpyHtoD_v2, (gv_cu_deviceptr_t dst, const void *src, size_t bytes))                      \
-        X(cuMemcpyDtoH_v2, (void *dst, gv_cu_deviceptr_t src, size_t bytes))                            \
-        X(cuLaunchKernel, (gv_cu_function_t f, unsigned int grid_x, unsigned int grid_y,                \
-                           unsigned int grid_z, unsigned int block_x, unsigned int block_y,             \
-                           unsigned int block_z, unsigned int shared_mem_bytes,                         \
-                           gv_cu_stream_t stream, void **kernel_params, void **extra))                  \
-        X(cuCtxSynchronize, (void))                                                                     \
-        X(cuMemFree_v2, (gv_cu_deviceptr_t dptr))                                                       \
-        X(cuGetErrorString, (gv_cu_result_t error, const char **str))
-
-#define GV_CUDA_OPTIONAL_FUNCTIONS(X)                                                                   \
-        X(cuGetErrorName, (gv_cu_result_t error, const char **str))                                     \
-        X(cuDriverGetVersion, (int *version))                                                           \
-        X(cuModuleUnload, (gv_cu_module_t hmod))
-
-/* NOLINTNEXTLINE(bugprone-macro-parentheses): 'params' is a parameter list */
-#define GV_CUDA_TYPEDEF(name, params) typedef gv_cu_result_t (*gv_##name##_fn) params;
-GV_CUDA_FUNCTIONS(GV_CUDA_TYPEDEF)
-GV_CUDA_OPTIONAL_FUNCTIONS(GV_CUDA_TYPEDEF)
-#undef GV_CUDA_TYPEDEF
-
-/* The loaded driver library: handle, path, and one typed pointer per entry point. */
-typedef struct gv_cuda {
-        void *handle; /* dlopen() handle */
-        char *path;   /* what was passed to dlopen() (heap) */
-#define GV_CUDA_MEMBER(name, params) gv_##name##_fn name;
-        GV_CUDA_FUNCTIONS(GV_CUDA_MEMBER)
-        GV_CUDA_OPTIONAL_FUNCTIONS(GV_CUDA_MEMBER)
-#undef GV_CUDA_MEMBER
-} gv_cuda_t;
-
-/* The soname the CUDA driver installs; dlopen() searches the usual paths for it. */
-#define GV_CUDA_LIBRARY "libcuda.so.1"
-
-/*
- * gv_cuda_open - dlopen(@path, RTLD_NOW | RTLD_LOCAL) and resolve the symbol
- * table.  @path: a soname (system search, LD_LIBRARY_PATH applies) or a
- * file path; NULL means GV_CUDA_LIBRARY.  *out receives a heap object owned
- * by the caller (gv_cuda_close()).
- * Errors: -ENOENT / GV_REASON_LIBRARY_NOT_FOUND with dlerror()'s text when
- * the library cannot be loaded; -ENOSYS / GV_REASON_LIBRARY_NOT_FOUND naming
- * a missing required symbol; -ENOMEM.
- */
-int gv_cuda_open(const char *path, gv_cuda_t **out, gv_error_t **err);
-
-/* gv_cuda_close - dlclose() and free; sets *cuda to NULL; accepts NULL and *cuda == NULL. */
-void gv_cuda_close(gv_cuda_t **cuda);
+int gv_cudacheck_open(const char *path, gv_cuda_t **out, gv_error_t **err);
 
 /*
  * gv_cuda_error - fill *err from a failed Driver API call:
@@ -132,7 +54,7 @@ void gv_cuda_close(gv_cuda_t **cuda);
  * out of memory, else -EIO).  An error constructor: @err comes first, as in
  * gv_error_set() (docs/errors.md).
  */
-int gv_cuda_error(gv_error_t **err, const gv_cuda_t *cuda, gv_cu_result_t res, const char *what);
+int gv_cuda_error(gv_error_t **err, const gv_cuda_t *cuda, CUresult res, const char *what);
 
 /*
  * gv_cuda_init - cuInit(0), then the device count (cuDeviceGetCount) and, when

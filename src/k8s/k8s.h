@@ -9,7 +9,7 @@
  * negative errno and fill `gv_error_t **err` (reason GV_REASON_KUBERNETES
  * unless noted).  JSON objects are json-c objects; "owned" means the caller
  * drops them with json_object_put().  Nothing here prints: log lines go to
- * the gv_log_fn (src/base/log.h) the caller supplies.  The bearer token and client key
+ * the gv_log_fn (base/log.h) the caller supplies.  The bearer token and client key
  * never appear in a log line or an error message.
  *
  * A gv_k8s_client_t is not thread-safe; use one per thread.  No environment

@@ -603,6 +603,11 @@ static int set_state(gv_marker_info_t *info, gv_marker_state_t state, const char
         return 0;
 }
 
+/* The verdict of an empty marker: upstream's validator writes all but driver-ready empty. */
+#define EMPTY_FOREIGN                                                                                              \
+        "empty file: not gpu-validator's: NVIDIA's validator writes its markers empty, or someone by hand (e.g. " \
+        "touch); gpu-validator's next validation of the component replaces it"
+
 /*
  * Judge one marker file on its own: MISSING, FOREIGN, STALE or READY (valid
  * content of this boot).  Never fails for the file itself; -errno for the folder.
@@ -628,7 +633,7 @@ static int inspect_local(gv_store_t *s, gv_marker_id_t id, gv_marker_info_t *inf
         if (!S_ISREG(st.st_mode))
                 return set_state(info, GV_MARKER_FOREIGN, "not a regular file");
         if (st.st_size == 0)
-                return set_state(info, GV_MARKER_FOREIGN, "empty file (written by hand, e.g. touch)");
+                return set_state(info, GV_MARKER_FOREIGN, EMPTY_FOREIGN);
 
         _cleanup_free_ char *text = NULL;
         _cleanup_error_ gv_error_t *e = NULL;
@@ -639,7 +644,7 @@ static int inspect_local(gv_store_t *s, gv_marker_id_t id, gv_marker_info_t *inf
         if (r < 0)
                 return set_state(info, GV_MARKER_FOREIGN, "cannot read: %s", e->msg);
         if (len == 0)
-                return set_state(info, GV_MARKER_FOREIGN, "empty file (written by hand, e.g. touch)");
+                return set_state(info, GV_MARKER_FOREIGN, EMPTY_FOREIGN);
 
         gv_kvlist_t l = { 0 };
         r = gv_marker_parse(text, len, &l, &e);
@@ -651,8 +656,14 @@ static int inspect_local(gv_store_t *s, gv_marker_id_t id, gv_marker_info_t *inf
         const char *gen = gv_kvlist_get(&l, "GENERATION");
         const char *boot = gv_kvlist_get(&l, "BOOT_ID");
         gv_marker_id_t parent = gv_marker_parent(id);
+        if (!gen && id == GV_MARKER_DRIVER && gv_kvlist_get(&l, "IS_HOST_DRIVER") &&
+            gv_kvlist_get(&l, "NVIDIA_DRIVER_ROOT"))
+                return set_state(info, GV_MARKER_FOREIGN,
+                                 "not gpu-validator's: NVIDIA's validator writes driver-ready so (its keys "
+                                 "IS_HOST_DRIVER, NVIDIA_DRIVER_ROOT, ..., no GENERATION); gpu-validator's next driver "
+                                 "validation replaces it");
         if (!gen)
-                return set_state(info, GV_MARKER_FOREIGN, "no GENERATION");
+                return set_state(info, GV_MARKER_FOREIGN, "no GENERATION: not written by gpu-validator");
         if (!generation_valid(gen))
                 return set_state(info, GV_MARKER_FOREIGN, "GENERATION is not %d hex digits", GV_GENERATION_HEX_LEN);
         if (!boot)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -60,7 +61,15 @@ struct gv_exporter {
         gv_marker_state_t states[GV_MARKER__MAX];
 
         uint64_t scrapes, renders;
+        double started_at;     /* Unix seconds: gpu_operator_node_metrics_ready_ts_seconds */
+        double plugin_seen_at; /* Unix seconds: gpu_operator_node_device_plugin_validation_last_success_ts_seconds */
 };
+
+/* Whole Unix seconds now, as upstream's time.Now().Unix(). */
+static double unix_now(void)
+{
+        return (double) time(NULL);
+}
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
@@ -196,6 +205,12 @@ static struct MHD_Response *current_page(gv_exporter_t *exp)
         }
         set_problem(exp, level, problem);
         log_transitions(exp, &snap);
+        /* upstream: the time of the last poll (every 30 s) that found GPUs on the node; here the last
+         * render (at least every cache TTL while scraped) that found them advertised in plugin-ready */
+        if (snap.markers[GV_MARKER_PLUGIN].state == GV_MARKER_READY && snap.plugin_devices >= 1)
+                exp->plugin_seen_at = unix_now();
+        snap.started_at = exp->started_at;
+        snap.plugin_seen_at = exp->plugin_seen_at;
 
         char *body = NULL;
         size_t len = 0;
@@ -396,6 +411,7 @@ int gv_exporter_new(const gv_exporter_options_t *opts, gv_exporter_t **out, gv_e
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
         exp->epoll_fd = -1;
         exp->dirty = true;
+        exp->started_at = unix_now();
         exp->log = opts->log;
         exp->log_userdata = opts->log_userdata;
         exp->cache_ttl_s = opts->cache_ttl_s ? opts->cache_ttl_s : GV_METRICS_DEFAULT_CACHE_TTL_S;

@@ -150,6 +150,9 @@ typedef struct gv_metrics_snapshot {
         bool have_pci_gpus;                           /* the sysfs PCI folder could be read */
         unsigned long pci_gpus;
         gv_revalidations_t revalidations;             /* present when `watch` wrote its counters file */
+        double started_at;                            /* the exporter's start, Unix seconds (0: unknown) */
+        double plugin_seen_at;                        /* Unix seconds of the last render that saw plugin-ready
+                                                         ready with DEVICE_PLUGIN_DEVICES >= 1; 0: never */
 } gv_metrics_snapshot_t;
 
 /*

@@ -92,6 +92,10 @@ static double ready(const gv_metrics_snapshot_t *s, gv_marker_id_t id)
 
 static void render_upstream(FILE *f, const gv_metrics_snapshot_t *s)
 {
+        family(f, "gpu_operator_node_metrics_ready_ts_seconds", "gauge",
+               "Unix time the metrics exporter started (upstream-compatible)");
+        sample(f, s, "gpu_operator_node_metrics_ready_ts_seconds", NULL, s->started_at);
+
         for (size_t i = 0; i < GV_ARRAY_SIZE(upstream_ready); i++) {
                 family(f, upstream_ready[i].name, "gauge", upstream_ready[i].help);
                 sample(f, s, upstream_ready[i].name, NULL, ready(s, upstream_ready[i].marker));
@@ -114,6 +118,11 @@ static void render_upstream(FILE *f, const gv_metrics_snapshot_t *s)
                "(upstream-compatible)");
         sample(f, s, "gpu_operator_node_device_plugin_devices_total", NULL,
                s->markers[GV_MARKER_PLUGIN].state == GV_MARKER_READY ? (double) s->plugin_devices : 0);
+
+        family(f, "gpu_operator_node_device_plugin_validation_last_success_ts_seconds", "gauge",
+               "Unix time GPUs were last seen advertised by the device plugin (plugin-ready ready with "
+               "DEVICE_PLUGIN_DEVICES >= 1), 0 when never since the exporter started (upstream-compatible)");
+        sample(f, s, "gpu_operator_node_device_plugin_validation_last_success_ts_seconds", NULL, s->plugin_seen_at);
 
         family(f, "gpu_operator_nvidia_pci_devices_total", "untyped",
                "NVIDIA GPUs (VGA or 3D controller functions) on the PCI bus, 0 when sysfs is unreadable "

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "internal.h"
+#include "workload-internal.h"
 
 static bool in_list(const char *const *list, const char *s)
 {

@@ -13,7 +13,7 @@
 
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
-#include "internal.h"
+#include "workload-internal.h"
 
 /* Log through the caller's gv_log_fn (may be NULL) under o->log_component, reason "". */
 #define logf_(o, level, ...) gv_logf((o)->log, (o)->log_userdata, (level), (o)->log_component, "", __VA_ARGS__)

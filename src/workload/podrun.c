@@ -15,7 +15,7 @@
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/clock.h"
-#include "internal.h"
+#include "workload-internal.h"
 
 #define DEFAULT_TIMEOUT_S 300u
 #define DEFAULT_PENDING_TIMEOUT_S 120u

@@ -1,4 +1,4 @@
-"""gpu-validator cuda-check: the CUDA path against a fake driver (tests/unit/cudacheck/fake_cuda.c,
+"""gpu-validator cuda-check: the CUDA path against a fake driver (tests/unit/cudacheck/fake-cuda.c,
 built as libcuda.so.1), the "driver present but cuInit fails" path against NVIDIA's stub library
 when this machine has one, and the mock backend (NVML only) against our mock libnvidia-ml.so.1."""
 import os

@@ -92,7 +92,7 @@ def by_kind(docs, kind):
     return [d for d in docs if d["kind"] == kind]
 
 
-def chart_rbac(path, namespace, sets=()):
+def chart_rbac(path, namespace, sets=(), release="rel"):
     """The chart's RBAC objects for a release in @namespace, written to @path as JSON for the
     test API server's RBAC mode; -> (path, user of the validator's ServiceAccount), or None
     when helm or node is missing outside CI (the caller then runs without RBAC)."""
@@ -100,7 +100,7 @@ def chart_rbac(path, namespace, sets=()):
         helm()
     except unittest.SkipTest:
         return None
-    args = ["template", "rel", CHART, "--namespace", namespace]
+    args = ["template", release, CHART, "--namespace", namespace]
     for s in sets:
         args += ["--set", s]
     p = helm_run(*args)
@@ -136,20 +136,34 @@ def mounts_of(container):
 
 
 def api_server_rejects(pod_spec):
-    """What the test API server (tests/apiserver, which validates Pods the way kube-apiserver's
-    pkg/apis/core/validation does: Bidirectional propagation only in privileged containers,
-    allowPrivilegeEscalation false never with privileged, names, resources, ...) says when a Pod
-    with this spec is created in strict field validation (dry run).  A list of messages, empty
-    when accepted."""
-    sys.path.insert(0, os.path.join(SOURCE, "tests", "apiserver"))
-    from client import TestApiServer  # noqa: E402 - the test server's own helper
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "validator-spec", "namespace": "default"},
+    """What kube-apiserver itself (the real one, tests/k8s: its pkg/apis/core/validation --
+    Bidirectional propagation only in privileged containers, allowPrivilegeEscalation false never
+    with privileged, names, resources, ...) says when a Pod with this spec is created with strict
+    field validation (dry run, in a namespace PodSecurity leaves at privileged).  A list of
+    messages, empty when accepted."""
+    sys.path.insert(0, os.path.join(SOURCE, "tests", "k8s"))
+    from cluster import ControlPlane  # noqa: E402
+    cp = ControlPlane.shared()
+    ns = "gv-pod-spec-check"
+    # What admission looks up must exist, as the chart's release makes it (409: it does).
+    cp.request("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+    cp.wait(lambda: cp.request("GET", f"/api/v1/namespaces/{ns}/serviceaccounts/default")[0] == 200,
+            "the namespace's default ServiceAccount")
+    if pod_spec.get("serviceAccountName"):
+        cp.request("POST", f"/api/v1/namespaces/{ns}/serviceaccounts",
+                   {"metadata": {"name": pod_spec["serviceAccountName"]}})
+    if pod_spec.get("runtimeClassName"):
+        cp.request("POST", "/apis/node.k8s.io/v1/runtimeclasses",
+                   {"metadata": {"name": pod_spec["runtimeClassName"]}, "handler": pod_spec["runtimeClassName"]})
+    if pod_spec.get("priorityClassName", "").startswith("system-") is False and pod_spec.get("priorityClassName"):
+        cp.request("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                   {"metadata": {"name": pod_spec["priorityClassName"]}, "value": 1000})
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "validator-spec", "namespace": ns},
            "spec": pod_spec}
-    with TestApiServer(token="deploy") as api:
-        try:
-            api.api("POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict&dryRun=All", pod)
-        except RuntimeError as e:
-            return [str(e)]
+    code, got = cp.request("POST", f"/api/v1/namespaces/{ns}/pods", pod,
+                           query={"fieldValidation": "Strict", "dryRun": "All"})
+    if code not in (200, 201):
+        return [f"{code}: {got.get('message') if isinstance(got, dict) else got}"]
     return []
 
 

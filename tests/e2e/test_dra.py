@@ -11,14 +11,13 @@ import gvtest
 from chartapi import ChartApiTestCase
 
 NODE = "gpu-node-dra"
-NS = "gpu-operator"
 DRA = {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.deploy.dra-driver": "true"}
 _OURS = ["CAPACITY_WAIT_SECONDS", "VALIDATOR_POD_NAME", "VALIDATOR_POD_UID", "POD_NAME", "POD_UID",
          "KUBERNETES_SERVICE_PORT", "WITH_WORKLOAD"]
 
 
 class DraTest(ChartApiTestCase):
-    NODE, NS, TOKEN, UNSET = NODE, NS, "gv-dra-token", _OURS
+    NODE, UNSET = NODE, _OURS
     BASE_ENV = {"VALIDATOR_IMAGE": "registry.local/gpu-validator:test", "WITH_WORKLOAD": "false"}
 
     def setUp(self):

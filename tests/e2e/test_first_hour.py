@@ -246,3 +246,76 @@ class TestReadmeSample(gvtest.TempDirTestCase):
             text = re.sub(r"generation=[0-9a-f]{8}", "generation=xxxxxxxx", text)
             return re.sub(r"(?m)^(\S+-ready\s+ready\s+)\d+s ", r"\g<1>0s ", text)
         self.assertEqual(norm(sample), norm(real))
+
+
+class TestDriverRootConfig(gvtest.TempDirTestCase):
+    def test_a_driver_root_that_is_not_a_folder_is_one_configuration_error(self):
+        f = self.path("file")
+        open(f, "w").close()
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        dangling = self.path("dangling")
+        os.symlink(self.path("nowhere"), dangling)
+        kinds = {f: "a regular file", fifo: "a FIFO", dangling: "a dangling symbolic link"}
+        out = self.path("status")
+        for path, kind in kinds.items():
+            for var, flag in (("DRIVER_INSTALL_DIR", "--driver-install-dir"),
+                              ("DRIVER_INSTALL_DIR_CTR_PATH", "--driver-install-dir-ctr-path")):
+                for how in ("env", "flag", "drop-in"):
+                    with self.subTest(path=kind, var=var, how=how):
+                        if how == "env":
+                            p = gvtest.run(["run", "--components", "driver", "--output-dir", out], check=2,
+                                           env=gvtest.clean_env(**{var: path}))
+                            named = f"{var}={path}"
+                        elif how == "flag":
+                            p = gvtest.run(["run", "--components", "driver", "--output-dir", out, flag, path], check=2)
+                            named = f"{flag} {path}"
+                        else:
+                            p = gvtest.run(["-c", "driver", "-o", out, flag, path], check=2)
+                            named = f"{var}={path}"
+                        self.assertEqual(p.stdout, "")
+                        lines = p.stderr.splitlines()
+                        self.assertLessEqual(len(lines), 2, p.stderr)  # the error and its hint
+                        self.assertIn(f"{named} is {kind}, not a folder", lines[0])
+                        self.assertNotIn("tried", p.stderr)
+        # absent is fine (the driver container has not made it yet): the ordinary search says what it tried
+        p = gvtest.run(["run", "--components", "driver", "--output-dir", out, "--host-root", self.tmp,
+                        "--driver-install-dir", self.path("absent"), "--driver-install-dir-ctr-path",
+                        self.path("absent")], check=1)
+        self.assertIn("tried", p.stdout)
+
+
+class TestUpgradeFromUpstream(gvtest.TempDirTestCase):
+    """docs/deploy.md "Upgrading from NVIDIA's validator", step by step, on a node whose status
+    folder holds what NVIDIA's validator wrote."""
+
+    UPSTREAM_DRIVER = ("IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT={host}\nDRIVER_ROOT_CTR_PATH=/host\n"
+                       "NVIDIA_DEV_ROOT={host}\nDEV_ROOT_CTR_PATH=/host\n")
+
+    def test_upstream_markers_are_named_then_replaced(self):
+        import chain
+        node = chain.Node(self.tmp)
+        node.install_mock("host", gpus=1)
+        with open(node.marker("driver-ready"), "w") as f:
+            f.write(self.UPSTREAM_DRIVER.format(host=node.host))
+        for m in ("host-driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready"):
+            open(node.marker(m), "w").close()
+        # 1. status names them: not ours, NVIDIA's validator's (or by hand)
+        p = gvtest.run(["status", *node.store_args()], check=1)
+        self.assertRegex(p.stdout, r"(?m)^driver-ready\s+foreign .*not gpu-validator's: NVIDIA's validator writes "
+                                   r"driver-ready so")
+        self.assertRegex(p.stdout, r"(?m)^toolkit-ready\s+foreign .*NVIDIA's validator writes its markers empty")
+        # 2. the driver validation replaces driver-ready and removes what was downstream of it first
+        node.run("driver", check=0)
+        d = node.read("driver-ready")
+        for k in ("IS_HOST_DRIVER", "NVIDIA_DRIVER_ROOT", "DRIVER_ROOT_CTR_PATH", "NVIDIA_DEV_ROOT", "DEV_ROOT_CTR_PATH"):
+            self.assertIn(k, d)  # the keys upstream's consumers read are still there
+        self.assertEqual(d["IS_HOST_DRIVER"], "true")
+        for m in ("toolkit-ready", "cuda-ready", "plugin-ready"):
+            self.assertFalse(node.exists(m), m)
+        # 3. then the toolkit: the chain is gpu-validator's from here on
+        node.run("toolkit", check=0)
+        p = gvtest.run(["status", *node.store_args()], check=0)
+        self.assertRegex(p.stdout, r"(?m)^driver-ready\s+ready")
+        self.assertRegex(p.stdout, r"(?m)^toolkit-ready\s+ready")
+        self.assertNotIn("foreign", p.stdout)

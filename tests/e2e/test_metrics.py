@@ -278,6 +278,11 @@ class MetricsTestCase(gvtest.TempDirTestCase):
     def assertSeries(self, got, want):
         got = dict(got)
         got.pop(series("gpu_validator_build_info", version=gvtest_version()), None)
+        # the two time stamps of upstream's exporter: present always, checked in TestUpstreamTimestamps
+        for name in ("gpu_operator_node_metrics_ready_ts_seconds",
+                     "gpu_operator_node_device_plugin_validation_last_success_ts_seconds"):
+            self.assertIn(series(name), got)
+            got.pop(series(name))
         missing = {k: v for k, v in want.items() if k not in got}
         extra = {k: v for k, v in got.items() if k not in want}
         wrong = {k: (got[k], v) for k, v in want.items() if k in got and got[k] != v}
@@ -292,6 +297,42 @@ def gvtest_version():
         out = gvtest.run(["--version"], check=0).stdout.split()
         _VERSION.append(out[1])  # "gpu-validator VERSION (commit C)"
     return _VERSION[0]
+
+
+class TestUpstreamTimestamps(MetricsTestCase):
+    """gpu_operator_node_metrics_ready_ts_seconds and ..._device_plugin_validation_last_success_ts_seconds,
+    with upstream's meaning (cmd/nvidia-validator/metrics.go): the exporter's start, and the last time
+    GPUs were seen advertised on the node (0 before)."""
+
+    def value(self, exp, name):
+        return exp.samples()[series(name)]
+
+    def test_metrics_ready_is_the_start_time(self):
+        t0 = int(time.time())
+        exp = self.start()
+        t1 = time.time()
+        v = self.value(exp, "gpu_operator_node_metrics_ready_ts_seconds")
+        self.assertTrue(t0 <= v <= t1, (t0, v, t1))
+        time.sleep(1.1)
+        self.folder.chain()  # a change re-renders the page; the start time stays
+        self.assertEqual(self.value(exp, "gpu_operator_node_metrics_ready_ts_seconds"), v)
+
+    def test_plugin_last_success_follows_advertised_gpus(self):
+        name = "gpu_operator_node_device_plugin_validation_last_success_ts_seconds"
+        exp = self.start()
+        self.assertEqual(self.value(exp, name), 0)
+        self.folder.write("driver-ready")
+        self.folder.write("toolkit-ready")
+        self.folder.write("cuda-ready")
+        self.folder.write("plugin-ready", DEVICE_PLUGIN_DEVICES="0")  # no GPU advertised: not a success
+        self.assertEqual(self.value(exp, name), 0)
+        t0 = int(time.time())
+        self.folder.write("plugin-ready", DEVICE_PLUGIN_DEVICES="4")
+        seen = self.value(exp, name)
+        self.assertTrue(t0 <= seen <= time.time(), (t0, seen))
+        time.sleep(1.1)
+        self.folder.remove("plugin-ready")  # gone: the last time they were seen stays
+        self.assertEqual(self.value(exp, name), seen)
 
 
 class TestStates(MetricsTestCase):

@@ -391,7 +391,7 @@ class TestKilledInstall(gvtest.TempDirTestCase):
     """Issue 9 defect 5: `mock install` and `run --mock` killed (SIGKILL) at
     seeded random times; afterwards install, `run --mock` and remove succeed
     and remove leaves the folder as it was.  The exhaustive kill-at-every-step
-    test is tests/unit/mockroot/test_mockroot_crash.c."""
+    test is tests/unit/mock-root/test-mockroot_crash.c."""
 
     TRIALS = int(os.environ.get("GV_E2E_KILL_TRIALS", "12"))
 

@@ -8,19 +8,17 @@ binary against a temporary status folder, writes marker files itself (test_metri
 and reads the Node, the Events and the server's request log."""
 import os
 import re
+import shutil
 import signal
-import sys
+import tempfile
 import time
 
 import gvtest
-from test_deploy import chart_rbac
 from test_metrics import BOOT_A, BOOT_B, Exporter, Folder, series
 
-sys.path.insert(0, os.path.join(gvtest.SOURCE, "tests", "apiserver"))
-from client import TestApiServer  # noqa: E402
+from chartapi import chart_api
 
 NODE = "node-e2e"  # test_metrics.series() labels samples with this node
-NS = "gpu-operator"
 COND = "GPUValidated"
 LABEL = "nvidia.com/gpu.validated"
 TAINT_KEY = "nvidia.com/gpu.not-validated"
@@ -45,6 +43,20 @@ def wait_for(what, pred, timeout=20.0, interval=0.05):
 
 
 class NodeSignalTestCase(gvtest.TempDirTestCase):
+    """The real kube-apiserver (tests/k8s), a namespace per class, as the chart's ServiceAccount
+    with the chart's rules (node status on); the Node is made anew for each test."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rbac_dir = tempfile.mkdtemp(prefix="gv-rbac-")
+        cls.api, _ = chart_api(cls.rbac_dir, sets=("nodeStatus.enabled=true",))
+        cls.NS = cls.api.namespace
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.api.stop()
+        shutil.rmtree(cls.rbac_dir, ignore_errors=True)
+
     def setUp(self):
         super().setUp()
         self.dir = self.path("validations")
@@ -54,10 +66,7 @@ class NodeSignalTestCase(gvtest.TempDirTestCase):
         self.set_boot(BOOT_A)
         self.sysfs = self.path("sys")
         os.makedirs(os.path.join(self.sysfs, "bus", "pci", "devices"))
-        # Strict validation (Node Events only in "default") and RBAC mode with the chart's own rules (node status on): the signal needs nothing more.
-        rb = chart_rbac(self.path("rbac.json"), NS, sets=("nodeStatus.enabled=true",))
-        self.api = TestApiServer(namespace=NS, **(dict(rbac=rb[0], rbac_user=rb[1]) if rb else {})).start()
-        self.addCleanup(self.api.stop)
+        self.api.reset()
         self.api.node(NODE, labels={"kubernetes.io/hostname": NODE})
         self.api.api("PATCH", f"/api/v1/nodes/{NODE}", {"spec": {"taints": [STARTUP_TAINT, OTHER_TAINT]}}, MERGE)
         self.api.api("PATCH", f"/api/v1/nodes/{NODE}/status", {"status": {"conditions": [READY]}}, MERGE)
@@ -75,7 +84,7 @@ class NodeSignalTestCase(gvtest.TempDirTestCase):
     def start(self, *signal_args, env=None, kubeconfig=None):
         args = ["--output-dir", self.dir, "--node-name", NODE, "--boot-id-file", self.boot, "--sysfs-root", self.sysfs,
                 "--kubeconfig", kubeconfig or self.api.kubeconfig, *signal_args]
-        e = Exporter(args, env=env if env is not None else gvtest.clean_env(OPERATOR_NAMESPACE=NS))
+        e = Exporter(args, env=env if env is not None else gvtest.clean_env(OPERATOR_NAMESPACE=self.NS))
         self.exporters.append(e)
         return e
 
@@ -97,8 +106,10 @@ class NodeSignalTestCase(gvtest.TempDirTestCase):
     def events(self):
         """The Events about the Node: kube-apiserver takes them only in namespace default (or
         kube-system), never in the operator's namespace (the test server answers 422 there too)."""
-        self.assertEqual(self.api.api("GET", f"/api/v1/namespaces/{NS}/events")["items"], [])
-        return self.api.api("GET", "/api/v1/namespaces/default/events")["items"]
+        self.assertEqual(self.api.api("GET", f"/api/v1/namespaces/{self.NS}/events")["items"], [])
+        uid = self.node()["metadata"]["uid"]  # this test's Node: default is shared by every test
+        return [e for e in self.api.api("GET", "/api/v1/namespaces/default/events")["items"]
+                if e["involvedObject"].get("uid") == uid]
 
     def writes(self):
         return [r for r in self.api.requests() if r["method"] in WRITES and not r["path"].startswith("/_test")]
@@ -211,17 +222,17 @@ class FollowMarkers(NodeSignalTestCase):
                "spec": {"initContainers": [{"name": "node-status", "image": "v", "restartPolicy": "Always"}]
                         + [{"name": f"{c}-validation", "image": "v"} for c in ("driver", "toolkit", "cuda", "plugin")],
                         "containers": [{"name": "nvidia-operator-validator", "image": "v"}]}}
-        self.api.api("POST", f"/api/v1/namespaces/{NS}/pods", pod)
+        self.api.api("POST", f"/api/v1/namespaces/{self.NS}/pods", pod)
 
         def statuses(*entries):
-            self.api.control("POST", f"/pods/{NS}/validator-x/status?replace=1",
+            self.api.control("POST", f"/pods/{self.NS}/validator-x/status?replace=1",
                              {"phase": "Pending", "initContainerStatuses":
                               [{"name": "node-status", "restartCount": 0, "state": {"running": {}}}] + list(entries)})
 
         done = {"state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
         statuses({"name": "driver-validation", "restartCount": 0, "state": {"running": {}}},
                  {"name": "toolkit-validation", "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}})
-        e = self.start(*self.full_args(), env=gvtest.clean_env(OPERATOR_NAMESPACE=NS, POD_NAME="validator-x"))
+        e = self.start(*self.full_args(), env=gvtest.clean_env(OPERATOR_NAMESPACE=self.NS, POD_NAME="validator-x"))
         c = self.wait_condition("False", "Validating")
         self.assertEqual(c["message"], "validating driver (in progress): driver-ready is missing (not present)")
         self.assertIn(STARTUP_TAINT, self.taints())
@@ -293,7 +304,7 @@ class FollowMarkers(NodeSignalTestCase):
 
     def test_env_custom_condition_label_last_component(self):
         """NODE_CONDITION, NODE_LABEL, LAST_COMPONENT as the chart passes them; no taint."""
-        env = gvtest.clean_env(OPERATOR_NAMESPACE=NS, NODE_CONDITION="example.com/GPUToolkitValidated",
+        env = gvtest.clean_env(OPERATOR_NAMESPACE=self.NS, NODE_CONDITION="example.com/GPUToolkitValidated",
                                NODE_LABEL="example.com/toolkit=ok", LAST_COMPONENT="toolkit",
                                KUBECONFIG=self.api.kubeconfig)
         args = ["--output-dir", self.dir, "--node-name", NODE, "--boot-id-file", self.boot, "--sysfs-root", self.sysfs]

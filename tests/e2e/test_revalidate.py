@@ -270,9 +270,11 @@ class TestNodeSignal(WatchTestCase):
     def test_condition_follows_a_driver_container_restart(self):
         import test_node_signal as ns  # the module, so that its test classes do not run here again
         import test_metrics
-        api = ns.TestApiServer(namespace=ns.NS).start()
+        from chartapi import chart_api  # the real kube-apiserver, as the chart's ServiceAccount
+        api, _ = chart_api(self.path(), sets=("nodeStatus.enabled=true",))
         self.addCleanup(api.stop)
         api.node(ns.NODE, labels={"kubernetes.io/hostname": ns.NODE})
+        node_uid = api.api("GET", f"/api/v1/nodes/{ns.NODE}")["metadata"]["uid"]
         self.start()
 
         def condition():
@@ -287,7 +289,7 @@ class TestNodeSignal(WatchTestCase):
         exp = test_metrics.Exporter(["--output-dir", self.node.status, "--node-name", ns.NODE, "--boot-id-file",
                                      self.node.boot_id, "--kubeconfig", api.kubeconfig, "--node-condition",
                                      "--last-component", "toolkit"],
-                                    env=gvtest.clean_env(OPERATOR_NAMESPACE=ns.NS))
+                                    env=gvtest.clean_env(OPERATOR_NAMESPACE=api.namespace))
         self.addCleanup(exp.stop)
         first = wait_condition("True", "ValidationSucceeded")
         time.sleep(1.1)  # lastTransitionTime has second resolution
@@ -300,7 +302,8 @@ class TestNodeSignal(WatchTestCase):
             f.write("GDS_ENABLED: false\n")
         wait_condition("True", "ValidationSucceeded")
         reasons = ns.wait_for("the recovery event", lambda: (lambda r: r if "GPUValidationRecovered" in r else None)(
-            [e["reason"] for e in api.api("GET", "/api/v1/namespaces/default/events")["items"]]))
+            [e["reason"] for e in api.api("GET", "/api/v1/namespaces/default/events")["items"]
+             if e["involvedObject"].get("uid") == node_uid]))
         self.assertIn("GPUValidationFailed", reasons)
 
 

@@ -3,6 +3,7 @@ items 1 and 2): the real binary on sysfs fixture trees built here, laid out
 as the kernel does (devices under devices/pci0000:00, bus/pci/devices links,
 driver and physfn links, mdev types, parents and devices, module folders)."""
 import os
+import re
 import time
 
 import chain
@@ -312,6 +313,39 @@ class TestVgpuDevices(SandboxTestCase):
         p = gvtest.run(["status", *self.node.store_args()])
         self.assertRegex(p.stdout, r"vgpu-devices-ready\s+ready")
         self.assertRegex(p.stdout, r"vgpu-manager-ready\s+ready")
+
+
+class TestSandboxSkipRule(SandboxTestCase):
+    """One rule for every sandbox component, as upstream: each skips unless the node's workload
+    config is its own (vfio-pci: vm-passthrough; vgpu-manager, vgpu-devices: vm-vgpu), before it
+    looks at anything else, its parent marker included."""
+
+    def test_each_skips_unless_its_workload_config(self):
+        self.fake_smi(self.node.driver)
+        self.sys.add_gpu("0000:3b:00.0", driver="vfio-pci")
+        for config, runs in (("container", ()), ("vm-passthrough", ("vfio-pci",)),
+                             ("vm-vgpu", ("vgpu-manager", "vgpu-devices"))):
+            with self.subTest(config=config):
+                p = self.run_gv("vfio-pci,vgpu-manager,vgpu-devices", "--default-workload-config", config)
+                for c in ("vfio-pci", "vgpu-manager", "vgpu-devices"):
+                    row = re.search(rf"(?m)^{c}\s+(\S+)", p.stdout)
+                    if c in runs[1:] and row is None:
+                        continue  # the chain stopped at the one before (no vGPU on this fake node)
+                    self.assertIsNotNone(row, p.stdout)
+                    if c in runs:
+                        self.assertNotEqual(row.group(1), "skipped", p.stdout)
+                    else:
+                        self.assertEqual(row.group(1), "skipped", p.stdout)
+                        self.assertIn(f"workload config is {config}", p.stdout)
+                self.assertNotIn("dependency-not-ready", p.stdout)
+                self.assertEqual(self.workload_type(), config + "\n")
+
+    def test_vgpu_devices_alone_skips_on_a_passthrough_node(self):
+        # upstream's sandbox DaemonSet runs vgpu-devices on every sandbox node; on a vm-passthrough
+        # one vgpu-manager skipped, so there is no vgpu-manager-ready: that must not fail it
+        p = self.run_gv("vgpu-devices", check=0)
+        self.assertRegex(p.stdout, r"(?m)^vgpu-devices\s+skipped")
+        self.assertEqual(self.workload_type(), "vm-passthrough\n")
 
 
 class TestCcManager(SandboxTestCase):

@@ -11,7 +11,6 @@ import gvtest
 from chartapi import ChartApiTestCase
 
 NODE = "gpu-node-a"
-NS = "gpu-operator"
 IMAGE = "registry.local/gpu-validator:test"
 FR11 = os.path.join(gvtest.SOURCE, "tests", "unit", "workload", "data", "fr11.yaml")
 SELECTOR = {"cuda": "app=nvidia-cuda-validator", "plugin": "app=nvidia-device-plugin-validator"}
@@ -56,7 +55,7 @@ class Poller:
 
 
 class WorkloadPodsTest(ChartApiTestCase):
-    NODE, NS, UNSET, BASE_ENV = NODE, NS, _OURS, {"VALIDATOR_IMAGE": IMAGE}
+    NODE, UNSET, BASE_ENV = NODE, _OURS, {"VALIDATOR_IMAGE": IMAGE}
 
     # -- helpers ------------------------------------------------------------------------
     def cuda_ready(self):
@@ -88,7 +87,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.api.node(NODE, **kw)
 
     def pods(self, component):
-        return self.api.pods(NS, SELECTOR[component])
+        return self.api.pods(self.NS, SELECTOR[component])
 
     def assert_gone(self, component, msg=None):
         """The pods of @component are gone.  A bound pod is deleted gracefully, as on a real
@@ -152,11 +151,11 @@ class WorkloadPodsTest(ChartApiTestCase):
     def test_earlier_pods_deleted_and_awaited_first(self):
         labels = {"app": "nvidia-cuda-validator", "nvidia.com/gpu-validator.node": NODE}
         for name in ("old-1", "old-2"):
-            self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
+            self.api.api("POST", "/api/v1/namespaces/%s/pods" % self.NS, {
                 "metadata": {"name": name, "labels": labels},
                 "spec": {"nodeName": NODE, "containers": [{"name": "c", "image": "x"}]}})
         other = {"app": "nvidia-cuda-validator", "nvidia.com/gpu-validator.node": "other-node"}
-        self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
+        self.api.api("POST", "/api/v1/namespaces/%s/pods" % self.NS, {
             "metadata": {"name": "elsewhere", "labels": other},
             "spec": {"nodeName": "other-node", "containers": [{"name": "c", "image": "x"}]}})
         self.api.settings(deleteDelayMs=400)
@@ -169,7 +168,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertEqual(sorted(order[:2]), [("DELETE", "old-1"), ("DELETE", "old-2")])
         self.assertEqual(order[2], ("POST", "pods"))
         # ours is deleted too, gracefully (still terminating for deleteDelayMs)
-        names = [x["metadata"]["name"] for x in self.api.pods(NS) if not x["metadata"].get("deletionTimestamp")]
+        names = [x["metadata"]["name"] for x in self.api.pods(self.NS) if not x["metadata"].get("deletionTimestamp")]
         self.assertEqual(names, ["elsewhere"], "only this node's pods are deleted")
 
     def test_image_pull_error_named_with_image(self):
@@ -184,6 +183,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertFalse(os.path.exists(self.marker("cuda-ready")))
 
     def test_init_container_failure_with_log_lines(self):
+        self.gpu_node()  # pods/log goes through the Node's kubelet endpoint
         self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=1000, initExitCode=3)
 
         def set_log():
@@ -191,7 +191,7 @@ class WorkloadPodsTest(ChartApiTestCase):
             if not items:
                 return False
             name = items[0]["metadata"]["name"]
-            self.api.set_log(NS, name, "cuda-validation",
+            self.api.set_log(self.NS, name, "cuda-validation",
                              "".join("line %d\n" % i for i in range(1, 40)) + "cudaErrorNoDevice: no CUDA device\n")
             return True
         poller = Poller(set_log)
@@ -206,7 +206,8 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assert_gone("cuda")
 
     def test_pod_timeout_bound(self):
-        # no kubelet: the pod stays Pending
+        # the kubelet never starts the pod: it stays Pending (it still stops it when deleted)
+        self.api.kubelet(enabled=False, nodeName=NODE)
         p = self.gv("cuda", "--pod-timeout", "2")
         self.assertEqual(p.returncode, 3, self.out(p))
         self.assertIn("2 s", p.stdout)
@@ -214,13 +215,15 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assert_gone("cuda")
 
     def test_tolerations_and_owner_from_validator_pod(self):
-        self.api.api("POST", "/api/v1/namespaces/%s/pods" % NS, {
+        # ServiceAccount admission: the account a pod names must exist.
+        self.api.api("POST", "/api/v1/namespaces/%s/serviceaccounts" % self.NS, {"metadata": {"name": "gv-gpu-validator"}})
+        self.api.api("POST", "/api/v1/namespaces/%s/pods" % self.NS, {
             "metadata": {"name": "nvidia-operator-validator-xyz", "labels": {"app": "nvidia-operator-validator"}},
             "spec": {"nodeName": NODE, "containers": [{"name": "c", "image": "x"}],
                      "serviceAccountName": "gv-gpu-validator",
                      "tolerations": [{"key": "example.com/custom-taint", "operator": "Exists",
                                       "effect": "NoExecute"}]}})
-        uid = self.api.api("GET", "/api/v1/namespaces/%s/pods/nvidia-operator-validator-xyz" % NS)["metadata"]["uid"]
+        uid = self.api.api("GET", "/api/v1/namespaces/%s/pods/nvidia-operator-validator-xyz" % self.NS)["metadata"]["uid"]
         self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=800)
         seen, poller = self.capture_pod("cuda")
         p = self.gv("cuda", POD_NAME="nvidia-operator-validator-xyz")
@@ -234,6 +237,9 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertEqual(pod["spec"]["serviceAccountName"], "gv-gpu-validator")
 
     def test_fr11_override_file_reaches_the_created_pod(self):
+        # RuntimeClass admission: the RuntimeClass a pod names must exist.
+        self.api.cluster_object({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+                                 "metadata": {"name": "nvidia-cdi"}, "handler": "nvidia-cdi"})
         self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=800)
         seen, poller = self.capture_pod("cuda")
         p = self.gv("cuda", WORKLOAD_TEMPLATE=FR11)
@@ -287,7 +293,7 @@ class WorkloadPodsTest(ChartApiTestCase):
             items = self.pods("cuda")
             if items:
                 name = items[0]["metadata"]["name"]
-                self.api.delete_pod_as_someone_else(NS, name)
+                self.api.delete_pod_as_someone_else(self.NS, name)
                 deleted.append(name)
                 return True
             return False
@@ -312,7 +318,7 @@ class WorkloadPodsTest(ChartApiTestCase):
                 if name not in deleted:
                     deleted.add(name)
                     try:
-                        self.api.delete_pod_as_someone_else(NS, name)
+                        self.api.delete_pod_as_someone_else(self.NS, name)
                     except RuntimeError:
                         pass
             return False

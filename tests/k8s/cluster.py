@@ -20,7 +20,6 @@ import atexit
 import base64
 import json
 import os
-import shutil
 import ssl
 import subprocess
 import tempfile
@@ -34,6 +33,7 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.environ.get("GV_SOURCE_DIR", os.path.join(HERE, "..", ".."))
 K8S_SH = os.path.join(SOURCE, "tools", "k8s.sh")
+TEST_CONTROLLERS = "*,-node-lifecycle-controller"
 
 
 class ApiError(RuntimeError):
@@ -85,6 +85,9 @@ class ControlPlane:
         process; -> ControlPlane.  Raises RuntimeError with the script's diagnostics."""
         state = state or tempfile.mkdtemp(prefix="gv-k8s-")
         env = dict(os.environ, GV_K8S_PARENT_PID=str(os.getpid()))
+        # Test nodes have no kubelet heartbeats: the node lifecycle controller would mark them
+        # unreachable (a NoExecute taint) after its grace period, in the middle of a test.
+        env.setdefault("GV_K8S_CONTROLLERS", TEST_CONTROLLERS)
         if components is not None:
             env["GV_K8S_COMPONENTS"] = components
         p = subprocess.run([K8S_SH, "up", state], capture_output=True, text=True, env=env, timeout=1800)
@@ -211,12 +214,16 @@ class ControlPlane:
                "DaemonSet": "daemonsets", "Service": "services", "Secret": "secrets", "Event": "events",
                "ResourceSlice": "resourceslices", "PriorityClass": "priorityclasses",
                "RuntimeClass": "runtimeclasses", "MutatingAdmissionPolicy": "mutatingadmissionpolicies",
-               "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings"}
+               "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings",
+               "CustomResourceDefinition": "customresourcedefinitions"}
     _CLUSTER = {"ClusterRole", "ClusterRoleBinding", "Namespace", "Node", "ResourceSlice", "PriorityClass",
-                "RuntimeClass", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"}
+                "RuntimeClass", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+                "CustomResourceDefinition"}
 
     def collection_path(self, obj):
         gv, kind = obj["apiVersion"], obj["kind"]
+        if kind not in self._PLURAL:
+            raise ValueError(f"collection_path: add {kind} to ControlPlane._PLURAL")
         prefix = "/api/v1" if gv == "v1" else "/apis/" + gv
         plural = self._PLURAL[kind]
         if kind in self._CLUSTER:

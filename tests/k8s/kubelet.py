@@ -21,15 +21,46 @@ Keys (the same as tests/apiserver's simulated kubelet):
   terminateAfterMs (100) after a graceful delete, the containers stop and the pod is removed
                          (DELETE with gracePeriodSeconds=0, as the kubelet does)
   exitJitterMs (0)       each pod's exit comes up to this much later
+Logs: the kubelet serves `GET /containerLogs/NS/POD/CONTAINER` (with `tailLines`) over HTTPS on a
+free port, published as the Node's `status.daemonEndpoints.kubeletEndpoint.Port`, so `pods/log`
+goes through kube-apiserver to it as to a real kubelet; set_log() says what a container printed.
 What a real kubelet does and this one does not: run anything, pull images, report node status
-(the test sets the Node's status itself), logs (pods/log needs a kubelet endpoint)."""
+(the test sets the Node's status itself)."""
 
 import json
+import os
 import random
+import ssl
 import threading
 import time
 import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class _LogHandler(BaseHTTPRequestHandler):
+    def log_message(self, fmt, *args):
+        pass
+
+    def do_GET(self):
+        u = urllib.parse.urlsplit(self.path)
+        parts = u.path.strip("/").split("/")
+        text = None
+        if len(parts) == 4 and parts[0] == "containerLogs":
+            text = self.server.kubelet.logs.get(tuple(parts[1:]))
+        if text is None:
+            body, code = b"container not found", 404
+        else:
+            tail = urllib.parse.parse_qs(u.query).get("tailLines")
+            lines = text.splitlines(keepends=True)
+            if tail:
+                lines = lines[-int(tail[0]):]
+            body, code = "".join(lines).encode(), 200
+        self.send_response(code)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def now_iso():
@@ -44,15 +75,37 @@ class TestKubelet:
         self.seen = set()        # pod uids started
         self.killing = set()     # pod uids being terminated
         self.timers = []
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.errors = []
         self.thread = None
+        self.logs = {}           # (namespace, pod, container) -> text
+        self.httpd = None
 
     # -- lifetime ---------------------------------------------------------------------------
     def start(self):
+        self._serve_logs()
         self.thread = threading.Thread(target=self._loop, daemon=True, name=f"kubelet-{self.node}")
         self.thread.start()
         return self
+
+    def set_log(self, namespace, pod, container, text):
+        self.logs[(namespace, pod, container)] = text
+
+    def _serve_logs(self):
+        """The kubelet's log endpoint (HTTPS: kube-apiserver speaks only HTTPS to kubelets; it is
+        started without --kubelet-certificate-authority, so any serving certificate does)."""
+        pki = os.path.join(self.cp.state, "pki")
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(os.path.join(pki, "apiserver.crt"), os.path.join(pki, "apiserver.key"))
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _LogHandler)
+        self.httpd.daemon_threads = True
+        self.httpd.kubelet = self
+        self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.cp.request("PATCH", f"/api/v1/nodes/{self.node}/status", {"status": {
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": self.httpd.server_address[1]}},
+            "addresses": [{"type": "InternalIP", "address": "127.0.0.1"}]}},
+            content_type="application/merge-patch+json")
 
     def configure(self, **script):
         """Replace the script for pods seen from now on."""
@@ -66,6 +119,9 @@ class TestKubelet:
                 t.cancel()
         if self.thread:
             self.thread.join(5)
+        if self.httpd:
+            self.httpd.shutdown()
+            self.httpd.server_close()
 
     def __enter__(self):
         return self.start()

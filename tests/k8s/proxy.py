@@ -17,7 +17,8 @@ server's.  Fault rules (the first matching rule with count > 0 applies, then cou
   type "status"   answer `code` with a Status body (`message`, `reason`; `retryAfter` seconds)
   type "drop"     close the connection without an answer
   type "gone"     a watch gets one ERROR event with a 410 Expired Status (`as: "http"`: HTTP 410)
-  type "delay"    forward after `delayMs` (any rule may carry delayMs)
+  type "delay"    forward after `delayMs` (any rule may carry delayMs, and `before`: a function
+                  called before the request is forwarded, e.g. a concurrent write)
   match keys: `method`, `path` (substring of the path), `watch` (true/false), `count` (1)."""
 
 import http.client
@@ -61,6 +62,8 @@ class _Handler(BaseHTTPRequestHandler):
         rule = px._match(self.command, u.path, watch)
         if rule and rule.get("delayMs"):
             time.sleep(rule["delayMs"] / 1000.0)
+        if rule and rule.get("before"):
+            rule["before"]()  # e.g. someone else writes the object first (a conflict)
         kind = rule.get("type") if rule else None
         if kind == "drop":
             self.close_connection = True

@@ -4,8 +4,8 @@
  * through real POSIX shells: the printed lines are sourced with
  * `. file` by dash and by busybox sh, and every exported variable must come
  * back byte for byte (`printf %s "$VAR"`) and be exported (seen by a child's
- * `env -0`).  Shared by the libFuzzer target fuzz_env_print.c and the
- * random-value test test_env_shell.c.  Test code: aborts are the report.
+ * `env -0`).  Shared by the libFuzzer target fuzz-env-print.c and the
+ * random-value test test-env-shell.c.  Test code: aborts are the report.
  */
 #ifndef GV_TESTS_ENV_ROUNDTRIP_H
 #define GV_TESTS_ENV_ROUNDTRIP_H

@@ -16,7 +16,7 @@
 
 #include "components/component.h"
 #include "nvml/nvml.h"
-#include "helpers.h"
+#include "components-test.h"
 
 static const char *mock_lib;
 

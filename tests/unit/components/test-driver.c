@@ -21,7 +21,7 @@
 
 #include "base/fileio.h"
 #include "components/component.h"
-#include "helpers.h"
+#include "components-test.h"
 
 static const char *fake_nvml_path;
 

@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "base/fileio.h"
-#include "components/internal.h"
-#include "helpers.h"
+#include "components/components-internal.h"
+#include "components-test.h"
 
 /* A shell script at <dir>/<name> with @body; heap path. */
 static char *script(const char *dir, const char *name, const char *body)

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "components/component.h"
-#include "helpers.h"
+#include "components-test.h"
 
 /* ---- backoff (FR17) ---- */
 

@@ -17,7 +17,7 @@
 
 #include "base/cleanup.h"
 #include "components/sandbox.h"
-#include "helpers.h"
+#include "components-test.h"
 
 static int flag(const char *text, const char *key, gv_error_t **err)
 {

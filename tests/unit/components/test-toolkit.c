@@ -18,7 +18,7 @@
 
 #include "base/fileio.h"
 #include "components/component.h"
-#include "helpers.h"
+#include "components-test.h"
 
 #define CAPTURE_UUID "GPU-520e01f2-cf30-6396-abef-e8e9a5233b0e"
 

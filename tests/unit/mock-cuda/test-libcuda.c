@@ -140,7 +140,7 @@ static const char vector_add_ptx[] =
         " mul.wide.u32 %rd7, %r1, 4;\n add.s64 %rd8, %rd4, %rd7;\n add.s64 %rd9, %rd5, %rd7;\n"
         " add.s64 %rd10, %rd6, %rd7;\n ld.global.f32 %f1, [%rd8];\n ld.global.f32 %f2, [%rd9];\n"
         " add.rn.f32 %f3, %f1, %f2; // the sum\n st.global.f32 [%rd10], %f3;\nDONE:\n ret;\n}\n"
-        ".visible .entry other(.param .u64 p)\n{\n ret;\n}\n";
+        ".visible .entry other(.param .u64 p)\n{\n .reg .b32 %m;\n activemask.b32 %m;\n ret;\n}\n";
 
 static void devices_match_nvml(cu_t *c)
 {
@@ -228,7 +228,7 @@ static void vector_add(cu_t *c)
         CHECK_EQ(c->cuLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, NULL, params, NULL), 0);
         CHECK_EQ(c->cuMemcpyDtoH_v2(out, dc, sizeof(out)), 0);
         CHECK(out[999] == 999.5f);
-        /* an unknown kernel fails its launch, never a fake success */
+        /* a kernel with an instruction the interpreter does not run fails its launch, never a fake success */
         CHECK_EQ(c->cuLaunchKernel(other, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL), 801); /* CUDA_ERROR_NOT_SUPPORTED */
         /* a buffer that is not device memory faults asynchronously: sticky CUDA_ERROR_ILLEGAL_ADDRESS */
         CUdeviceptr bogus = (CUdeviceptr) (uintptr_t) a;
@@ -239,11 +239,11 @@ static void vector_add(cu_t *c)
         CHECK_EQ(c->cuMemFree_v2(da), 0);
         CHECK_EQ(c->cuMemFree_v2(da), 1);
         CHECK_EQ(c->cuModuleUnload(m), 0);
-        /* bad PTX: not PTX, no .version, an unbalanced body */
+        /* a cubin (no PTX to JIT), no .version, an unbalanced body */
         CHECK_EQ(c->cuModuleLoadData(&m, "\x7f" "ELF binary"), 700); /* the context is still poisoned */
         CUcontext fresh;
         CHECK_EQ(c->cuCtxCreate_v2(&fresh, 0, 1), 0);
-        CHECK_EQ(c->cuModuleLoadData(&m, "\x7f" "ELF binary"), 218); /* CUDA_ERROR_INVALID_PTX */
+        CHECK_EQ(c->cuModuleLoadData(&m, "\x7f" "ELF binary"), 209); /* CUDA_ERROR_NO_BINARY_FOR_GPU */
         CHECK_EQ(c->cuModuleLoadData(&m, ".target sm_50\n.entry k()\n{\nret;\n}\n"), 218);
         CHECK_EQ(c->cuModuleLoadData(&m, ".version 6.0\n.target sm_50\n.entry k()\n{\nret;\n"), 218);
         /* memory beyond the GPU's is CUDA_ERROR_OUT_OF_MEMORY */

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The PTX interpreter's own parts (ptx-exec.c describes how it runs a grid):
+ * the launch and worker state, register access, and the loop over the
+ * threads an instruction applies to, shared by the scheduler (ptx-exec.c),
+ * the arithmetic (ptx-alu.c) and the memory instructions (ptx-memory.c).
+ */
+#ifndef GV_MOCK_CUDA_PTX_EXEC_INTERNAL_H
+#define GV_MOCK_CUDA_PTX_EXEC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mock/cuda/ptx-internal.h"
+
+/* State of one launch, shared by its workers. */
+typedef struct grid {
+        const struct gv_ptx_func *f;
+        const gv_ptx_launch_t *l;
+        uint64_t blocks;
+        _Atomic uint64_t next;     /* the next block to run */
+        atomic_bool stop;          /* a worker faulted */
+        pthread_mutex_t lock;      /* guards the fault fields */
+        gv_ptx_fault_t fault;
+        uint32_t fault_line;
+        uint64_t fault_addr;
+        _Atomic uint64_t executed; /* thread-instructions */
+} grid_t;
+
+/* One worker: a block's registers and windows, reused for each block it runs. */
+typedef struct worker {
+        grid_t *g;
+        const struct gv_ptx_func *f;
+        const ptx_ins_t *code;
+        uint32_t n;                /* threads per block */
+        size_t sink;               /* the slot `_` writes to */
+        uint64_t *R;               /* (n_slots + 1) rows of n */
+        uint32_t *pc, *act, *tmp;
+        uint8_t *alive;
+        uint32_t nact, nalive, P, next_wait;
+        bool dense;
+        uint8_t *shared;
+        size_t shared_bytes;
+        uint8_t *local;
+        size_t local_bytes;
+        uint64_t lo, hi;           /* the last global range that checked out */
+        uint64_t *rlo, *rhi;       /* the same, per instruction (by PC) */
+        gv_ptx_fault_t fault;
+        uint64_t fault_addr;
+        uint64_t executed;
+} worker_t;
+
+static inline float f32(uint64_t v)
+{
+        union {
+                uint32_t u;
+                float f;
+        } x = { .u = (uint32_t) v };
+        return x.f;
+}
+
+static inline uint64_t of32(float f)
+{
+        union {
+                float f;
+                uint32_t u;
+        } x = { .f = f };
+        return x.u;
+}
+
+static inline double f64(uint64_t v)
+{
+        union {
+                uint64_t u;
+                double d;
+        } x = { .u = v };
+        return x.d;
+}
+
+static inline uint64_t of64(double d)
+{
+        union {
+                double d;
+                uint64_t u;
+        } x = { .d = d };
+        return x.u;
+}
+
+/* The value of @v as kind @k, widened to 64 bits (sign for signed kinds). */
+static inline int64_t sval(uint64_t v, unsigned k)
+{
+        switch (k) {
+        case K_S8: return (int8_t) v;
+        case K_S16: return (int16_t) v;
+        case K_S32: return (int32_t) v;
+        case K_U8: return (uint8_t) v;
+        case K_U16: return (uint16_t) v;
+        case K_U32: return (uint32_t) v;
+        default: return (int64_t) v;
+        }
+}
+
+/* @v truncated to the width of @k (the register invariant: zero-extended). */
+static inline uint64_t trunc_kind(uint64_t v, unsigned k)
+{
+        switch (ptx_kind_bytes(k)) {
+        case 1: return (uint8_t) v;
+        case 2: return (uint16_t) v;
+        case 4: return (uint32_t) v;
+        default: return v;
+        }
+}
+
+static inline bool is_signed(unsigned k)
+{
+        return k == K_S8 || k == K_S16 || k == K_S32 || k == K_S64;
+}
+
+static inline void fault(worker_t *w, gv_ptx_fault_t why, uint64_t addr)
+{
+        if (!w->fault) {
+                w->fault = why;
+                w->fault_addr = addr;
+        }
+}
+
+
+/* ------------------------------------------------------------------ */
+/* the threads an instruction applies to                               */
+
+typedef struct runset {
+        const uint32_t *list; /* NULL: threads 0 .. cnt-1 */
+        uint32_t cnt;
+} runset_t;
+
+static inline runset_t runset(worker_t *w, const ptx_ins_t *in)
+{
+        if (in->guard < 0)
+                return w->dense ? (runset_t) { NULL, w->n } : (runset_t) { w->act, w->nact };
+        const uint64_t *G = w->R + (size_t) in->guard * w->n;
+        uint32_t k = 0;
+        uint64_t neg = in->gneg;
+        for (uint32_t i = 0; i < w->nact; i++) {
+                uint32_t t = w->act[i];
+                w->tmp[k] = t;
+                k += (uint32_t) ((G[t] & 1) ^ neg);
+        }
+        return (runset_t) { w->tmp, k };
+}
+
+#define FOR(...)                                                                               \
+        do {                                                                                   \
+                if (!rs.list) {                                                                \
+                        for (uint32_t t = 0; t < rs.cnt; t++) {                                \
+                                __VA_ARGS__;                                                   \
+                        }                                                                      \
+                } else {                                                                       \
+                        for (uint32_t k_ = 0; k_ < rs.cnt; k_++) {                             \
+                                uint32_t t = rs.list[k_];                                      \
+                                __VA_ARGS__;                                                          \
+                        }                                                                      \
+                }                                                                              \
+        } while (0)
+
+#define ROW(s) (w->R + (size_t) ((s) < 0 ? w->sink : (size_t) (s)) * w->n)
+#define KEY(op, k) ((unsigned) (op) << 4 | (unsigned) (k))
+
+/* ptx_alu - the arithmetic, logic, move and conversion instructions; false for any other (ptx-alu.c). */
+bool ptx_alu(worker_t *w, const ptx_ins_t *in, runset_t rs);
+
+/* ptx_setp - setp: compare, combine with c, write p (and !p to q) (ptx-alu.c). */
+void ptx_setp(worker_t *w, const ptx_ins_t *in, runset_t rs);
+
+/* ptx_pack - mov.b64 d, {a, b} and mov.b64 {a, b}, d, and the 4-part forms (ptx-alu.c). */
+void ptx_pack(worker_t *w, const ptx_ins_t *in, runset_t rs);
+
+/* ptx_memory - ld / st / atom / red; false on a fault, recorded in @w (ptx-memory.c). */
+bool ptx_memory(worker_t *w, const ptx_ins_t *in, runset_t rs);
+
+#endif

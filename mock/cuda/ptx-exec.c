@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The PTX interpreter: runs a decoded kernel (ptx-internal.h) over a grid.
+ *
+ * A thread block runs in lockstep, as one wide SIMT group: each instruction
+ * is applied to every thread at the lowest program counter among the live
+ * threads before the next instruction runs ("min-PC" scheduling).  Threads
+ * that diverge wait at their own PC and join again when the group reaches
+ * it, so structured code reconverges where a GPU reconverges, and
+ * `bar.sync` holds by construction: every live thread arrives at it
+ * together.  Registers are stored slot-major (one row of N threads per
+ * slot), so the loop of one instruction over the block is a tight, often
+ * vectorised, loop.  Blocks are spread over worker threads; atomics on
+ * global memory are host atomics.
+ *
+ * Every load, store and atomic is checked: global addresses against the
+ * caller's allocations (gv_ptx_launch_t.range), shared, local and param
+ * offsets against their windows, and alignment against the access size
+ * (PTX ISA reference, "Addresses as Operands": accesses must be naturally
+ * aligned).  A fault stops the grid and is reported, never a host crash.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mock/cuda/ptx-exec-internal.h"
+
+/* ------------------------------------------------------------------ */
+/* scheduling                                                          */
+
+/* Picks the lowest PC among the live threads as the next group (the active threads' pc[] must be current). */
+static void resched(worker_t *w)
+{
+        uint32_t lo = UINT32_MAX, next = UINT32_MAX;
+        for (uint32_t t = 0; t < w->n; t++) {
+                if (!w->alive[t])
+                        continue;
+                uint32_t p = w->pc[t];
+                if (p < lo) {
+                        next = lo;
+                        lo = p;
+                } else if (p > lo && p < next) {
+                        next = p;
+                }
+        }
+        w->nact = 0;
+        for (uint32_t t = 0; t < w->n; t++)
+                if (w->alive[t] && w->pc[t] == lo)
+                        w->act[w->nact++] = t;
+        w->P = lo;
+        w->next_wait = next;
+        w->dense = w->nact == w->n;
+}
+
+/* Writes P into the pc of every active thread (before a resched). */
+static void settle(worker_t *w, uint32_t pc)
+{
+        for (uint32_t i = 0; i < w->nact; i++)
+                w->pc[w->act[i]] = pc;
+}
+
+static void branch(worker_t *w, const ptx_ins_t *in)
+{
+        uint32_t target = in->target;
+        if (in->guard >= 0) {
+                const uint64_t *G = ROW(in->guard);
+                uint64_t neg = in->gneg;
+                uint32_t taken = 0;
+                for (uint32_t i = 0; i < w->nact; i++) {
+                        uint32_t t = w->act[i];
+                        bool tk = (G[t] & 1) ^ neg;
+                        w->pc[t] = tk ? target : w->P + 1;
+                        taken += tk;
+                }
+                if (taken != 0 && taken != w->nact) {
+                        resched(w);
+                        return;
+                }
+                if (taken == 0)
+                        target = w->P + 1;
+        }
+        if (target < w->next_wait) {
+                w->P = target;
+                return;
+        }
+        settle(w, target);
+        resched(w);
+}
+
+/* ret / exit: the threads it applies to are done; false when the block is. */
+static bool finish(worker_t *w, runset_t rs)
+{
+        FOR({
+                w->alive[t] = 0;
+                w->nalive--;
+        });
+        if (w->nalive == 0)
+                return false;
+        settle(w, w->P + 1); /* the dead ones are skipped by resched() */
+        resched(w);
+        return true;
+}
+
+/* Runs the block whose registers and windows are set up; false on a fault. */
+static bool run_block(worker_t *w)
+{
+        w->P = 0;
+        w->nact = w->nalive = w->n;
+        w->dense = true;
+        w->next_wait = UINT32_MAX;
+        for (uint32_t t = 0; t < w->n; t++) {
+                w->act[t] = t;
+                w->alive[t] = 1;
+        }
+        uint64_t executed = 0;
+        for (;;) {
+                const ptx_ins_t *in = &w->code[w->P];
+                runset_t rs = runset(w, in);
+                executed += rs.cnt;
+                bool ok = true;
+                switch (in->op) {
+                case OP_BRA:
+                        branch(w, in);
+                        continue;
+                case OP_EXIT:
+                        if (!finish(w, rs)) {
+                                w->executed += executed;
+                                return true;
+                        }
+                        continue;
+                case OP_NOP:
+                case OP_BAR:
+                        break;
+                case OP_TRAP:
+                        if (rs.cnt)
+                                fault(w, GV_PTX_TRAP, 0);
+                        ok = !rs.cnt;
+                        break;
+                case OP_UNSUPPORTED:
+                        fault(w, GV_PTX_UNSUPPORTED, 0);
+                        ok = false;
+                        break;
+                case OP_SETP:
+                        ptx_setp(w, in, rs);
+                        break;
+                case OP_PACK:
+                case OP_UNPACK:
+                        ptx_pack(w, in, rs);
+                        break;
+                case OP_LD:
+                case OP_ST:
+                case OP_ATOM:
+                case OP_RED:
+                        ok = ptx_memory(w, in, rs);
+                        break;
+                default:
+                        ok = ptx_alu(w, in, rs);
+                        if (!ok)
+                                fault(w, GV_PTX_UNSUPPORTED, 0);
+                        break;
+                }
+                if (!ok) {
+                        w->executed += executed;
+                        return false;
+                }
+                if (++w->P >= w->next_wait) {
+                        settle(w, w->P);
+                        resched(w);
+                }
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* grid                                                                */
+
+static uint64_t now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* Fills every thread's row of @slot with @v. */
+static void fill_row(worker_t *w, int32_t slot, uint64_t v)
+{
+        uint64_t *r = ROW(slot);
+        for (uint32_t t = 0; t < w->n; t++)
+                r[t] = v;
+}
+
+/* The value of special register @r for thread @t of block @b (b: x, y, z). */
+static uint64_t special(const worker_t *w, unsigned r, uint32_t t, const uint64_t b[3])
+{
+        const gv_ptx_launch_t *l = w->g->l;
+        uint32_t bx = l->block[0], by = l->block[1], lane = t % 32;
+        switch (r) {
+        case SR_TID_X: return t % bx;
+        case SR_TID_Y: return (t / bx) % by;
+        case SR_TID_Z: return t / (bx * by);
+        case SR_NTID_X: case SR_NTID_Y: case SR_NTID_Z: return l->block[r - SR_NTID_X];
+        case SR_CTAID_X: case SR_CTAID_Y: case SR_CTAID_Z: return b[r - SR_CTAID_X];
+        case SR_NCTAID_X: case SR_NCTAID_Y: case SR_NCTAID_Z: return l->grid[r - SR_NCTAID_X];
+        case SR_LANEID: return lane;
+        case SR_WARPID: return t / 32;
+        case SR_NWARPID: return (w->n + 31) / 32;
+        case SR_NSMID: return 1;
+        case SR_CLOCK: return (uint32_t) now_ns();
+        case SR_CLOCK64: case SR_GLOBALTIMER: return now_ns();
+        case SR_DYN_SMEM: return l->dynamic_shared;
+        case SR_TOTAL_SMEM: return w->shared_bytes;
+        case SR_DYN_BASE: return w->f->shared_static;
+        case SR_LANEMASK_EQ: return 1u << lane;
+        case SR_LANEMASK_LT: return (1u << lane) - 1;
+        case SR_LANEMASK_LE: return (uint32_t) ((2ull << lane) - 1);
+        case SR_LANEMASK_GT: return (uint32_t) ~((2ull << lane) - 1);
+        case SR_LANEMASK_GE: return (uint32_t) ~((1u << lane) - 1);
+        default: return 0; /* %smid, %gridid */
+        }
+}
+
+/* Whether special register @r changes from block to block. */
+static bool per_block(unsigned r)
+{
+        return r == SR_CTAID_X || r == SR_CTAID_Y || r == SR_CTAID_Z || r == SR_CLOCK || r == SR_CLOCK64 ||
+               r == SR_GLOBALTIMER;
+}
+
+static void fill_specials(worker_t *w, const uint64_t b[3], bool block_only)
+{
+        for (size_t i = 0; i < w->f->n_fill; i++) {
+                const ptx_fill_t *fl = &w->f->fill[i];
+                if (block_only != per_block(fl->what))
+                        continue;
+                uint64_t *r = ROW(fl->slot);
+                for (uint32_t t = 0; t < w->n; t++)
+                        r[t] = special(w, fl->what, t, b);
+        }
+}
+
+static void worker_free(worker_t *w)
+{
+        free(w->R);
+        free(w->pc);
+        free(w->act);
+        free(w->tmp);
+        free(w->alive);
+        free(w->shared);
+        free(w->local);
+        free(w->rlo);
+        free(w->rhi);
+}
+
+/* Allocates a worker's block state; false on OOM. */
+static bool worker_init(worker_t *w, grid_t *g)
+{
+        const gv_ptx_launch_t *l = g->l;
+        *w = (worker_t) { .g = g, .f = g->f, .code = g->f->code, .lo = 1, .hi = 0 };
+        w->n = l->block[0] * l->block[1] * l->block[2];
+        w->sink = g->f->n_slots;
+        w->shared_bytes = g->f->shared_static + l->dynamic_shared;
+        w->local_bytes = (g->f->local_bytes + 15) / 16 * 16;
+        w->R = calloc((g->f->n_slots + 1) * (size_t) w->n, sizeof(uint64_t));
+        w->pc = calloc(w->n, sizeof(uint32_t));
+        w->act = calloc(w->n, sizeof(uint32_t));
+        w->tmp = calloc(w->n, sizeof(uint32_t));
+        w->alive = calloc(w->n, 1);
+        w->shared = calloc(w->shared_bytes ? w->shared_bytes : 1, 1);
+        w->local = calloc(w->local_bytes ? w->local_bytes * w->n : 1, 1);
+        w->rlo = calloc(g->f->n_code, sizeof(uint64_t));
+        w->rhi = calloc(g->f->n_code, sizeof(uint64_t));
+        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi) {
+                worker_free(w);
+                return false;
+        }
+        for (size_t i = 0; i < g->f->n_const; i++)
+                fill_row(w, g->f->const_slot[i], g->f->const_val[i]);
+        fill_specials(w, (const uint64_t[3]) { 0, 0, 0 }, false);
+        return true;
+}
+
+static void report(grid_t *g, worker_t *w)
+{
+        pthread_mutex_lock(&g->lock);
+        if (!g->fault) {
+                g->fault = w->fault;
+                g->fault_line = w->code[w->P].line;
+                g->fault_addr = w->fault_addr;
+        }
+        pthread_mutex_unlock(&g->lock);
+        atomic_store(&g->stop, true);
+}
+
+static void *work(void *arg)
+{
+        grid_t *g = arg;
+        worker_t w;
+        if (!worker_init(&w, g)) {
+                pthread_mutex_lock(&g->lock);
+                if (!g->fault)
+                        g->fault = GV_PTX_NO_MEMORY;
+                pthread_mutex_unlock(&g->lock);
+                atomic_store(&g->stop, true);
+                return NULL;
+        }
+        const gv_ptx_launch_t *l = g->l;
+        for (;;) {
+                uint64_t id = atomic_fetch_add(&g->next, 1);
+                if (id >= g->blocks || atomic_load(&g->stop))
+                        break;
+                uint64_t b[3] = { id % l->grid[0], (id / l->grid[0]) % l->grid[1],
+                                  id / ((uint64_t) l->grid[0] * l->grid[1]) };
+                fill_specials(&w, b, true);
+                if (w.shared_bytes)
+                        memset(w.shared, 0, w.shared_bytes);
+                if (!run_block(&w)) {
+                        report(g, &w);
+                        break;
+                }
+        }
+        atomic_fetch_add(&g->executed, w.executed);
+        worker_free(&w);
+        return NULL;
+}
+
+static const char *fault_text(gv_ptx_fault_t f)
+{
+        switch (f) {
+        case GV_PTX_ILLEGAL_ADDRESS: return "illegal address";
+        case GV_PTX_MISALIGNED: return "misaligned address";
+        case GV_PTX_TRAP: return "trap";
+        case GV_PTX_UNSUPPORTED: return "instruction not supported";
+        case GV_PTX_NO_MEMORY: return "out of host memory";
+        default: return "ok";
+        }
+}
+
+gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char **msg)
+{
+        if (msg)
+                *msg = NULL;
+        if (f->unsupported) {
+                if (msg)
+                        *msg = strdup(f->unsupported);
+                return GV_PTX_UNSUPPORTED;
+        }
+        grid_t g = { .f = f, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
+                     .blocks = (uint64_t) l->grid[0] * l->grid[1] * l->grid[2] };
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t n = l->workers ? l->workers : (cpus > 0 ? (uint64_t) cpus : 1);
+        if (n > g.blocks)
+                n = g.blocks;
+        if (n > 64)
+                n = 64;
+        pthread_t tid[64];
+        uint64_t started = 0;
+        for (uint64_t i = 1; i < n; i++) /* the caller's thread is worker 0 */
+                if (pthread_create(&tid[started], NULL, work, &g) == 0)
+                        started++;
+        work(&g);
+        for (uint64_t i = 0; i < started; i++)
+                pthread_join(tid[i], NULL);
+        pthread_mutex_destroy(&g.lock);
+        if (l->executed)
+                *l->executed = atomic_load(&g.executed);
+        if (g.fault && msg) {
+                bool at = g.fault == GV_PTX_ILLEGAL_ADDRESS || g.fault == GV_PTX_MISALIGNED;
+                int r = at ? asprintf(msg, "line %u: %s at 0x%llx", g.fault_line, fault_text(g.fault),
+                                      (unsigned long long) g.fault_addr)
+                           : asprintf(msg, "line %u: %s", g.fault_line, fault_text(g.fault));
+                if (r < 0)
+                        *msg = NULL;
+        }
+        return g.fault;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The PTX interpreter's memory instructions: ld, st, atom and red in the
+ * global, const, shared, local, param and generic state spaces.  Every
+ * access is checked: global addresses against the caller's allocations
+ * (gv_ptx_launch_t.range, with the last range found cached), the windows
+ * against their sizes, and the alignment against the access size (PTX ISA
+ * reference, "Addresses as Operands": accesses are naturally aligned).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "mock/cuda/ptx-exec-internal.h"
+
+/* ------------------------------------------------------------------ */
+/* memory                                                              */
+
+/* Host address of @bytes at global address @a, or NULL (fault recorded). */
+static uint8_t *global_ptr(worker_t *w, uint64_t a, unsigned bytes)
+{
+        if (a >= w->lo && a + bytes <= w->hi && a + bytes > a)
+                return (uint8_t *) (uintptr_t) a;
+        uint64_t lo, hi;
+        const gv_ptx_launch_t *l = w->g->l;
+        if (a + bytes > a && l->range && l->range(l->range_ctx, a, &lo, &hi) && a + bytes <= hi) {
+                w->lo = lo;
+                w->hi = hi;
+                return (uint8_t *) (uintptr_t) a;
+        }
+        fault(w, GV_PTX_ILLEGAL_ADDRESS, a);
+        return NULL;
+}
+
+/* Host address of @bytes at @a in state space @space for thread @t, or NULL (fault recorded). */
+static inline uint8_t *mem(worker_t *w, uint32_t t, unsigned space, uint64_t a, unsigned bytes)
+{
+        if (a & (bytes - 1)) {
+                fault(w, GV_PTX_MISALIGNED, a);
+                return NULL;
+        }
+        if (space == SP_GENERIC) {
+                if (a - GV_PTX_GEN_SHARED < GV_PTX_WINDOW) {
+                        space = SP_SHARED;
+                        a -= GV_PTX_GEN_SHARED;
+                } else if (a - GV_PTX_GEN_LOCAL < GV_PTX_WINDOW) {
+                        space = SP_LOCAL;
+                        a -= GV_PTX_GEN_LOCAL;
+                } else if (a - GV_PTX_GEN_PARAM < GV_PTX_WINDOW) {
+                        space = SP_PARAM;
+                        a -= GV_PTX_GEN_PARAM;
+                } else {
+                        space = SP_GLOBAL;
+                }
+        }
+        switch (space) {
+        case SP_SHARED:
+                if (a < w->shared_bytes && bytes <= w->shared_bytes - a)
+                        return w->shared + a;
+                break;
+        case SP_LOCAL:
+                if (a < w->local_bytes && bytes <= w->local_bytes - a)
+                        return w->local + (size_t) t * w->local_bytes + a;
+                break;
+        case SP_PARAM:
+                if (a < w->f->param_bytes && bytes <= w->f->param_bytes - a)
+                        return (uint8_t *) w->g->l->params + a;
+                break;
+        default:
+                return global_ptr(w, a, bytes);
+        }
+        fault(w, GV_PTX_ILLEGAL_ADDRESS, a);
+        return NULL;
+}
+
+static inline uint64_t load(const uint8_t *p, unsigned k)
+{
+        switch (k) {
+        case K_U8: return *p;
+        case K_S8: return (uint64_t) (int64_t) (int8_t) *p;
+        case K_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
+        case K_S16: { int16_t v; memcpy(&v, p, 2); return (uint64_t) (int64_t) v; }
+        case K_U32: case K_F32: { uint32_t v; memcpy(&v, p, 4); return v; }
+        case K_S32: { int32_t v; memcpy(&v, p, 4); return (uint64_t) (int64_t) v; }
+        default: { uint64_t v; memcpy(&v, p, 8); return v; }
+        }
+}
+
+static inline void store(uint8_t *p, unsigned k, uint64_t v)
+{
+        switch (ptx_kind_bytes(k)) {
+        case 1: *p = (uint8_t) v; break;
+        case 2: { uint16_t x = (uint16_t) v; memcpy(p, &x, 2); break; }
+        case 4: { uint32_t x = (uint32_t) v; memcpy(p, &x, 4); break; }
+        default: memcpy(p, &v, 8); break;
+        }
+}
+
+/* One atomic read-modify-write at @p (kind @k): returns the old value. */
+static uint64_t atomic_rmw(uint8_t *p, const ptx_ins_t *in, uint64_t b, uint64_t c)
+{
+        unsigned k = in->kind, op = in->aux;
+        bool wide = ptx_kind_bytes(k) == 8;
+        uint64_t old = wide ? __atomic_load_n((uint64_t *) (void *) p, __ATOMIC_RELAXED)
+                            : __atomic_load_n((uint32_t *) (void *) p, __ATOMIC_RELAXED);
+        for (;;) {
+                uint64_t nv;
+                switch (op) {
+                case AT_ADD:
+                        nv = k == K_F32 ? of32(f32(old) + f32(b)) : k == K_F64 ? of64(f64(old) + f64(b)) : old + b;
+                        break;
+                case AT_MIN:
+                case AT_MAX: {
+                        bool less = k == K_F32   ? f32(b) < f32(old)
+                                    : k == K_F64 ? f64(b) < f64(old)
+                                    : is_signed(k) ? sval(b, k) < sval(old, k)
+                                                   : trunc_kind(b, k) < trunc_kind(old, k);
+                        nv = (op == AT_MIN) == less ? b : old;
+                        break;
+                }
+                case AT_INC: nv = trunc_kind(old, k) >= trunc_kind(b, k) ? 0 : old + 1; break;
+                case AT_DEC: nv = trunc_kind(old, k) == 0 || trunc_kind(old, k) > trunc_kind(b, k) ? b : old - 1; break;
+                case AT_AND: nv = old & b; break;
+                case AT_OR: nv = old | b; break;
+                case AT_XOR: nv = old ^ b; break;
+                case AT_EXCH: nv = b; break;
+                default: /* AT_CAS */
+                        nv = trunc_kind(old, k) == trunc_kind(b, k) ? c : old;
+                        break;
+                }
+                bool done = wide ? __atomic_compare_exchange_n((uint64_t *) (void *) p, &old, nv, false,
+                                                               __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+                                 : __atomic_compare_exchange_n((uint32_t *) (void *) p, &(uint32_t) { (uint32_t) old },
+                                                               (uint32_t) nv, false, __ATOMIC_RELAXED,
+                                                               __ATOMIC_RELAXED);
+                if (done)
+                        return trunc_kind(old, k);
+                old = wide ? __atomic_load_n((uint64_t *) (void *) p, __ATOMIC_RELAXED)
+                           : __atomic_load_n((uint32_t *) (void *) p, __ATOMIC_RELAXED);
+        }
+}
+
+/*
+ * Scalar ld/st of 4 or 8 bytes in the global, const or shared space: the
+ * common case, kept tight.  Each instruction remembers the allocation its
+ * last access fell in (w->rlo/rhi by PC), so a kernel that reads two
+ * buffers and writes a third checks each access with two compares.
+ */
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): FOR() expands each body into a dense and a sparse loop
+static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
+{
+        const uint64_t *A = ROW(in->a);
+        unsigned k = in->kind, sz = ptx_kind_bytes(k), space = in->space;
+        uint64_t off = (uint64_t) in->off, lo, hi;
+        uintptr_t base = 0;
+        if (space == SP_SHARED) {
+                base = (uintptr_t) w->shared;
+                lo = 0;
+                hi = w->shared_bytes;
+        } else {
+                lo = w->rlo[w->P];
+                hi = w->rhi[w->P];
+        }
+#define FAST_PTR(a) ((a) >= lo && (a) + sz <= hi && !((a) & (sz - 1)) ? (uint8_t *) (base + (uintptr_t) (a)) : NULL)
+#define SLOW_PTR(p, a)                                                                  \
+        do {                                                                            \
+                if (!((p) = mem(w, t, space, (a), sz)))                                 \
+                        return false;                                                   \
+                if (space != SP_SHARED) {                                               \
+                        lo = w->rlo[w->P] = w->lo;                                      \
+                        hi = w->rhi[w->P] = w->hi;                                      \
+                }                                                                       \
+        } while (0)
+        if (in->op == OP_LD) {
+                uint64_t *D = ROW(in->d[0]);
+                FOR({
+                        uint64_t a = A[t] + off;
+                        uint8_t *p = FAST_PTR(a);
+                        if (!p)
+                                SLOW_PTR(p, a);
+                        if (sz == 8) {
+                                memcpy(&D[t], p, 8);
+                        } else {
+                                uint32_t v;
+                                memcpy(&v, p, 4);
+                                D[t] = k == K_S32 ? (uint64_t) (int64_t) (int32_t) v : v;
+                        }
+                });
+        } else {
+                const uint64_t *S = ROW(in->s[0]);
+                FOR({
+                        uint64_t a = A[t] + off;
+                        uint8_t *p = FAST_PTR(a);
+                        if (!p)
+                                SLOW_PTR(p, a);
+                        if (sz == 8) {
+                                memcpy(p, &S[t], 8);
+                        } else {
+                                uint32_t v = (uint32_t) S[t];
+                                memcpy(p, &v, 4);
+                        }
+                });
+        }
+#undef FAST_PTR
+#undef SLOW_PTR
+        return true;
+}
+
+/* ld / st / atom / red; false on a fault. */
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): FOR() expands each body into a dense and a sparse loop
+bool ptx_memory(worker_t *w, const ptx_ins_t *in, runset_t rs)
+{
+        if (in->op == OP_LD && in->space == SP_PARAM && in->aux2 <= 1 && in->a >= 0 && rs.cnt) {
+                /* a kernel parameter: every thread reads the same bytes when the address is uniform */
+                const uint64_t *A = ROW(in->a);
+                uint32_t t0 = rs.list ? rs.list[0] : 0;
+                const uint8_t *p = mem(w, t0, SP_PARAM, A[t0] + (uint64_t) in->off, ptx_kind_bytes(in->kind));
+                if (!p)
+                        return false;
+                uint64_t v = load(p, in->kind), a0 = A[t0];
+                uint64_t *D = ROW(in->d[0]);
+                bool uniform = true;
+                FOR(uniform &= A[t] == a0);
+                if (uniform) {
+                        FOR(D[t] = v);
+                        return true;
+                }
+        }
+        if ((in->op == OP_LD || in->op == OP_ST) && in->aux2 <= 1 &&
+            (in->space == SP_GLOBAL || in->space == SP_CONST || in->space == SP_SHARED) &&
+            ptx_kind_bytes(in->kind) >= 4)
+                return memory_fast(w, in, rs);
+        const uint64_t *A = ROW(in->a);
+        unsigned k = in->kind, sz = ptx_kind_bytes(k), vec = in->aux2 ? in->aux2 : 1;
+        int64_t off = in->off;
+        if (in->op == OP_LD) {
+                FOR({
+                        const uint8_t *p = mem(w, t, in->space, A[t] + (uint64_t) off, sz * vec);
+                        if (!p)
+                                return false;
+                        for (unsigned i = 0; i < vec; i++)
+                                ROW(in->d[i])[t] = load(p + (size_t) i * sz, k);
+                });
+        } else if (in->op == OP_ST) {
+                if (in->space == SP_PARAM) {
+                        fault(w, GV_PTX_ILLEGAL_ADDRESS, 0);
+                        return false;
+                }
+                FOR({
+                        uint8_t *p = mem(w, t, in->space, A[t] + (uint64_t) off, sz * vec);
+                        if (!p)
+                                return false;
+                        for (unsigned i = 0; i < vec; i++)
+                                store(p + (size_t) i * sz, k, ROW(in->s[i])[t]);
+                });
+        } else {
+                const uint64_t *B = ROW(in->b), *C = ROW(in->c);
+                uint64_t *D = ROW(in->d[0]);
+                FOR({
+                        uint8_t *p = mem(w, t, in->space, A[t] + (uint64_t) off, sz);
+                        if (!p)
+                                return false;
+                        if (sz < 4) {
+                                fault(w, GV_PTX_ILLEGAL_ADDRESS, A[t]);
+                                return false;
+                        }
+                        D[t] = atomic_rmw(p, in, B[t], C[t]);
+                });
+        }
+        return true;
+}
