@@ -48,6 +48,7 @@ typedef struct worker {
         size_t local_bytes;
         uint64_t lo, hi;           /* the last global range that checked out */
         uint64_t *rlo, *rhi;       /* the same, per instruction (by PC) */
+        bool *uniform;             /* by slot: the same value in every thread (a constant) */
         gv_ptx_fault_t fault;
         uint64_t fault_addr;
         uint64_t executed;

@@ -236,6 +236,10 @@ static void fill_specials(worker_t *w, const uint64_t b[3], bool block_only)
                 const ptx_fill_t *fl = &w->f->fill[i];
                 if (block_only != per_block(fl->what))
                         continue;
+                if (block_only) { /* the same in every thread of the block */
+                        fill_row(w, fl->slot, special(w, fl->what, 0, b));
+                        continue;
+                }
                 uint64_t *r = ROW(fl->slot);
                 for (uint32_t t = 0; t < w->n; t++)
                         r[t] = special(w, fl->what, t, b);
@@ -253,6 +257,7 @@ static void worker_free(worker_t *w)
         free(w->local);
         free(w->rlo);
         free(w->rhi);
+        free(w->uniform);
 }
 
 /* Allocates a worker's block state; false on OOM. */
@@ -273,12 +278,16 @@ static bool worker_init(worker_t *w, grid_t *g)
         w->local = calloc(w->local_bytes ? w->local_bytes * w->n : 1, 1);
         w->rlo = calloc(g->f->n_code, sizeof(uint64_t));
         w->rhi = calloc(g->f->n_code, sizeof(uint64_t));
-        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi) {
+        w->uniform = calloc(g->f->n_slots + 1, sizeof(bool));
+        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi ||
+            !w->uniform) {
                 worker_free(w);
                 return false;
         }
-        for (size_t i = 0; i < g->f->n_const; i++)
+        for (size_t i = 0; i < g->f->n_const; i++) {
                 fill_row(w, g->f->const_slot[i], g->f->const_val[i]);
+                w->uniform[g->f->const_slot[i]] = true;
+        }
         fill_specials(w, (const uint64_t[3]) { 0, 0, 0 }, false);
         return true;
 }
@@ -352,6 +361,11 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                      .blocks = (uint64_t) l->grid[0] * l->grid[1] * l->grid[2] };
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t n = l->workers ? l->workers : (cpus > 0 ? (uint64_t) cpus : 1);
+        /* a worker more only for 128 Ki threads of work or more: below that, starting and joining it
+         * (and, on a busy machine, waiting for it to be scheduled) costs more than it saves */
+        uint64_t threads = g.blocks * l->block[0] * l->block[1] * l->block[2];
+        if (!l->workers && n > threads / (128u << 10))
+                n = threads / (128u << 10) ? threads / (128u << 10) : 1;
         if (n > g.blocks)
                 n = g.blocks;
         if (n > 64)

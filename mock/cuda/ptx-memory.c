@@ -172,19 +172,36 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
         } while (0)
         if (in->op == OP_LD) {
                 uint64_t *D = ROW(in->d[0]);
-                FOR({
-                        uint64_t a = A[t] + off;
-                        uint8_t *p = FAST_PTR(a);
-                        if (!p)
-                                SLOW_PTR(p, a);
-                        if (sz == 8) {
+                /* one loop per width and sign, so the loop body has no test but the address's */
+                if (sz == 8) {
+                        FOR({
+                                uint64_t a = A[t] + off;
+                                uint8_t *p = FAST_PTR(a);
+                                if (!p)
+                                        SLOW_PTR(p, a);
                                 memcpy(&D[t], p, 8);
-                        } else {
-                                uint32_t v;
+                        });
+                } else if (k == K_S32) {
+                        FOR({
+                                uint64_t a = A[t] + off;
+                                uint8_t *p = FAST_PTR(a);
+                                int32_t v;
+                                if (!p)
+                                        SLOW_PTR(p, a);
                                 memcpy(&v, p, 4);
-                                D[t] = k == K_S32 ? (uint64_t) (int64_t) (int32_t) v : v;
-                        }
-                });
+                                D[t] = (uint64_t) (int64_t) v;
+                        });
+                } else {
+                        FOR({
+                                uint64_t a = A[t] + off;
+                                uint8_t *p = FAST_PTR(a);
+                                uint32_t v;
+                                if (!p)
+                                        SLOW_PTR(p, a);
+                                memcpy(&v, p, 4);
+                                D[t] = v;
+                        });
+                }
         } else {
                 const uint64_t *S = ROW(in->s[0]);
                 FOR({
@@ -218,8 +235,11 @@ bool ptx_memory(worker_t *w, const ptx_ins_t *in, runset_t rs)
                         return false;
                 uint64_t v = load(p, in->kind), a0 = A[t0];
                 uint64_t *D = ROW(in->d[0]);
-                bool uniform = true;
-                FOR(uniform &= A[t] == a0);
+                bool uniform = w->uniform[in->a]; /* a parameter's address: a constant slot */
+                if (!uniform) {
+                        uniform = true;
+                        FOR(uniform &= A[t] == a0);
+                }
                 if (uniform) {
                         FOR(D[t] = v);
                         return true;

@@ -38,9 +38,9 @@ char *control_beside(const char *profile_source, const char *name)
 const gv_mock_gpu_state_t *control_gpu(unsigned g)
 {
         static const gv_mock_gpu_state_t none; /* read-only: the answer when nothing is set */
-        if (!C.state || g >= GV_MOCK_MAX_GPUS)
+        if (!C.state || g >= GV_MOCK_MAX_GPUS || g >= S.profile->device_count)
                 return &none;
-        return &C.state->gpus[g];
+        return &C.state->gpus[S.host_index[g]]; /* the state file counts the node's GPUs */
 }
 
 /* Every GPU back to the profile's values; the overlay's process lists freed. */
@@ -100,7 +100,7 @@ static void apply(void)
 {
         for (unsigned i = 0; i < S.profile->device_count && i < GV_MOCK_MAX_GPUS; i++) {
                 gv_mock_device_t *d = &S.profile->devices[i];
-                const gv_mock_gpu_state_t *g = &C.state->gpus[i];
+                const gv_mock_gpu_state_t *g = &C.state->gpus[S.host_index[i]];
                 if (g->set & GV_MOCK_SET_TEMPERATURE)
                         d->temperature_c = g->temperature_c;
                 if (g->set & GV_MOCK_SET_POWER_USAGE)

@@ -123,6 +123,10 @@ static bool next_event(struct nvmlEventSet_st *set, nvmlEventData_t *data)
         unsigned g;
         unsigned long long xid;
         while (read_control_line(set, &g, &xid)) {
+                unsigned k = 0; /* the file counts the node's GPUs: find the one this process sees */
+                while (k < S.profile->device_count && S.host_index[k] != g)
+                        k++;
+                g = k;
                 if (g >= S.profile->device_count || !(set->mask[g] & nvmlEventTypeXidCriticalError))
                         continue;
                 data->device = &S.gpus[g];

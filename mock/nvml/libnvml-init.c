@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,6 +100,71 @@ static int parse_env_xids(gv_mock_faults_t *f, const char *s)
         return 0;
 }
 
+/*
+ * The GPUs this process may see, as the driver shows them: in a container the
+ * runtime creates /dev/nvidiactl and only the /dev/nvidia<minor> of the GPUs it
+ * was given (NVIDIA's toolkit, a CDI spec), and NVML enumerates those alone,
+ * renumbered from 0.  Where the device folder (MOCK_NVML_DEV_DIR, default /dev;
+ * "" turns this off) has no nvidiactl, or names none of the profile's GPUs,
+ * every GPU is seen (a mock root on a plain host).  Bit i: profile GPU i.
+ */
+static uint64_t visible_gpus(const gv_mock_profile_t *p, bool *container)
+{
+        *container = false;
+        uint64_t all = p->device_count >= 64 ? ~0ULL : (1ULL << p->device_count) - 1, seen = 0;
+        const char *env = getenv("MOCK_NVML_DEV_DIR");
+        const char *dir = env ? env : "/dev";
+        char path[PATH_MAX];
+        if (!*dir || snprintf(path, sizeof(path), "%s/nvidiactl", dir) >= (int) sizeof(path) || access(path, F_OK) != 0)
+                return all;
+        *container = true;
+        for (unsigned i = 0; i < p->device_count; i++) {
+                int n = snprintf(path, sizeof(path), "%s/nvidia%u", dir, p->devices[i].minor_number);
+                if (n > 0 && n < (int) sizeof(path) && access(path, F_OK) == 0)
+                        seen |= 1ULL << i;
+        }
+        return seen ? seen : all;
+}
+
+/*
+ * The MIG devices of the GPUs this process sees, as the driver shows them: in a
+ * container given MIG devices the runtime creates nvidia-caps/nvidia-cap<minor>
+ * for their GPU instance's and compute instance's access capability, and NVML
+ * lists those MIG devices alone.  Only where <device folder>/nvidia-caps exists;
+ * the minors are the driver's (docs/mock-driver-root.md "MIG").
+ */
+static int keep_visible_mig_devices(gv_mock_profile_t *p, gv_error_t **err)
+{
+        const char *env = getenv("MOCK_NVML_DEV_DIR");
+        const char *dir = env ? env : "/dev";
+        char path[PATH_MAX];
+        struct stat st;
+        if (!*dir || snprintf(path, sizeof(path), "%s/nvidia-caps", dir) >= (int) sizeof(path) ||
+            stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+                return 0;
+        for (unsigned i = 0; i < p->device_count; i++) {
+                const gv_mock_device_t *d = &p->devices[i];
+                uint64_t keep = 0;
+                for (size_t k = 0; k < d->n_mig_devices && k < 64; k++) {
+                        const gv_mock_mig_device_t *m = &d->mig_devices[k];
+                        if (m->gi_id >= 15 || m->ci_id >= 8)
+                                continue; /* past the driver's range: no capability, never visible */
+                        unsigned gi = 3u + d->minor_number * 135u + m->gi_id * 9u, ci = gi + 1u + m->ci_id;
+                        char a[PATH_MAX], b[PATH_MAX];
+                        int na = snprintf(a, sizeof(a), "%s/nvidia-cap%u", path, gi);
+                        int nb = snprintf(b, sizeof(b), "%s/nvidia-cap%u", path, ci);
+                        if (na > 0 && na < (int) sizeof(a) && nb > 0 && nb < (int) sizeof(b) && access(a, F_OK) == 0 &&
+                            access(b, F_OK) == 0)
+                                keep |= 1ULL << k;
+                }
+                uint64_t all = d->n_mig_devices >= 64 ? ~0ULL : (1ULL << d->n_mig_devices) - 1;
+                int r;
+                if (d->n_mig_devices && keep != all && (r = gv_mock_profile_keep_mig_devices(p, i, keep, err)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* Loads and finalizes the profile the environment selects; NVML_SUCCESS or the init error. */
 static nvmlReturn_t load_profile(void)
 {
@@ -150,6 +216,20 @@ static nvmlReturn_t load_profile(void)
                         r = gv_error_set(&err, EINVAL, GV_REASON_CONFIG,
                                          "MOCK_NVML_FABRIC_STATE=%s: expected not-started, in-progress or completed", fs);
         }
+        bool container = false;
+        uint64_t seen = r >= 0 ? visible_gpus(p, &container) : 0;
+        unsigned full = r >= 0 ? p->device_count : 0, n_seen = 0;
+        if (r >= 0) {
+                p->faults.lost_gpus |= lost_mask; /* node indexes: follow their GPUs */
+                lost_mask = 0;
+                for (unsigned i = 0; i < full; i++)
+                        if (seen & (1ULL << i))
+                                S.host_index[n_seen++] = i;
+                if (n_seen < full)
+                        r = gv_mock_profile_keep_gpus(p, seen, &err);
+                if (r >= 0 && container)
+                        r = keep_visible_mig_devices(p, &err);
+        }
         if (r < 0) {
                 debug("%s", err && err->msg ? err->msg : "profile error");
                 gv_mock_profile_free(&p);
@@ -173,6 +253,8 @@ static nvmlReturn_t load_profile(void)
         clock_gettime(CLOCK_MONOTONIC, &S.init_time);
         control_open();
         debug("loaded %s: %u GPU(s), driver %s", p->source, p->device_count, p->driver_version);
+        if (n_seen < full)
+                debug("device nodes: %u of the node's %u GPU(s) visible", n_seen, full);
         return NVML_SUCCESS;
 }
 

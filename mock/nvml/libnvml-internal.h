@@ -88,6 +88,7 @@ struct mock_state {
         gv_mock_profile_t *profile;
         struct timespec init_time;
         uint64_t lost;               /* profile faults + MOCK_NVML_LOST_GPUS */
+        unsigned host_index[MAXG];   /* the node's index of each GPU this process sees (device nodes) */
         int fabric_override;         /* -1 none, else NVML_GPU_FABRIC_STATE_* */
         char *xid_file;              /* MOCK_NVML_XID_FILE or faults.xid_control_file */
         struct nvmlEventSet_st *sets;

@@ -52,6 +52,58 @@ int gv_mock_profile_set_gpu_count(gv_mock_profile_t *p, unsigned n, gv_error_t *
         return 0;
 }
 
+int gv_mock_profile_keep_gpus(gv_mock_profile_t *p, uint64_t keep, gv_error_t **err)
+{
+        if (!p || !(keep & (p->device_count >= 64 ? ~0ULL : (1ULL << p->device_count) - 1)))
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "keep_gpus: no profile or no GPU to keep");
+        unsigned map[GV_MOCK_MAX_GPUS], n = 0;
+        uint64_t lost = 0;
+        for (unsigned i = 0; i < p->device_count; i++) {
+                if (!(keep & (1ULL << i))) {
+                        mp_device_clear(&p->devices[i]);
+                        map[i] = UINT_MAX;
+                        continue;
+                }
+                if (p->faults.lost_gpus & (1ULL << i))
+                        lost |= 1ULL << n;
+                if (n != i)
+                        p->devices[n] = p->devices[i];
+                p->devices[n].index = n;
+                map[i] = n++;
+        }
+        p->device_count = n;
+        p->faults.lost_gpus = lost;
+        size_t k = 0;
+        for (size_t j = 0; j < p->faults.n_xids; j++) {
+                unsigned g = p->faults.xids[j].gpu;
+                if (g >= GV_MOCK_MAX_GPUS || map[g] == UINT_MAX)
+                        continue;
+                p->faults.xids[k] = p->faults.xids[j];
+                p->faults.xids[k++].gpu = map[g];
+        }
+        p->faults.n_xids = k;
+        return 0;
+}
+
+int gv_mock_profile_keep_mig_devices(gv_mock_profile_t *p, unsigned gpu, uint64_t keep, gv_error_t **err)
+{
+        if (!p || gpu >= p->device_count)
+                return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "keep_mig_devices: no profile or GPU %u", gpu);
+        gv_mock_device_t *d = &p->devices[gpu];
+        size_t n = 0;
+        for (size_t k = 0; k < d->n_mig_devices; k++) {
+                if (k >= 64 || !(keep & (1ULL << k))) {
+                        mp_mig_device_clear(&d->mig_devices[k]);
+                        continue;
+                }
+                if (n != k)
+                        d->mig_devices[n] = d->mig_devices[k];
+                n++;
+        }
+        d->n_mig_devices = n;
+        return 0;
+}
+
 int gv_mock_profile_set_node_name(gv_mock_profile_t *p, const char *node_name, gv_error_t **err)
 {
         if (!p)

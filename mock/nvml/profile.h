@@ -251,6 +251,26 @@ const char *gv_mock_profile_builtin_yaml(const char *name);
 int gv_mock_profile_set_gpu_count(gv_mock_profile_t *p, unsigned n, gv_error_t **err);
 
 /*
+ * gv_mock_profile_keep_gpus - keep only the GPUs whose bit is set in @keep
+ * (bit i: the GPU at index i), in their order, renumbered from 0: what a
+ * container that was given only some GPUs' device nodes enumerates.  Their
+ * identity (UUID, bus id, minor number) stays; `faults.lost_gpus` and
+ * `faults.xids` follow their GPUs (Xids of dropped GPUs are dropped).  For a
+ * finalized profile; @keep must name at least one GPU.
+ * Errors: -EINVAL (GV_REASON_INTERNAL) for a NULL profile or an empty @keep.
+ */
+int gv_mock_profile_keep_gpus(gv_mock_profile_t *p, uint64_t keep, gv_error_t **err);
+
+/*
+ * gv_mock_profile_keep_mig_devices - keep only the MIG devices of GPU @gpu
+ * whose bit is set in @keep (bit k: mig_devices[k]), in their order: what a
+ * container given some MIG devices' capability nodes enumerates.  None kept
+ * leaves the GPU in MIG mode without instances.
+ * Errors: -EINVAL (GV_REASON_INTERNAL) for a NULL profile or a GPU out of range.
+ */
+int gv_mock_profile_keep_mig_devices(gv_mock_profile_t *p, unsigned gpu, uint64_t keep, gv_error_t **err);
+
+/*
  * gv_mock_profile_set_node_name - set the node name from which UUIDs are
  * derived (copied).  NULL or "" leaves it to finalize (gethostname()).
  * Clears `finalized`.  Errors: -ENOMEM (GV_REASON_INTERNAL).

@@ -240,6 +240,54 @@ static void cdi_mig_all_caps(FILE *f, const char *root, const gv_mock_profile_t 
         }
 }
 
+#if defined(__aarch64__)
+#define CDI_MULTIARCH_LIBDIR "/usr/lib/aarch64-linux-gnu"
+#else
+#define CDI_MULTIARCH_LIBDIR "/usr/lib/x86_64-linux-gnu"
+#endif
+/* Where the mock's folder usr/lib64 (libraries, finalized profile, `mock set` state) is mounted. */
+#define CDI_MOCK_LIBDIR "/usr/local/nvidia/lib64"
+
+static void cdi_mount(FILE *f, const char *container_path, const char *root, const char *rel)
+{
+        _cleanup_free_ char *host = gv_path_join(root, rel);
+        fprintf(f, "  - containerPath: %s\n    hostPath: ", container_path);
+        yq(f, host ? host : "");
+        fputs("\n    options:\n    - ro\n    - nosuid\n    - nodev\n    - bind\n", f);
+}
+
+/*
+ * The common edits: nvidia-smi, and libnvidia-ml.so.1 (libcuda.so.1 when the
+ * root has it) where a container's dynamic loader looks without an ld.so.cache
+ * entry: /usr/lib64 (RHEL, UBI; also where our nvidia-smi looks) and the
+ * multiarch folder (Debian, Ubuntu).  nvidia-ctk mounts the libraries at the
+ * driver's own paths and runs an update-ldcache hook instead; a mock node has no
+ * hook binary.  The mock's folder goes to CDI_MOCK_LIBDIR (also on CUDA images'
+ * LD_LIBRARY_PATH), and MOCK_NVML_CONFIG, _STATE_FILE and _XID_FILE point the
+ * library there, so a container sees the node's profile and `mock set` changes
+ * (a folder mount follows the state file's atomic replacement).
+ */
+static void cdi_common_env_mounts(FILE *f, const char *root)
+{
+        fputs("  env:\n  - NVIDIA_VISIBLE_DEVICES=void\n"
+              "  - MOCK_NVML_CONFIG=" CDI_MOCK_LIBDIR "/" GV_MOCK_ROOT_PROFILE_NAME "\n"
+              "  - MOCK_NVML_STATE_FILE=" CDI_MOCK_LIBDIR "/" GV_MOCK_ROOT_STATE_NAME "\n"
+              "  - MOCK_NVML_XID_FILE=" CDI_MOCK_LIBDIR "/" GV_MOCK_ROOT_XID_NAME "\n  mounts:\n",
+              f);
+        cdi_mount(f, "/usr/bin/nvidia-smi", root, "usr/bin/nvidia-smi");
+        _cleanup_free_ char *cuda = gv_path_join(root, "usr/lib64/libcuda.so.1");
+        bool has_cuda = cuda && access(cuda, F_OK) == 0;
+        static const char *const dirs[] = { "/usr/lib64", CDI_MULTIARCH_LIBDIR };
+        for (size_t i = 0; i < GV_ARRAY_SIZE(dirs); i++) {
+                _cleanup_free_ char *nvml = NULL, *cu = NULL;
+                if (asprintf(&nvml, "%s/libnvidia-ml.so.1", dirs[i]) >= 0)
+                        cdi_mount(f, nvml, root, "usr/lib64/libnvidia-ml.so.1");
+                if (has_cuda && asprintf(&cu, "%s/libcuda.so.1", dirs[i]) >= 0)
+                        cdi_mount(f, cu, root, "usr/lib64/libcuda.so.1");
+        }
+        cdi_mount(f, CDI_MOCK_LIBDIR, root, "usr/lib64");
+}
+
 /* A minimal CDI spec in the shape of nvidia-ctk's (cdi__nvidia-ctk-cdi-generate_*.yaml). */
 static char *cdi_spec_text(const char *root, const gv_mock_profile_t *p, const char *lib_name)
 {
@@ -254,15 +302,7 @@ static char *cdi_spec_text(const char *root, const gv_mock_profile_t *p, const c
         cdi_node(f, "  ", root, "nvidiactl");
         cdi_node(f, "  ", root, "nvidia-uvm");
         cdi_node(f, "  ", root, "nvidia-uvm-tools");
-        fputs("  env:\n  - NVIDIA_VISIBLE_DEVICES=void\n  mounts:\n", f);
-        const char *mounts[][2] = { { "/usr/bin/nvidia-smi", "usr/bin/nvidia-smi" },
-                                    { "/usr/lib64/libnvidia-ml.so.1", "usr/lib64/libnvidia-ml.so.1" } };
-        for (size_t i = 0; i < GV_ARRAY_SIZE(mounts); i++) {
-                _cleanup_free_ char *host = gv_path_join(root, mounts[i][1]);
-                fprintf(f, "  - containerPath: %s\n    hostPath: ", mounts[i][0]);
-                yq(f, host ? host : "");
-                fputs("\n    options:\n    - ro\n    - nosuid\n    - nodev\n    - bind\n", f);
-        }
+        cdi_common_env_mounts(f, root);
         (void) lib_name;
         fputs("devices:\n", f);
         cdi_gpu_devices(f, root, p);

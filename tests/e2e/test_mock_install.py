@@ -211,6 +211,26 @@ class TestMockInstall(gvtest.TempDirTestCase):
         self.assertIn(f'hostPath: "{root}/dev/nvidia3"', text)
         self.assertIn("- path: /dev/nvidiactl\n", text)
 
+    def test_cdi_spec_mounts_libraries_where_loaders_look(self):
+        """Found on a real node: a pod whose image has no ld.so.cache entry for /usr/lib64 (Debian,
+        Ubuntu) could not load libnvidia-ml.so.1, and the library found no profile beside itself.
+        The spec mounts the libraries into /usr/lib64 and the multiarch folder, the mock's folder
+        at /usr/local/nvidia/lib64, and points the library at the profile and state there."""
+        root = self.path("root")
+        self.install(root, gpus=2)
+        text = open(os.path.join(root, "etc", "cdi", "nvidia-mock.yaml")).read()
+        mounts = dict(re.findall(r'(?m)^  - containerPath: (\S+)\n    hostPath: "([^"]+)"', text))
+        lib = f"{root}/usr/lib64"
+        want = {"/usr/bin/nvidia-smi": f"{root}/usr/bin/nvidia-smi", "/usr/local/nvidia/lib64": lib}
+        for d in ("/usr/lib64", f"/usr/lib/{os.uname().machine}-linux-gnu"):
+            want[f"{d}/libnvidia-ml.so.1"] = f"{lib}/libnvidia-ml.so.1"
+            if os.path.exists(f"{lib}/libcuda.so.1"):
+                want[f"{d}/libcuda.so.1"] = f"{lib}/libcuda.so.1"
+        self.assertEqual(mounts, want)
+        for k, v in (("CONFIG", "yaml"), ("STATE_FILE", "state"), ("XID_FILE", "xid")):
+            self.assertIn(f"  - MOCK_NVML_{k}=/usr/local/nvidia/lib64/nvml-mock.{v}\n", text)
+        self.assertTrue(os.path.exists(f"{lib}/nvml-mock.yaml"))
+
     def test_help_and_profiles(self):
         for args in (["mock", "--help"], ["mock", "install", "--help"], ["mock", "remove", "--help"],
                      ["mock", "profiles", "--help"]):

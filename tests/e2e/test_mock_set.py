@@ -38,7 +38,9 @@ def q(fn, *args, out=U):
 print("ready", flush=True)
 for line in sys.stdin:
     cmd, *a = line.split()
-    if cmd == "wait":
+    if cmd == "count":
+        res = [len(handles)]
+    elif cmd == "wait":
         ev = Event()
         rc = lib.nvmlEventSetWait_v2(es, ctypes.byref(ev), U(int(a[0])))
         gpu = next((i for i, h in enumerate(handles) if h.value == ev.device), -1) if rc == 0 else -1
@@ -70,6 +72,9 @@ for line in sys.stdin:
         elif cmd == "name":
             b = ctypes.create_string_buffer(96)
             res = [lib.nvmlDeviceGetName(h, b, U(96))]
+        elif cmd == "uuid":
+            b = ctypes.create_string_buffer(96)
+            res = [lib.nvmlDeviceGetUUID(h, b, U(96)), b.value.decode()]
         elif cmd == "handle":
             x = ctypes.c_void_p()
             res = [lib.nvmlDeviceGetHandleByIndex_v2(U(int(a[0])), ctypes.byref(x))]
@@ -96,10 +101,15 @@ class MockSetTestCase(gvtest.TempDirTestCase):
         self.libdir = os.path.join(self.root, "usr", "lib64")
         self.state = os.path.join(self.libdir, "nvml-mock.state")
         lib = os.path.join(self.libdir, "libnvidia-ml.so.1")
+        env = gvtest.clean_env(**sanitizer_env(lib), **self.client_env_for_test())
         self.client = subprocess.Popen([sys.executable, "-c", CLIENT, lib], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, env=gvtest.clean_env(**sanitizer_env(lib)))
+                                       stdout=subprocess.PIPE, text=True, env=env)
         self.addCleanup(self.stop_client)
         self.assertEqual(self.client.stdout.readline().strip(), "ready")
+
+    def client_env_for_test(self):
+        """Extra environment of the NVML client (none: a plain host)."""
+        return {}
 
     def stop_client(self):
         self.client.stdin.close()
@@ -262,3 +272,77 @@ class TestClearAndBadInput(MockSetTestCase):
         out = gvtest.run(["mock", "set", "--help"], check=0).stdout
         for word in ("fault=NAME", "ecc-burst", "fell-off-the-bus", "--seed", "--clear", "temperature_c"):
             self.assertIn(word, out)
+
+
+class TestContainerView(MockSetTestCase):
+    """A container the runtime gave GPUs 1 and 3 (their /dev/nvidia<minor> and nvidiactl, as NVIDIA's
+    toolkit or a CDI spec does) enumerates those two only, as NVML does on a real node, renumbered
+    0 and 1; `mock set`, which counts the node's GPUs, still reaches them (found on a real node:
+    a pod given one GPU listed all eight)."""
+
+    def client_env_for_test(self):
+        dev = self.path("dev")
+        os.makedirs(dev)
+        for n in ("nvidiactl", "nvidia1", "nvidia3", "nvidia-uvm"):
+            open(os.path.join(dev, n), "w").close()
+        return {"MOCK_NVML_DEV_DIR": dev}
+
+    def node_uuids(self):
+        out = gvtest.run(["mock", "profiles", "--report", os.path.join(self.libdir, "nvml-mock.yaml")], check=0).stdout
+        return [g["uuid"] for g in json.loads(out)["gpus"]]
+
+    def test_only_the_given_gpus_renumbered(self):
+        uuids = self.node_uuids()
+        self.assertEqual(self.ask("count"), [2])
+        self.assertEqual(self.ask("uuid", 0), [SUCCESS, uuids[1]])
+        self.assertEqual(self.ask("uuid", 1), [SUCCESS, uuids[3]])
+
+    def test_mock_set_and_xids_follow_the_node_index(self):
+        self.mock_set("--gpu", "3", "fault=fell-off-the-bus")
+        self.assertEqual(self.ask("wait", 2000), [SUCCESS, 1, 0x8, 79])
+        self.assertEqual(self.ask("name", 1), [GPU_IS_LOST])
+        self.assertEqual(self.ask("name", 0), [SUCCESS])
+        self.mock_set("--gpu", "2", "temperature_c=91")  # a GPU this container does not see
+        self.assertNotEqual(self.ask("temp", 0)[1], 91)
+
+    def test_mock_nvidia_smi_lists_the_given_gpus(self):
+        uuids = self.node_uuids()
+        smi = os.path.join(self.root, "usr", "bin", "nvidia-smi")
+        env = gvtest.clean_env(MOCK_NVML_DEV_DIR=self.path("dev"))
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, env=env, timeout=30).stdout
+        self.assertEqual([line.split("UUID: ")[1].rstrip(")") for line in out.splitlines()], [uuids[1], uuids[3]])
+        self.assertTrue(out.startswith("GPU 0: "), out)
+        # No nvidiactl there (a plain host, a privileged container without injected GPUs): every GPU.
+        env = gvtest.clean_env(MOCK_NVML_DEV_DIR=self.path("nowhere"))
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, env=env, timeout=30).stdout
+        self.assertEqual(len(out.splitlines()), 4)
+
+
+class TestContainerViewMig(gvtest.TempDirTestCase):
+    """A container given one MIG device (its GPU's node and the GPU and compute instance access
+    capabilities in nvidia-caps, as the CDI spec lists them) sees that MIG device alone."""
+
+    def test_only_the_given_mig_device(self):
+        prof = json.loads(gvtest.run(["mock", "profiles", "--json", "a100-sxm4-40gb", "--gpus", "2"], check=0).stdout)
+        mig = prof["devices"][0]["mig"]
+        mig.update(mode="enabled", pending_mode="enabled", devices=["1g.5gb", "1g.5gb", "2g.10gb"])
+        pf = self.path("mig.json")
+        with open(pf, "w") as f:
+            json.dump(prof, f)
+        root = self.path("root")
+        gvtest.run(["mock", "install", "--root", root, "--profile", pf, "--device-nodes=files"], check=0)
+        smi = os.path.join(root, "usr", "bin", "nvidia-smi")
+        full = subprocess.run([smi, "-L"], capture_output=True, text=True, env=gvtest.clean_env(), timeout=30).stdout
+        migs = [line.split("UUID: ")[1].rstrip(")") for line in full.splitlines() if "MIG" in line]
+        self.assertEqual(len(migs), 3, full)
+        dev = self.path("dev")
+        os.makedirs(os.path.join(dev, "nvidia-caps"))
+        # MIG device 1 is GPU instance 2, compute instance 0: capabilities 3 + 2 * 9 = 21 and 22.
+        for n in ("nvidiactl", "nvidia0", "nvidia-caps/nvidia-cap21", "nvidia-caps/nvidia-cap22"):
+            open(os.path.join(dev, n), "w").close()
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, env=gvtest.clean_env(MOCK_NVML_DEV_DIR=dev),
+                             timeout=30).stdout
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2, out)
+        self.assertTrue(lines[0].startswith("GPU 0: "), out)
+        self.assertIn(f"Device  0: (UUID: {migs[1]})", lines[1])
