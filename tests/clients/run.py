@@ -267,7 +267,7 @@ kill $p; wait $p || true; kill $k; wait $k || true
     res.append(("every device Healthy at registration", healthy and bool(first), "yes" if healthy else str(first)))
     pref = {e["resource"]: e for e in events if e["event"] == "preferred"}
     alloc = {e["resource"]: e for e in events if e["event"] == "allocate" and not e.get("error")}
-    # 64 GPUs: go-gpuallocator's best-effort policy (v0.17.4) enumerates the ways to split the GPUs
+    # 64 GPUs: go-gpuallocator's best-effort policy enumerates the ways to split the GPUs
     # and does not answer in the stand-in's 10 s; the kubelet then allocates without a preference.
     slow_ok = lay.name == "64 GPUs"
     parts, ok = [], sorted(alloc) == registered
@@ -301,7 +301,7 @@ def check_gfd(suite, lay):
         f.write("DGX A100 (mock)\n")
     strategy = "mixed" if lay.mig else "none"
     p = in_namespace(root, "LD_LIBRARY_PATH=%s/usr/lib64 %s --oneshot --no-timestamp --output-file=%s "
-                     "--machine-type-file=%s --mig-strategy=%s" % (root, suite.bins["gpu-feature-discovery"], out, mt,
+                     "--machine-type-file=%s --mig-strategy=%s --use-node-feature-api=false" % (root, suite.bins["gpu-feature-discovery"], out, mt,
                                                                    strategy), 120, lay.mig)
     if p.returncode != 0 or not os.path.exists(out):
         return [("writes labels", False, "exit %d: %s" % (p.returncode, p.stderr[-600:]))]
@@ -641,17 +641,18 @@ device-plugin `Registration` service; it follows `ListAndWatch` and asks `GetPre
 mount namespace with a tmpfs on `/var/lib` (the plugin's sockets live in
 `/var/lib/kubelet/device-plugins`), the root's `sys/bus/pci` on `/sys/bus/pci` and, for MIG, its
 `proc/driver` on `/proc/driver` (the plugin reads `/proc/driver/nvidia-caps/mig-minors`), as the
-chart's patch mounts them. On 64 GPUs v0.17.4's `GetPreferredAllocation` does not answer within the
-stand-in's 10 s: go-gpuallocator's best-effort policy enumerates the ways to split 64 GPUs into
+chart's patch mounts them. On 64 GPUs the plugin's `GetPreferredAllocation` does not answer within the
+stand-in's 10 s: go-gpuallocator's best-effort policy (`iterateGPUPartitions`) enumerates the ways to split 64 GPUs into
 groups (a limit of the client: real nodes have at most 8 or 16 GPUs), and the kubelet then allocates
 without a preference, as the stand-in does. Then `mock set` injects the faults while it runs. When GPU 2 falls off the
 bus the plugin's health check gets Xid 79 and, as the mock answers `GPU_IS_LOST` for the event's
-device from then on, its `GetUUID` fails and v0.17.4 marks every device of the resource Unhealthy
+device from then on, its `GetUUID` fails and the plugin marks every device of the resource Unhealthy
 (`Failed to determine uuid for event ...; Marking all devices as unhealthy`): its documented
 fallback. Xid 48 of an ECC burst on a GPU that stays present marks that GPU.""",
     "gpu-feature-discovery": """`gpu-feature-discovery --oneshot --no-timestamp --output-file=F --machine-type-file=M
---mig-strategy=none|mixed` in the same namespace as the plugin (v0.17 reads each GPU's `resource` and
-`config` in sysfs through go-nvlib, so the root lays them out). The `mig-*` labels are checked for
+--mig-strategy=none|mixed --use-node-feature-api=false` (the labels go to the file, not to NFD's
+NodeFeature API, which needs an API server) in the same namespace as the plugin (from v0.17 it reads
+each GPU's `resource` and `config` in sysfs through go-nvlib, so the root lays them out). The `mig-*` labels are checked for
 every MIG profile of the layout (count, memory, multiprocessors).""",
     "nvidia-ctk": """`nvidia-ctk cdi generate --driver-root=<root> --output=F` in the same namespace, compared with the
 spec `mock install` writes (`<root>/etc/cdi/nvidia-mock.yaml`): both name each GPU and MIG device by
@@ -659,8 +660,10 @@ index and by UUID, plus `all`, with the same nodes. Differences, all on purpose:
 nvidia-ctk lists `/dev/nvidia-modeset` among the common nodes (the display driver's node, which the
 root has and a compute container does not need); it mounts the versioned libraries
 (`libnvidia-ml.so.<version>`, `libcuda.so.<version>`) and makes the `.so.1` links with its
-`nvidia-cdi-hook create-symlinks` / `update-ldcache` hooks, where our spec mounts
-`libnvidia-ml.so.1` itself and needs no hook (the validator runs without nvidia-ctk on the node); its
+`nvidia-cdi-hook create-symlinks` / `update-ldcache` hooks, where our spec mounts `libnvidia-ml.so.1`
+and `libcuda.so.1` themselves where Debian/Ubuntu (`/usr/lib/x86_64-linux-gnu`) and RHEL (`/usr/lib64`)
+loaders look, and the mock's folder (`/usr/local/nvidia/lib64`: its profile and `mock set` state), and
+needs no hook (the validator runs without nvidia-ctk on the node); its
 other hooks (`enable-cuda-compat`, `disable-device-node-modification`, `update-application-profile`,
 per-GPU `apply-cuda-memory-limits`) are runtime policies of the toolkit, not facts of the driver root,
 and so is its mount of `/var/run/nvidia-container-devices/void` (the toolkit's volume-mount device
