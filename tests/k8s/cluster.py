@@ -20,6 +20,7 @@ import atexit
 import base64
 import json
 import os
+import shutil
 import ssl
 import subprocess
 import tempfile
@@ -105,7 +106,14 @@ class ControlPlane:
                 if state and _running(state):
                     cls._shared = cls(state, owned=False)
                 else:
-                    cls._shared = cls.start()
+                    try:
+                        cls._shared = cls.start()
+                    except (RuntimeError, OSError) as e:
+                        # Go (or openssl) missing on a developer's machine: skip; under CI: fail.
+                        if os.environ.get("CI", "").lower() == "true" or shutil.which("go"):
+                            raise
+                        import unittest
+                        raise unittest.SkipTest(f"no Kubernetes control plane (Go is missing): {e}") from None
                     atexit.register(cls._shared.stop)
             return cls._shared
 
@@ -147,6 +155,14 @@ class ControlPlane:
         if code not in ok:
             raise ApiError(method, path, code, obj)
         return obj
+
+    def served(self, group_version, resource=None):
+        """Whether the server serves @group_version (e.g. "resource.k8s.io/v1"), and @resource in
+        it when given (discovery)."""
+        code, got = self.request("GET", "/apis/" + group_version if "/" in group_version else "/api/" + group_version)
+        if code != 200:
+            return False
+        return resource is None or any(r.get("name") == resource for r in got.get("resources") or [])
 
     # -- objects ------------------------------------------------------------------------------
     def namespace(self, prefix="gv-e2e", labels=None):

@@ -164,6 +164,8 @@ class RealApi:
     def inject_sidecar(self, name):
         """A MutatingAdmissionPolicy (and binding) adding container @name to every pod created in
         the namespace; waits until the API server applies it (a dry-run create shows it)."""
+        if not self.cp.served("admissionregistration.k8s.io/v1", "mutatingadmissionpolicies"):
+            raise unittest.SkipTest(f"Kubernetes {self.cp.version} has no MutatingAdmissionPolicy (1.34 and later)")
         pol = f"gv-sidecar-{self.namespace}"
         self.cluster_object({
             "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicy",
