@@ -17,6 +17,8 @@ mkdir -p build
 if [ -z "${GV_NO_GO_TOOLS:-}" ] && command -v go >/dev/null 2>&1 && ls tools/go/*/binaries >/dev/null 2>&1; then
   # A set with a file `no-ci` (a benchmark's tool) is built only when something asks for it.
   sets=$(for d in tools/go/*/binaries; do [ -e "$(dirname "$d")/no-ci" ] || basename "$(dirname "$d")"; done)
+  # k8s-1.37 first: the control plane below waits for it before the first tests.
+  sets="k8s-1.37 $(printf '%s\n' $sets | grep -vx 'k8s-1.37' | tr '\n' ' ')"
   # shellcheck disable=SC2086
   (tools/gotool.sh build $sets >/dev/null 2>build/gotool.log || echo "gotool: failed" >>build/gotool.log) &
 fi

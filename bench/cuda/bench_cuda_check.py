@@ -7,7 +7,8 @@ allocation, copies, kernel) and its kernel time, and the peak RSS (each run unde
 Debian's `time`; n/a without it).  The 64 GPUs x 4 Mi elements case (~10 s a run) runs RUNS/5 times.  Figures only; no assertions.
 With --baseline OLD_BUILD_DIR (a build of another tree, e.g. the commit before a change), each case
 runs the two builds' gpu-validator and mock libraries alternately in the same run, and prints both.
-Usage: bench/cuda/bench_cuda_check.py [BUILD_DIR] [RUNS] [--baseline OLD_BUILD_DIR]
+--gpus N runs only the layouts of N GPUs (default: 8 and 64).
+Usage: bench/cuda/bench_cuda_check.py [BUILD_DIR] [RUNS] [--baseline OLD_BUILD_DIR] [--gpus N]
 """
 import os
 import re
@@ -37,11 +38,16 @@ def one_run(gv, cmd, env, timed, out, tally):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--baseline")]
-    baseline = None
-    if "--baseline" in sys.argv:
-        baseline = sys.argv[sys.argv.index("--baseline") + 1]
-        args.remove(baseline)
+    args = list(sys.argv[1:])
+    baseline, layouts = None, (8, 64)
+    if "--baseline" in args:
+        i = args.index("--baseline")
+        baseline = args[i + 1]
+        del args[i:i + 2]
+    if "--gpus" in args:
+        i = args.index("--gpus")
+        layouts = (int(args[i + 1]),)
+        del args[i:i + 2]
     build = args[0] if args else "build"
     runs = int(args[1]) if len(args) > 1 else 5
     builds = [("", build)] + ([("baseline ", baseline)] if baseline else [])
@@ -53,7 +59,7 @@ def main():
         print(f"cuda-check on the mock libcuda (a100-sxm4-40gb), {runs} runs each")
         print(f"{'build':>9} {'gpus':>5} {'elements':>9} {'median ms':>10} {'max ms':>8} {'ms a GPU':>9} "
               f"{'kernel ms':>10} {'peak RSS KiB':>13}")
-        for gpus in (8, 64):
+        for gpus in layouts:
             roots = {}
             for label, b in builds:
                 gv = os.path.join(b, "src", "cli", "gpu-validator")

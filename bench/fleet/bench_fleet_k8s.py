@@ -10,14 +10,17 @@ signal (`gpu-validator metrics --node-condition --node-label --startup-taint`) f
 and the cuda then plugin validation (`gpu-validator run --components cuda`, then `plugin`).
 Node starts are spread over --spread seconds (default N/20: 20 nodes a second at every size).
 
-The same fleet on the same timeline is then driven by upstream nvidia-operator-validator's
+The fleet runs three times on the same timeline: our validations alone (the part to compare
+with upstream), our validations with the node signal, and upstream nvidia-operator-validator's
 pattern: create the workload pod, GET it every 5 s until it has finished, delete it (and a GET
 of the Node before the plugin pod).
 
-Figures per mode: API requests per node by verb (kube-apiserver's own audit log, the user of
-each mode only), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
+Figures per mode: API requests per node by verb (kube-apiserver's own audit log: one user for
+our validations, one for our node signals, one for upstream's pattern), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
 0.5 s), etcd writes (etcd_mvcc_put_total + etcd_mvcc_delete_total), time to plugin-ready and
-to the Node condition GPUValidated=True (p50/p99, from the node's start).
+to the Node condition GPUValidated=True (p50/p99, from the node's start).  etcd's background
+writes (KWOK's node leases, controllers), measured in 15 s of quiet after each phase, are
+told apart.
 
 Usage: bench/fleet/bench_fleet_k8s.py [--build build] [--nodes 100] [--spread S] [--running-ms 2000]
                                       [--exit-ms 6000] [--exit-jitter-ms 4000] [--terminate-ms 500]
@@ -48,7 +51,8 @@ from bench_fleet import pct  # noqa: E402
 NS = "gpu-operator"
 COND = "GPUValidated"
 IMAGE = "registry.local/gpu-validator:bench"
-USERS = {"ours": "gv-fleet-ours", "upstream": "gv-fleet-upstream"}
+RUN_AS = 65534  # nobody
+USERS = {"ours": "gv-fleet-ours", "signal": "gv-fleet-signal", "upstream": "gv-fleet-upstream"}
 
 
 def stages(args):
@@ -148,29 +152,79 @@ def etcd_writes(cp):
 
 
 class NodeWatcher:
-    """One watch on all Nodes (admin): when each Node's condition GPUValidated first reads True."""
+    """Watches all Nodes (admin): when each Node's condition GPUValidated first reads True.
+    List-then-watch; an ERROR event (410) or a closed stream lists again."""
 
     def __init__(self, cp):
         self.cp, self.seen, self.stop = cp, {}, False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
+    def note(self, node):
+        name = (node.get("metadata") or {}).get("name")
+        for c in (node.get("status") or {}).get("conditions") or []:
+            if c.get("type") == COND and c.get("status") == "True" and name not in self.seen:
+                self.seen[name] = time.monotonic()
+
     def run(self):
-        req = urllib.request.Request(self.cp.server + "/api/v1/nodes?watch=1&timeoutSeconds=3600",
-                                     headers={"Authorization": "Bearer " + self.cp.admin_token})
-        with urllib.request.urlopen(req, context=self.cp.ssl, timeout=3600) as resp:
-            for line in resp:
-                if self.stop:
-                    break
-                node = json.loads(line).get("object") or {}
-                name = (node.get("metadata") or {}).get("name")
-                for c in (node.get("status") or {}).get("conditions") or []:
-                    if c.get("type") == COND and c.get("status") == "True" and name not in self.seen:
-                        self.seen[name] = time.monotonic()
+        while not self.stop:
+            try:
+                lst = self.cp.api("GET", "/api/v1/nodes")
+                for node in lst["items"]:
+                    self.note(node)
+                req = urllib.request.Request(
+                    self.cp.server + "/api/v1/nodes?watch=1&timeoutSeconds=600&resourceVersion="
+                    + lst["metadata"]["resourceVersion"], headers={"Authorization": "Bearer " + self.cp.admin_token})
+                with urllib.request.urlopen(req, context=self.cp.ssl, timeout=660) as resp:
+                    for line in resp:
+                        if self.stop:
+                            return
+                        ev = json.loads(line)
+                        if ev.get("type") == "ERROR":
+                            break
+                        self.note(ev.get("object") or {})
+            except (OSError, ValueError, RuntimeError):
+                time.sleep(0.5)
 
 
 def node_name(i):
     return "kwok-node-%04d" % i
+
+
+def embedded_kubeconfig(cp, state, user, work):
+    """A kubeconfig of @user with its certificates inline, readable by RUN_AS (the state's pki
+    folder is the owner's only)."""
+    import base64
+
+    def b64(name):
+        with open(os.path.join(state, "pki", name), "rb") as f:
+            return base64.b64encode(f.read()).decode()
+    path = os.path.join(work, user + ".kubeconfig")
+    with open(path, "w") as f:
+        f.write(f"""apiVersion: v1
+kind: Config
+current-context: c
+clusters:
+- name: c
+  cluster: {{server: {cp.server}, certificate-authority-data: {b64("ca.crt")}}}
+users:
+- name: u
+  user: {{client-certificate-data: {b64(user + ".crt")}, client-key-data: {b64(user + ".key")}}}
+contexts:
+- name: c
+  context: {{cluster: c, user: u}}
+""")
+    os.chmod(path, 0o644)
+    return path
+
+
+def as_bench_user(cmd):
+    """Run the node's binaries as RUN_AS when we are root: their inotify instances (one per
+    node signal) then count against that user's limit (fs.inotify.max_user_instances, 128 by
+    default), not against every root process's on the machine; past it they poll."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return cmd
+    return ["setpriv", f"--reuid={RUN_AS}", f"--regid={RUN_AS}", "--clear-groups", *cmd]
 
 
 def make_nodes(cp, n):
@@ -190,27 +244,34 @@ def make_nodes(cp, n):
             "KWOK to make every node Ready", timeout=120, interval=1)
 
 
-def run_ours(cp, gv, kubeconfig, work, n, offsets):
+def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
+    """Our validations on every node, with the node signal when @signal_kubeconfig is set."""
     template = os.path.join(work, "template")
+    shutil.rmtree(template, ignore_errors=True)
     subprocess.run([gv, "run", "--mock", "--mock-dir", template, "--components", "driver,toolkit"], check=True,
                    capture_output=True)
     dirs = []
     for i in range(n):
         d = os.path.join(work, "node-%04d" % i)
+        shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(template, d, symlinks=True)
         dirs.append(os.path.join(d, "validations"))
+    if os.geteuid() == 0:  # the node folders belong to RUN_AS (as_bench_user)
+        os.chmod(work, 0o711)
+        subprocess.run(["chown", "-R", f"{RUN_AS}:{RUN_AS}", *[os.path.dirname(d) for d in dirs]], check=True)
 
     def env_for(node):
         e = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "NODE_NAME", "OPERATOR_NAMESPACE")}
         e.update(NODE_NAME=node, OPERATOR_NAMESPACE=NS, KUBECONFIG=kubeconfig, VALIDATOR_IMAGE=IMAGE)
         return e
 
-    signals = [subprocess.Popen(
+    signals = [] if not signal_kubeconfig else [subprocess.Popen(as_bench_user(
         [gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
-         "--kubeconfig", kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
-         "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"],
+         "--kubeconfig", signal_kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
+         "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"]),
         env=env_for(node_name(i)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(n)]
-    time.sleep(2 + n / 200)  # every node signal has read its Node
+    if signals:
+        time.sleep(2 + n / 200)  # every node signal has read its Node
     watcher = NodeWatcher(cp)
     time.sleep(0.5)
     t0 = time.monotonic()
@@ -219,7 +280,8 @@ def run_ours(cp, gv, kubeconfig, work, n, offsets):
     def node_thread(i):
         time.sleep(max(0.0, t0 + offsets[i] - time.monotonic()))
         for comp in ("cuda", "plugin"):
-            p = subprocess.run([gv, "run", "--components", comp, "--output-dir", dirs[i]], env=env_for(node_name(i)),
+            p = subprocess.run(as_bench_user([gv, "run", "--components", comp, "--output-dir", dirs[i]]),
+                               env=env_for(node_name(i)),
                                capture_output=True, text=True)
             if p.returncode != 0:
                 failures.append((node_name(i), comp, p.stdout.strip().splitlines()[:1]))
@@ -231,7 +293,7 @@ def run_ours(cp, gv, kubeconfig, work, n, offsets):
         t.start()
     for t in threads:
         t.join()
-    end = time.monotonic() + 60
+    end = time.monotonic() + (60 if signals else 0)
     while len(watcher.seen) < n - len(failures) and time.monotonic() < end:
         time.sleep(0.1)
     verdict = {k: v - (t0 + offsets[int(k.rsplit("-", 1)[1])]) for k, v in watcher.seen.items()}
@@ -310,15 +372,21 @@ def audit_counts(path, user, since_line):
     return by_verb, lines
 
 
-def report(title, n, cpu, rss, writes, wall, by_verb, ready, verdict, failures):
-    total = sum(by_verb.values())
-    print(f"\n{title}")
-    print(f"  nodes {n}, failed {len(failures)}, wall {wall:.1f} s; kube-apiserver CPU {cpu:.1f} s "
-          f"({cpu / n * 1000:.0f} ms per node), peak RSS {rss / 2**20:.0f} MiB; etcd writes {writes:.0f} "
-          f"({writes / n:.1f} per node)")
-    print("  requests per node: total %.1f; %s" % (total / n, ", ".join(
+def per_node(by_verb, n):
+    return "total %.1f; %s" % (sum(by_verb.values()) / n, ", ".join(
         "%s %.2f" % (v, by_verb[v] / n) for v in ("get", "list", "watch", "create", "patch", "update", "delete")
-        if by_verb[v])))
+        if by_verb[v]))
+
+
+def report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures):
+    print(f"\n{title}")
+    print(f"  nodes {n}, failed {len(failures)}, wall {wall:.1f} s, load average {os.getloadavg()[0]:.1f}; "
+          f"kube-apiserver CPU {cpu:.1f} s ({cpu / n * 1000:.0f} ms per node), peak RSS {rss / 2**20:.0f} MiB")
+    print(f"  etcd writes {writes:.0f}, of which about {background:.0f} background (leases, controllers at the "
+          f"quiet rate); the rest {(writes - background) / n:.1f} per node")
+    print("  validation requests per node: " + per_node(by_verb, n))
+    if signal is not None:
+        print("  node-signal requests per node: " + per_node(signal, n))
     r = list(ready.values())
     print(f"  time to plugin-ready: p50 {pct(r, 50):.2f} s, p99 {pct(r, 99):.2f} s")
     if verdict is not None:
@@ -361,7 +429,7 @@ def main():
         kc = {}
         for mode, user in USERS.items():
             subprocess.run([K8S_SH, "kubeconfig", state, user, user, "system:masters"], check=True, capture_output=True)
-            kc[mode] = os.path.join(state, user + ".kubeconfig")
+            kc[mode] = embedded_kubeconfig(cp, state, user, work)
         with open(os.path.join(state, "kube-apiserver.pid")) as f:
             api_pid = int(f.read())
         cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
@@ -372,23 +440,32 @@ def main():
               f"later, removed {args.terminate_ms} ms after a graceful delete")
         sys.stdout.flush()
         make_nodes(cp, n)
-        for mode in ("ours", "upstream"):
-            if mode == "upstream":
+        for mode in ("validation", "ours", "upstream"):  # "signal": the node signal's user within "ours"
+            if mode != "validation":
                 make_nodes(cp, n)
             time.sleep(2)
             _, since = audit_counts(audit, "", 0)
             s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
-            if mode == "ours":
-                ready, verdict, failures = run_ours(cp, gv, kc[mode], work, n, offsets)
-                title = "gpu-validator (watches, node signal)"
+            if mode == "validation":
+                ready, _, failures = run_ours(cp, gv, kc["ours"], None, work, n, offsets)
+                verdict, title = None, "gpu-validator, validations only (cuda and plugin pods, watched)"
+            elif mode == "ours":
+                ready, verdict, failures = run_ours(cp, gv, kc[mode], kc["signal"], work, n, offsets)
+                title = "gpu-validator with the node signal (condition, label, taint, Events)"
             else:
                 (ready, failures), verdict = run_upstream(cp, gv, state, n, offsets, args.poll_s), None
                 title = f"upstream pattern (GET every {args.poll_s:g} s)"
             wall, writes = time.monotonic() - w0, etcd_writes(cp) - e0
+            # etcd's background writes (KWOK's node leases, controllers) in 15 s of quiet after
+            # the phase, to tell the validation's own writes from them.
+            e_idle = etcd_writes(cp)
+            time.sleep(15)
+            background = (etcd_writes(cp) - e_idle) / 15.0 * wall
             cpu, rss = s.stop()
             time.sleep(1)  # the last audit events are written
-            by_verb, _ = audit_counts(audit, USERS[mode], since)
-            report(title, n, cpu, rss, writes, wall, by_verb, ready, verdict, failures)
+            by_verb, _ = audit_counts(audit, USERS["ours" if mode == "validation" else mode], since)
+            signal = audit_counts(audit, USERS["signal"], since)[0] if mode == "ours" else None
+            report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures)
     finally:
         cp.stop()
         shutil.rmtree(work, ignore_errors=True)

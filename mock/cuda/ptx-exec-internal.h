@@ -19,6 +19,7 @@
 /* State of one launch, shared by its workers. */
 typedef struct grid {
         const struct gv_ptx_func *f;
+        const ptx_ins_t *code;     /* the code to run: f's own, or its folded copy */
         const gv_ptx_launch_t *l;
         uint64_t blocks;
         _Atomic uint64_t next;     /* the next block to run */
@@ -168,6 +169,13 @@ static inline runset_t runset(worker_t *w, const ptx_ins_t *in)
 
 #define ROW(s) (w->R + (size_t) ((s) < 0 ? w->sink : (size_t) (s)) * w->n)
 #define KEY(op, k) ((unsigned) (op) << 4 | (unsigned) (k))
+
+/*
+ * ptx_fold - a copy of @f's code with the copies folded away when @f has no
+ * loop (ptx-fold.c); NULL when it has one (or on OOM): run @f's own code.
+ * The caller frees the copy.
+ */
+ptx_ins_t *ptx_fold(const struct gv_ptx_func *f);
 
 /* ptx_alu - the arithmetic, logic, move and conversion instructions; false for any other (ptx-alu.c). */
 bool ptx_alu(worker_t *w, const ptx_ins_t *in, runset_t rs);

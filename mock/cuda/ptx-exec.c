@@ -71,13 +71,18 @@ static void branch(worker_t *w, const ptx_ins_t *in)
                 const uint64_t *G = ROW(in->guard);
                 uint64_t neg = in->gneg;
                 uint32_t taken = 0;
-                for (uint32_t i = 0; i < w->nact; i++) {
-                        uint32_t t = w->act[i];
-                        bool tk = (G[t] & 1) ^ neg;
-                        w->pc[t] = tk ? target : w->P + 1;
-                        taken += tk;
+                if (w->dense) {
+                        for (uint32_t t = 0; t < w->n; t++)
+                                taken += (uint32_t) ((G[t] & 1) ^ neg);
+                } else {
+                        for (uint32_t i = 0; i < w->nact; i++)
+                                taken += (uint32_t) ((G[w->act[i]] & 1) ^ neg);
                 }
-                if (taken != 0 && taken != w->nact) {
+                if (taken != 0 && taken != w->nact) { /* the threads part: each waits at its own PC */
+                        for (uint32_t i = 0; i < w->nact; i++) {
+                                uint32_t t = w->act[i];
+                                w->pc[t] = ((G[t] & 1) ^ neg) ? target : w->P + 1;
+                        }
                         resched(w);
                         return;
                 }
@@ -120,13 +125,15 @@ static bool run_block(worker_t *w)
         uint64_t executed = 0;
         for (;;) {
                 const ptx_ins_t *in = &w->code[w->P];
+                if (in->op == OP_BRA) { /* reads its guard itself */
+                        executed += w->nact;
+                        branch(w, in);
+                        continue;
+                }
                 runset_t rs = runset(w, in);
                 executed += rs.cnt;
                 bool ok = true;
                 switch (in->op) {
-                case OP_BRA:
-                        branch(w, in);
-                        continue;
                 case OP_EXIT:
                         if (!finish(w, rs)) {
                                 w->executed += executed;
@@ -264,7 +271,7 @@ static void worker_free(worker_t *w)
 static bool worker_init(worker_t *w, grid_t *g)
 {
         const gv_ptx_launch_t *l = g->l;
-        *w = (worker_t) { .g = g, .f = g->f, .code = g->f->code, .lo = 1, .hi = 0 };
+        *w = (worker_t) { .g = g, .f = g->f, .code = g->code, .lo = 1, .hi = 0 };
         w->n = l->block[0] * l->block[1] * l->block[2];
         w->sink = g->f->n_slots;
         w->shared_bytes = g->f->shared_static + l->dynamic_shared;
@@ -357,7 +364,8 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                         *msg = strdup(f->unsupported);
                 return GV_PTX_UNSUPPORTED;
         }
-        grid_t g = { .f = f, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
+        ptx_ins_t *folded = ptx_fold(f);
+        grid_t g = { .f = f, .code = folded ? folded : f->code, .l = l, .lock = PTHREAD_MUTEX_INITIALIZER,
                      .blocks = (uint64_t) l->grid[0] * l->grid[1] * l->grid[2] };
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t n = l->workers ? l->workers : (cpus > 0 ? (uint64_t) cpus : 1);
@@ -379,6 +387,7 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
         for (uint64_t i = 0; i < started; i++)
                 pthread_join(tid[i], NULL);
         pthread_mutex_destroy(&g.lock);
+        free(folded);
         if (l->executed)
                 *l->executed = atomic_load(&g.executed);
         if (g.fault && msg) {

@@ -20,6 +20,7 @@ import atexit
 import base64
 import json
 import os
+import shutil
 import ssl
 import subprocess
 import tempfile
@@ -105,7 +106,14 @@ class ControlPlane:
                 if state and _running(state):
                     cls._shared = cls(state, owned=False)
                 else:
-                    cls._shared = cls.start()
+                    try:
+                        cls._shared = cls.start()
+                    except (RuntimeError, OSError) as e:
+                        # Go (or openssl) missing on a developer's machine: skip; under CI: fail.
+                        if os.environ.get("CI", "").lower() == "true" or shutil.which("go"):
+                            raise
+                        import unittest
+                        raise unittest.SkipTest(f"no Kubernetes control plane (Go is missing): {e}") from None
                     atexit.register(cls._shared.stop)
             return cls._shared
 
@@ -147,6 +155,14 @@ class ControlPlane:
         if code not in ok:
             raise ApiError(method, path, code, obj)
         return obj
+
+    def served(self, group_version, resource=None):
+        """Whether the server serves @group_version (e.g. "resource.k8s.io/v1"), and @resource in
+        it when given (discovery)."""
+        code, got = self.request("GET", "/apis/" + group_version if "/" in group_version else "/api/" + group_version)
+        if code != 200:
+            return False
+        return resource is None or any(r.get("name") == resource for r in got.get("resources") or [])
 
     # -- objects ------------------------------------------------------------------------------
     def namespace(self, prefix="gv-e2e", labels=None):
@@ -215,10 +231,12 @@ class ControlPlane:
                "ResourceSlice": "resourceslices", "PriorityClass": "priorityclasses",
                "RuntimeClass": "runtimeclasses", "MutatingAdmissionPolicy": "mutatingadmissionpolicies",
                "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings",
-               "CustomResourceDefinition": "customresourcedefinitions"}
+               "CustomResourceDefinition": "customresourcedefinitions",
+               "ValidatingAdmissionPolicy": "validatingadmissionpolicies",
+               "ValidatingAdmissionPolicyBinding": "validatingadmissionpolicybindings"}
     _CLUSTER = {"ClusterRole", "ClusterRoleBinding", "Namespace", "Node", "ResourceSlice", "PriorityClass",
                 "RuntimeClass", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-                "CustomResourceDefinition"}
+                "CustomResourceDefinition", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
 
     def collection_path(self, obj):
         gv, kind = obj["apiVersion"], obj["kind"]
@@ -242,6 +260,16 @@ class ControlPlane:
             spec["audiences"] = audiences
         tr = self.api("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts/{service_account}/token",
                       {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec})
+        return tr["status"]["token"]
+
+    def pod_token(self, namespace, service_account, pod, seconds=3600):
+        """A TokenRequest token of @service_account bound to Pod @pod (as the kubelet projects it
+        into the pod): kube-apiserver adds the pod's node to the user's extra info."""
+        p = self.api("GET", f"/api/v1/namespaces/{namespace}/pods/{pod}")
+        tr = self.api("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts/{service_account}/token",
+                      {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                       "spec": {"expirationSeconds": seconds, "boundObjectRef": {
+                           "kind": "Pod", "apiVersion": "v1", "name": pod, "uid": p["metadata"]["uid"]}}})
         return tr["status"]["token"]
 
     def kubeconfig(self, path, token=None, namespace="default", server=None, ca=True):

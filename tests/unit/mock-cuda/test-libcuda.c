@@ -327,6 +327,52 @@ static void init_fails(cu_t *c)
         CHECK_EQ(c->cuDeviceGetCount(&(int){ 0 }), expect_init); /* every later call repeats it */
 }
 
+/*
+ * Copy folding (mock/cuda/ptx-fold.c) must not change what a kernel computes: out[i] gets, per
+ * thread, tid (a copy of a register written again after the copy), tid + 5 (that register),
+ * 7 from a guarded copy taken by every thread, and the low 32 bits of a 64-bit register.
+ */
+static const char fold_ptx[] =
+        ".version 7.0\n.target sm_50\n.address_size 64\n"
+        ".visible .entry fold(.param .u64 out)\n{\n"
+        " .reg .pred %p<2>;\n .reg .b32 %r<8>;\n .reg .b64 %rd<6>;\n"
+        " ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd2, %rd1;\n"
+        " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %r1;\n add.u32 %r1, %r1, 5;\n"
+        " setp.ge.u32 %p1, %r1, 0;\n mov.u32 %r3, 1;\n @%p1 mov.u32 %r3, 7;\n"
+        " mov.b64 %rd3, 0x0000000900000004;\n cvt.u32.u64 %r4, %rd3;\n mov.u32 %r5, %r4;\n"
+        " mul.wide.u32 %rd4, %r2, 16;\n add.s64 %rd5, %rd2, %rd4;\n"
+        " st.global.u32 [%rd5], %r2;\n st.global.u32 [%rd5+4], %r1;\n st.global.u32 [%rd5+8], %r3;\n"
+        " st.global.u32 [%rd5+12], %r5;\n ret;\n}\n";
+
+static void fold(cu_t *c)
+{
+        CHECK_EQ(c->cuInit(0), 0);
+        CUcontext ctx;
+        CHECK_EQ(c->cuCtxCreate_v2(&ctx, 0, 0), 0);
+        CUmodule m;
+        CUfunction f;
+        CHECK_EQ(c->cuModuleLoadData(&m, fold_ptx), 0);
+        CHECK_EQ(c->cuModuleGetFunction(&f, m, "fold"), 0);
+        CUdeviceptr d;
+        unsigned out[64 * 4];
+        CHECK_EQ(c->cuMemAlloc_v2(&d, sizeof(out)), 0);
+        void *params[] = { &d };
+        CHECK_EQ(c->cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, params, NULL), 0);
+        CHECK_EQ(c->cuMemcpyDtoH_v2(out, d, sizeof(out)), 0);
+        for (unsigned t = 0; t < 64; t++) {
+                CHECK_EQ(out[4 * t], t);
+                CHECK_EQ(out[4 * t + 1], t + 5);
+                CHECK_EQ(out[4 * t + 2], 7);
+                CHECK_EQ(out[4 * t + 3], 4);
+        }
+}
+
+static void test_copy_folding(void **state)
+{
+        (void) state;
+        in_child(fold, NULL);
+}
+
 static void test_faults(void **state)
 {
         (void) state;
@@ -355,6 +401,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_visible_devices),
                 cmocka_unit_test(test_mig_devices),
                 cmocka_unit_test(test_faults),
+                cmocka_unit_test(test_copy_folding),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
