@@ -557,14 +557,14 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                 _cleanup_free_ char *f = gv_path_join(dir, "resource");
                 _cleanup_free_ char *text = pci_resource_text(d, i);
                 if (!f || !text)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_put_file(c, f, text, strlen(text), 0444, err)) < 0)
                         return r;
                 unsigned char cfg[256];
                 pci_config_space(d, cfg);
                 _cleanup_free_ char *cf = gv_path_join(dir, "config");
                 if (!cf)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_put_file(c, cf, (const char *) cfg, sizeof(cfg), 0644, err)) < 0)
                         return r;
         }

@@ -20,6 +20,7 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "components-internal.h"
+#include "driver-internal.h"
 #include "mock/mock.h"
 #include "nvml/nvml.h"
 #include "sandbox.h"
@@ -258,72 +259,12 @@ static int driver_not_found(const gv_config_t *cfg, const char *host, const char
                             host, ctr, tried ? tried : "", module_note(cfg));
 }
 
-/* One GPU as NVML showed it: its bus id and fabric (NVSwitch systems). */
-typedef struct gpu_info {
-        char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1]; /* "00000000:18:00.0" or "" */
-        bool fabric;                      /* NVML answered fabric info with a state other than NOT_SUPPORTED */
-        unsigned char fabric_state;       /* NVML_GPU_FABRIC_STATE_* */
-        nvmlReturn_t fabric_status;       /* meaningful once COMPLETED */
-} gpu_info_t;
-
-/* What NVML told us. */
-typedef struct nvml_facts {
-        char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
-        char cuda_version[32]; /* "12.4" or "" */
-        char first_name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
-        unsigned count;
-        unsigned *minors; /* heap, count entries: /dev/nvidia<minor> */
-        char *uuids;      /* heap, comma-separated */
-        bool init_no_attach;
-        gpu_info_t *gpus; /* heap, count entries: bus id and fabric of each GPU */
-} nvml_facts_t;
-
 static void nvml_facts_clear(nvml_facts_t *f)
 {
         free(f->minors);
         free(f->uuids);
         free(f->gpus);
         *f = (nvml_facts_t) { 0 };
-}
-
-/*
- * The fabric of @dev (NVSwitch systems): nvmlDeviceGetGpuFabricInfoV (struct
- * v3, then v2 for drivers that know only v2), else nvmlDeviceGetGpuFabricInfo
- * (older drivers); both are optional in the loader.  Fills *g's fabric fields.
- * Returns NVML_SUCCESS, or NVML's error; NOT_SUPPORTED when the library has
- * neither call.  Field facts: shared/reference/nvml-abi.md.
- */
-static nvmlReturn_t fabric_query(const gv_nvml_t *nvml, nvmlDevice_t dev, gpu_info_t *g)
-{
-        nvmlReturn_t ret = NVML_ERROR_NOT_SUPPORTED;
-        if (nvml->nvmlDeviceGetGpuFabricInfoV) {
-                nvmlGpuFabricInfoV_t v;
-                memset(&v, 0, sizeof(v));
-                v.version = nvmlGpuFabricInfo_v3;
-                ret = nvml->nvmlDeviceGetGpuFabricInfoV(dev, &v);
-                if (ret == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
-                        memset(&v, 0, sizeof(v));
-                        v.version = nvmlGpuFabricInfo_v2;
-                        ret = nvml->nvmlDeviceGetGpuFabricInfoV(dev, &v);
-                }
-                if (ret == NVML_SUCCESS) {
-                        g->fabric_state = v.state;
-                        g->fabric_status = v.status;
-                        return ret;
-                }
-                if (ret != NVML_ERROR_FUNCTION_NOT_FOUND && ret != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
-                        return ret;
-        }
-        if (nvml->nvmlDeviceGetGpuFabricInfo) {
-                nvmlGpuFabricInfo_t v;
-                memset(&v, 0, sizeof(v));
-                ret = nvml->nvmlDeviceGetGpuFabricInfo(dev, &v);
-                if (ret == NVML_SUCCESS) {
-                        g->fabric_state = v.state;
-                        g->fabric_status = v.status;
-                }
-        }
-        return ret == NVML_ERROR_FUNCTION_NOT_FOUND ? NVML_ERROR_NOT_SUPPORTED : ret;
 }
 
 /* A per-device NVML failure: GPU_IS_LOST names the GPU's index and bus id (gpu-lost). */
@@ -361,7 +302,7 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
                 return device_error(err, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
         gpu_info_t *g = &f->gpus[i];
         snprintf(g->bus_id, sizeof(g->bus_id), "%s", bus_id);
-        ret = fabric_query(nvml, dev, g);
+        ret = gv_driver_fabric_query(nvml, dev, g);
         if (ret == NVML_SUCCESS)
                 g->fabric = g->fabric_state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
         else if (ret != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED: not a fabric GPU (PCIe cards) */
@@ -470,61 +411,6 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
         return 0;
 }
 
-static const char *fabric_state_name(unsigned char state)
-{
-        switch (state) {
-        case NVML_GPU_FABRIC_STATE_NOT_STARTED:
-                return "NOT_STARTED";
-        case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
-                return "IN_PROGRESS";
-        case NVML_GPU_FABRIC_STATE_COMPLETED:
-                return "COMPLETED";
-        default:
-                return "UNKNOWN";
-        }
-}
-
-/*
- * Every fabric GPU's fabric must be COMPLETED with status SUCCESS, else CUDA
- * fails with "system not yet initialized" (gpu-operator #1043, #2511).  GPUs
- * without fabric info (PCIe cards) pass.  Fails with GV_REASON_FABRIC_NOT_READY
- * (retryable: --wait waits for the fabric manager) naming each GPU that is
- * not ready: index, bus id, state and status (NVML's text).
- */
-static int check_fabric(const gv_nvml_t *nvml, const nvml_facts_t *f, gv_error_t **err)
-{
-        char *msg = NULL;
-        size_t mlen = 0;
-        FILE *mf = open_memstream(&msg, &mlen);
-        if (!mf)
-                return gv_error_oom(err);
-        unsigned bad = 0, fabric = 0;
-        for (unsigned i = 0; i < f->count; i++) {
-                const gpu_info_t *g = &f->gpus[i];
-                if (!g->fabric)
-                        continue;
-                fabric++;
-                bool done = g->fabric_state == NVML_GPU_FABRIC_STATE_COMPLETED;
-                if (done && g->fabric_status == NVML_SUCCESS)
-                        continue;
-                fprintf(mf, "\n  GPU %u (bus id %s): state %s, status %s", i, *g->bus_id ? g->bus_id : "unknown",
-                        fabric_state_name(g->fabric_state),
-                        done ? gv_nvml_strerror(nvml, g->fabric_status) : "N/A");
-                if (done)
-                        fprintf(mf, " (%s, %d): fabric training failed", gv_nvml_return_name(g->fabric_status),
-                                (int) g->fabric_status);
-                bad++;
-        }
-        if (gv_memstream_close(mf, &msg) < 0)
-                return gv_error_oom(err);
-        int r = 0;
-        if (bad)
-                r = gv_error_set(err, EAGAIN, GV_REASON_FABRIC_NOT_READY,
-                                 "NVSwitch fabric not ready on %u of %u fabric GPU(s):%s", bad, fabric, msg ? msg : "");
-        free(msg);
-        return r;
-}
-
 /* "00000000:3B:00.0" and "0000:3b:00.0" name the same function. */
 static bool same_pci_address(const char *a, const char *b)
 {
@@ -629,7 +515,7 @@ static int nvml_check(const gv_config_t *cfg, const driver_loc_t *loc, nvml_fact
         if (r == 0)
                 r = check_gpu_count(cfg, loc->mock, f, err);
         if (r == 0)
-                r = check_fabric(nvml, f, err);
+                r = gv_driver_fabric_check(nvml, f, err);
         nvml->nvmlShutdown();
         gv_nvml_close(&nvml);
         return r;
@@ -702,7 +588,7 @@ static int set_fact(gv_kvlist_t *l, const char *k, const char *v, gv_error_t **e
         return gv_kvlist_set(l, k, v, err);
 }
 
-/* Whether @loc's root is a mock root (its manifest, or cfg->mock) and what the manifest allows. */
+/* Whether @loc's root is a mock root (its manifest, or cfg->driver.mock) and what the manifest allows. */
 static int probe_mock(const gv_config_t *cfg, driver_loc_t *loc, gv_error_t **err)
 {
         bool files_ok = false, links = false;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/cleanup.h"
@@ -450,5 +452,27 @@ int gv_marker_parse(const char *text, size_t len, gv_kvlist_t *out, gv_error_t *
                 return r;
         }
         *out = l;
+        return 0;
+}
+
+int gv_generation_new(char out[GV_GENERATION_HEX_LEN + 1])
+{
+        unsigned char raw[GV_GENERATION_HEX_LEN / 2];
+        size_t got = 0;
+        while (got < sizeof(raw)) {
+                ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                got += (size_t) n;
+        }
+        static const char hex[] = "0123456789abcdef";
+        for (size_t i = 0; i < sizeof(raw); i++) {
+                out[2 * i] = hex[raw[i] >> 4];
+                out[2 * i + 1] = hex[raw[i] & 0xf];
+        }
+        out[GV_GENERATION_HEX_LEN] = '\0';
         return 0;
 }

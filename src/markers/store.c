@@ -29,28 +29,6 @@
 
 /* ---- small helpers ---- */
 
-int gv_generation_new(char out[GV_GENERATION_HEX_LEN + 1])
-{
-        unsigned char raw[GV_GENERATION_HEX_LEN / 2];
-        size_t got = 0;
-        while (got < sizeof(raw)) {
-                ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                got += (size_t) n;
-        }
-        static const char hex[] = "0123456789abcdef";
-        for (size_t i = 0; i < sizeof(raw); i++) {
-                out[2 * i] = hex[raw[i] >> 4];
-                out[2 * i + 1] = hex[raw[i] & 0xf];
-        }
-        out[GV_GENERATION_HEX_LEN] = '\0';
-        return 0;
-}
-
 static bool generation_valid(const char *g)
 {
         if (!g || strlen(g) != GV_GENERATION_HEX_LEN)
@@ -390,7 +368,7 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         /* the original spelling goes into the messages of a refusal */
         spelled = strdup(s->dir);
         if (!spelled) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
                 goto fail;
         }
         r = normalize_dir(s->dir, err);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The marker store: publish/invalidate/fail ordering, content, planted
- * symlinks and folders, full disk, FR01, FR04, stale boot ids, generation
- * mismatches, and concurrent writers.  Opening, cleanup and a re-created
- * folder: test-markers-open.c.
+ * symlinks and folders, FR01, FR04, stale boot ids, generation mismatches,
+ * and concurrent writers.  Opening, cleanup, a re-created folder and a full
+ * disk: test-markers-open.c.
  */
 #include <dirent.h>
 #include <sched.h>
@@ -597,117 +597,6 @@ static void test_generation_mismatch(void **state)
         assert_int_equal(state_of(fx->s, GV_MARKER_DRIVER), GV_MARKER_READY);
 }
 
-/* In a child: returns 0 when the full-disk checks pass, else a step number. */
-static int full_disk_child(const char *dir, const char *boot, bool tmpfs)
-{
-        gv_store_t *s = NULL;
-        gv_error_t *e = NULL;
-        gv_store_options_t o = { .dir = dir, .boot_id_path = boot };
-        if (gv_store_open(&o, &s, &e) < 0)
-                return 2;
-        if (gv_store_publish(s, GV_MARKER_DRIVER, NULL, false, NULL, NULL, &e) < 0)
-                return 3;
-        char *before = NULL;
-        _cleanup_free_ char *dp = gv_path_join(dir, "driver-ready");
-        before = read_text(dp);
-        if (!before)
-                return 4;
-
-        /* A large fact cannot fit. */
-        size_t big = 1 << 20;
-        char *v = malloc(big + 1);
-        if (!v)
-                return 5;
-        memset(v, 'x', big);
-        v[big] = '\0';
-        gv_kvlist_t facts = { 0 };
-        if (gv_kvlist_set(&facts, "BIG", v, &e) < 0)
-                return 6;
-        free(v);
-        if (tmpfs) {
-                /* Fill the rest of the tmpfs. */
-                _cleanup_free_ char *fill = gv_path_join(dir, "filler");
-                int fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-                char blk[4096];
-                memset(blk, 'f', sizeof(blk));
-                while (fd >= 0 && write(fd, blk, sizeof(blk)) > 0)
-                        ;
-                if (fd >= 0)
-                        close(fd);
-        } else {
-                signal(SIGXFSZ, SIG_IGN);
-                struct rlimit rl = { .rlim_cur = 4096, .rlim_max = 4096 };
-                if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
-                        return 7;
-        }
-        int r = gv_store_publish(s, GV_MARKER_DRIVER, &facts, false, NULL, NULL, &e);
-        gv_kvlist_clear(&facts);
-        if (r != (tmpfs ? -ENOSPC : -EFBIG)) {
-                fprintf(stderr, "# publish gave %d: %s\n", r, e ? e->msg : "");
-                return 8;
-        }
-        if (!e || e->reason != GV_REASON_IO)
-                return 9;
-        gv_error_free(&e);
-        _cleanup_free_ char *after = read_text(dp);
-        if (!after || strcmp(before, after) != 0)
-                return 10;
-        free(before);
-        /* No temp file left behind. */
-        DIR *d = opendir(dir);
-        struct dirent *de;
-        while (d && (de = readdir(d)))
-                if (strstr(de->d_name, ".tmp-"))
-                        return 11;
-        if (d)
-                closedir(d);
-        gv_marker_info_t mi = { 0 };
-        if (gv_store_inspect(s, GV_MARKER_DRIVER, &mi, &e) < 0 || mi.state != GV_MARKER_READY)
-                return 12;
-        gv_marker_info_clear(&mi);
-        gv_store_close(&s);
-        return 0;
-}
-
-static bool try_tmpfs(const char *dir)
-{
-        if (geteuid() != 0)
-                return false;
-        if (unshare(CLONE_NEWNS) < 0)
-                return false;
-        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-                return false;
-        return mount("gv-test", dir, "tmpfs", 0, "size=64k,mode=0755") == 0;
-}
-
-static void test_full_disk(void **state)
-{
-        fixture_t *fx = *state;
-        for (int pass = 0; pass < 2; pass++) {
-                pid_t pid = fork();
-                assert_true(pid >= 0);
-                if (pid == 0) {
-                        bool tmpfs = pass == 0 && try_tmpfs(fx->dir);
-                        if (pass == 0 && !tmpfs)
-                                _exit(100); /* no tmpfs here: the RLIMIT_FSIZE pass covers it */
-                        int rc = full_disk_child(fx->dir, fx->boot, tmpfs);
-                        if (tmpfs)
-                                umount2(fx->dir, MNT_DETACH);
-                        _exit(rc);
-                }
-                int status = 0;
-                assert_int_equal(waitpid(pid, &status, 0), pid);
-                assert_true(WIFEXITED(status));
-                if (WEXITSTATUS(status) == 100) {
-                        fprintf(stderr, "# no private tmpfs mount here; simulated with RLIMIT_FSIZE only\n");
-                        continue;
-                }
-                if (WEXITSTATUS(status) != 0)
-                        fail_msg("full disk check (%s) failed at step %d", pass == 0 ? "tmpfs" : "rlimit",
-                                 WEXITSTATUS(status));
-        }
-}
-
 /*
  * Several writer processes race invalidate/publish on the chain while a
  * reader, holding the writer lock so that the folder is quiet, checks that
@@ -797,7 +686,6 @@ int main(void)
                 T(test_fr04_foreign),
                 T(test_stale_boot),
                 T(test_generation_mismatch),
-                T(test_full_disk),
                 T(test_concurrent_writers),
         };
         return cmocka_run_group_tests_name("markers-store", tests, NULL, NULL);
