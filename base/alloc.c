@@ -14,23 +14,25 @@ void *gv_greedy_realloc(void **p, size_t *cap, size_t need, size_t size)
                 errno = EINVAL;
                 return NULL;
         }
-        if (*p && need <= *cap)
-                return *p;
-        if (need > SIZE_MAX / size) {
-                errno = ENOMEM;
-                return NULL;
+        if (!*p || need > *cap) {
+                if (need > SIZE_MAX / size) {
+                        errno = ENOMEM;
+                        return NULL;
+                }
+                size_t n = *p && *cap <= SIZE_MAX / 2 ? *cap * 2 : 0;
+                if (n < need)
+                        n = need;
+                if (n < GREEDY_MIN_BYTES / size)
+                        n = GREEDY_MIN_BYTES / size;
+                if (n > SIZE_MAX / size) /* twice the room overflows: ask for what is needed only */
+                        n = need;
+                if (n == 0) /* room for one, never a realloc() of 0 bytes */
+                        n = 1;
+                void *q = realloc(*p, n * size);
+                if (!q)
+                        return NULL;
+                *p = q;
+                *cap = n;
         }
-        size_t n = *p && *cap <= SIZE_MAX / 2 ? *cap * 2 : 0;
-        if (n < need)
-                n = need;
-        if (n < GREEDY_MIN_BYTES / size)
-                n = GREEDY_MIN_BYTES / size;
-        if (n > SIZE_MAX / size) /* twice the room overflows: ask for what is needed only */
-                n = need;
-        void *q = realloc(*p, n * size);
-        if (!q)
-                return NULL;
-        *p = q;
-        *cap = n;
-        return q;
+        return *p;
 }

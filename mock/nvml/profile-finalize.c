@@ -57,6 +57,8 @@ int gv_mock_profile_keep_gpus(gv_mock_profile_t *p, uint64_t keep, gv_error_t **
         if (!p || !(keep & (p->device_count >= 64 ? ~0ULL : (1ULL << p->device_count) - 1)))
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "keep_gpus: no profile or no GPU to keep");
         unsigned map[GV_MOCK_MAX_GPUS], n = 0;
+        for (unsigned i = 0; i < GV_MOCK_MAX_GPUS; i++)
+                map[i] = UINT_MAX; /* an Xid of a GPU past the profile's count maps to none */
         uint64_t lost = 0;
         for (unsigned i = 0; i < p->device_count; i++) {
                 if (!(keep & (1ULL << i))) {
