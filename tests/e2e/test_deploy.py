@@ -203,7 +203,7 @@ class Chart(unittest.TestCase):
             self.assertNotIn("args", c)
             self.assertEqual(env["COMPONENT"], name)
             self.assertEqual(env["WITH_WAIT"], "true" if name == "driver" else "false")
-            self.assertEqual(env["MAX_WAIT_SECONDS"], "0")
+            self.assertEqual(env["MAX_WAIT_SECONDS"], "900")  # bounded by default
             self.assertEqual(env["SLEEP_INTERVAL_SECONDS"], "5")
             self.assertEqual(env["LOG_FORMAT"], "text")
             self.assertEqual(env["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
