@@ -372,3 +372,20 @@ class TestBoundedDriverWait(gvtest.TempDirTestCase):
         self.assertIn("mount-source-deleted", p.stdout)
         self.assertIn(f"DRIVER_INSTALL_DIR_CTR_PATH={tgt}: mount source deleted", p.stdout)
         self.assertNotIn("retrying", p.stderr)
+
+
+class TestToolkitNamesWhatItRead(gvtest.TempDirTestCase):
+    def test_cdi_folder_and_runtime_binary_under_the_host_root(self):
+        import chain
+        node = chain.Node(self.tmp)
+        node.install_mock("driver", gpus=1)
+        node.run("driver", check=0)
+        # the runtime configured (node.run wrote it), its binary gone
+        os.unlink(os.path.join(node.host, "usr", "bin", "nvidia-container-runtime"))
+        p = gvtest.run(["run", "--components", "toolkit", *node.store_args(), "--host-root", node.host,
+                        "--cdi-dir", "/etc/cdi", "--runtime-config", "/etc/containerd/config.toml"], check=1)
+        # the folders and files actually read, under the host root -- not the ones given
+        self.assertIn(f"CDI folder {node.host}/etc/cdi (/etc/cdi under the host root): absent", p.stdout)
+        self.assertIn(f"runtime binary {node.host}/usr/bin/nvidia-container-runtime "
+                      f"(/usr/bin/nvidia-container-runtime under the host root): absent", p.stdout)
+        self.assertNotIn("CDI folder /etc/cdi:", p.stdout)
