@@ -358,7 +358,7 @@ class TestDriverFacts(gvtest.TempDirTestCase):
         self.assertEqual(tree(self.tmp), before)
 
     def test_cdi_spec_lists_mig_devices_with_capability_nodes(self):
-        """As `nvidia-ctk cdi generate` (docs/real-clients.md "nvidia-ctk"): each MIG device by
+        """As `nvidia-ctk cdi generate` (docs/real-clients.md "nvidia-ctk" and docs/real-clients-history.md): each MIG device by
         "<gpu index>:<MIG device index>" and by its MIG UUID, with the parent's node and its GI and
         CI access capability nodes; "all" adds every capability node once."""
         prof = mig_profile(self.path("mig.json"))
