@@ -206,7 +206,8 @@ bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* stream_ok - whether @s is NULL, a special handle, or a live stream of the current context (libcuda-stream.c). */
 bool stream_ok(CUstream s);
 
-/* arch_limits - the per-architecture limits cuLaunchKernel checks (libcuda-device.c). */
+/* The per-architecture limits of device @dev: shared memory a block may opt in to (bytes), threads a multiprocessor holds (libcuda-device.c). */
 int max_shared_per_block_optin(int dev);
+int max_threads_per_sm(int dev);
 
 #endif

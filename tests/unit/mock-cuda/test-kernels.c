@@ -502,6 +502,28 @@ static void errors_and_attributes(gv_cuda_t *cu)
         CHECK_EQ(cu->cuDeviceGetPCIBusId(bus, sizeof(bus), 1), CUDA_SUCCESS);
         CHECK_EQ(cu->cuDeviceGetByPCIBusId(&d, bus), CUDA_SUCCESS);
         CHECK_EQ(d, 1);
+        int peer = -1;
+        CHECK_EQ(cu->cuDeviceCanAccessPeer(&peer, 0, 1), CUDA_SUCCESS);
+        CHECK_EQ(peer, 1);
+        CHECK_EQ(cu->cuDeviceCanAccessPeer(&peer, 1, 1), CUDA_SUCCESS);
+        CHECK_EQ(peer, 0);
+        CHECK_EQ(cu->cuDeviceCanAccessPeer(&peer, 0, 2), CUDA_ERROR_INVALID_DEVICE);
+        /* occupancy: the largest block the shared memory allows, a grid of 2048 threads a multiprocessor */
+        char *ptx = slurp(ptx_path);
+        CUmodule m;
+        CHECK_EQ(cu->cuModuleLoadData(&m, ptx), CUDA_SUCCESS);
+        int grid = 0, block = 0;
+        CHECK_EQ(cu->cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel(cu, m, "vector_add"), NULL, 0, 0),
+                 CUDA_SUCCESS);
+        CHECK_EQ(block, 1024);
+        CHECK_EQ(grid, 108 * 2);
+        CHECK_EQ(cu->cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel(cu, m, "reduce_sum"), NULL, 150000, 256),
+                 CUDA_SUCCESS); /* 8 KiB static + 150,000 bytes dynamic fit the 163 KiB of compute capability 8.0 */
+        CHECK_EQ(block, 256);
+        CHECK_EQ(cu->cuOccupancyMaxPotentialBlockSize(&grid, &block, kernel(cu, m, "reduce_sum"), NULL, 160000, 0),
+                 CUDA_ERROR_INVALID_VALUE);
+        CHECK_EQ(cu->cuModuleUnload(m), CUDA_SUCCESS);
+        free(ptx);
 }
 
 static void test_errors_and_attributes(void **state)
