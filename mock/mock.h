@@ -190,6 +190,12 @@ typedef struct gv_mock_install_opts {
         /* NULL-terminated kernel module names left out of <root>/sys/module (a flag set, its module absent); NULL = none */
         const char *const *omit_modules;
         /*
+         * The validator may create /dev/char/MAJ:MIN links to this root's character devices
+         * (recorded in the manifest as "dev_char_links"); without it a driver check on the root
+         * creates none: on a real GPU host they would repoint the real nodes' links at the mock.
+         */
+        bool dev_char_links;
+        /*
          * Tests only (crash tests kill the process there); NULL normally:
          * called with 1, 2, ... before each change install makes to the
          * filesystem (a folder, a file, a link, a node, a manifest write, a
@@ -257,14 +263,23 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
  * gv_mock_manifest_probe - the driver component's view of @root's manifest
  * (<root>/GV_MOCK_MANIFEST_NAME): whether it is there, and whether it says
  * "device_nodes": "files" (*files_ok; then plain files stand in for
- * /dev/nvidia* nodes).  Any JSON object counts as a manifest (an unfinished
+ * /dev/nvidia* nodes), and whether install was asked for /dev/char links
+ * ("dev_char_links": true, *dev_char_links).  Any JSON object counts as a manifest (an unfinished
  * install too), so that a root gpu-validator laid out is never taken for a
  * real driver.  Returns 1 when present, 0 when absent.
  * Errors: -errno (GV_REASON_CONFIG, "mock manifest: ...") when it cannot be
  * read or is over 64 KiB; -EINVAL (GV_REASON_CONFIG) when it is not a JSON
  * object or its "device_nodes" is neither "char" nor "files"; -ENOMEM.
  */
-int gv_mock_manifest_probe(const char *root, bool *files_ok, gv_error_t **err);
+int gv_mock_manifest_probe(const char *root, bool *files_ok, bool *dev_char_links, gv_error_t **err);
+
+/*
+ * gv_mock_remove_dev_char_links - remove every symbolic link directly in @dir (a /dev/char
+ * folder) whose target lies under the mock root @root (as written: "<root>/..."), that is the
+ * links a driver check made into it; other links and files stay.  *removed (may be NULL) counts
+ * them.  A missing @dir is no error.  Errors: -errno with GV_REASON_IO naming @dir or the link.
+ */
+int gv_mock_remove_dev_char_links(const char *root, const char *dir, unsigned *removed, gv_error_t **err);
 
 /* What gv_mock_root_detect() found. */
 typedef struct gv_mock_root_info {

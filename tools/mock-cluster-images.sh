@@ -69,7 +69,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Ours.
 ver=$(sed -n "s/^[[:space:]]*version:[[:space:]]*'\([^']*\)'.*/\1/p" "$src/meson.build" | head -n 1)
-if stale "$out/gpu-validator-$ver.tar" "$src/meson.build" "$src/meson_options.txt" "$src/abi" "$src/src" \
+if stale "$out/gpu-validator-$ver.tar" "$src/meson.build" "$src/meson_options.txt" "$src/base" "$src/abi" "$src/src" \
         "$src/mock" "$src/deploy/Dockerfile" "$src/tools/image-rootfs.sh" "$src/tools/image.sh"; then
     "$src/tools/image.sh" build
 fi

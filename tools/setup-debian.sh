@@ -28,12 +28,21 @@ packages=(
   podman runc skopeo mmdebstrap python3-yaml
   # peak RSS in the benchmarks (bench/run, bench/smi): GNU time
   time
+  # the real-client suite (tests/clients): nvtop (Debian's contrib component, added below) in tmux
+  nvtop tmux
   # the mock cluster's node (tools/mock-cluster.sh): CNI plugins, kube-proxy's iptables, the pause
   # image's catatonit, the workload image's busybox, curl for health checks
   containernetworking-plugins iptables catatonit curl
   # NVIDIA's nvcc from PyPI in a virtual environment (tools/nvcc.sh): the mock libcuda's test kernels
   python3-venv
 )
+# nvtop is in Debian's contrib component: add it (a sources file of our own) when no source has it.
+if ! grep -rqsE '^(Components:.*\bcontrib\b|deb .* contrib)' /etc/apt/sources.list /etc/apt/sources.list.d/ &&
+   [ -r /etc/os-release ]; then
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: contrib\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$codename" | $SUDO tee /etc/apt/sources.list.d/gpu-validator-contrib.sources >/dev/null
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

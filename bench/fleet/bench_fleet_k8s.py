@@ -19,7 +19,7 @@ Figures per mode: API requests per node by verb (kube-apiserver's own audit log:
 our validations, one for our node signals, one for upstream's pattern), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
 0.5 s), etcd writes (etcd_mvcc_put_total + etcd_mvcc_delete_total), time to plugin-ready and
 to the Node condition GPUValidated=True (p50/p99, from the node's start).  etcd's background
-writes (KWOK's node leases, controllers), measured in 10 s of quiet before each phase, are
+writes (KWOK's node leases, controllers), measured in 15 s of quiet after each phase, are
 told apart.
 
 Usage: bench/fleet/bench_fleet_k8s.py [--build build] [--nodes 100] [--spread S] [--running-ms 2000]
@@ -152,25 +152,39 @@ def etcd_writes(cp):
 
 
 class NodeWatcher:
-    """One watch on all Nodes (admin): when each Node's condition GPUValidated first reads True."""
+    """Watches all Nodes (admin): when each Node's condition GPUValidated first reads True.
+    List-then-watch; an ERROR event (410) or a closed stream lists again."""
 
     def __init__(self, cp):
         self.cp, self.seen, self.stop = cp, {}, False
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
+    def note(self, node):
+        name = (node.get("metadata") or {}).get("name")
+        for c in (node.get("status") or {}).get("conditions") or []:
+            if c.get("type") == COND and c.get("status") == "True" and name not in self.seen:
+                self.seen[name] = time.monotonic()
+
     def run(self):
-        req = urllib.request.Request(self.cp.server + "/api/v1/nodes?watch=1&timeoutSeconds=3600",
-                                     headers={"Authorization": "Bearer " + self.cp.admin_token})
-        with urllib.request.urlopen(req, context=self.cp.ssl, timeout=3600) as resp:
-            for line in resp:
-                if self.stop:
-                    break
-                node = json.loads(line).get("object") or {}
-                name = (node.get("metadata") or {}).get("name")
-                for c in (node.get("status") or {}).get("conditions") or []:
-                    if c.get("type") == COND and c.get("status") == "True" and name not in self.seen:
-                        self.seen[name] = time.monotonic()
+        while not self.stop:
+            try:
+                lst = self.cp.api("GET", "/api/v1/nodes")
+                for node in lst["items"]:
+                    self.note(node)
+                req = urllib.request.Request(
+                    self.cp.server + "/api/v1/nodes?watch=1&timeoutSeconds=600&resourceVersion="
+                    + lst["metadata"]["resourceVersion"], headers={"Authorization": "Bearer " + self.cp.admin_token})
+                with urllib.request.urlopen(req, context=self.cp.ssl, timeout=660) as resp:
+                    for line in resp:
+                        if self.stop:
+                            return
+                        ev = json.loads(line)
+                        if ev.get("type") == "ERROR":
+                            break
+                        self.note(ev.get("object") or {})
+            except (OSError, ValueError, RuntimeError):
+                time.sleep(0.5)
 
 
 def node_name(i):
@@ -429,11 +443,7 @@ def main():
         for mode in ("validation", "ours", "upstream"):  # "signal": the node signal's user within "ours"
             if mode != "validation":
                 make_nodes(cp, n)
-            # etcd's background writes (KWOK's node leases, controllers) in 10 s of quiet, to
-            # tell the validation's own writes from them.
-            e_idle = etcd_writes(cp)
-            time.sleep(10)
-            idle_rate = (etcd_writes(cp) - e_idle) / 10.0
+            time.sleep(2)
             _, since = audit_counts(audit, "", 0)
             s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
             if mode == "validation":
@@ -446,7 +456,11 @@ def main():
                 (ready, failures), verdict = run_upstream(cp, gv, state, n, offsets, args.poll_s), None
                 title = f"upstream pattern (GET every {args.poll_s:g} s)"
             wall, writes = time.monotonic() - w0, etcd_writes(cp) - e0
-            background = idle_rate * wall
+            # etcd's background writes (KWOK's node leases, controllers) in 15 s of quiet after
+            # the phase, to tell the validation's own writes from them.
+            e_idle = etcd_writes(cp)
+            time.sleep(15)
+            background = (etcd_writes(cp) - e_idle) / 15.0 * wall
             cpu, rss = s.stop()
             time.sleep(1)  # the last audit events are written
             by_verb, _ = audit_counts(audit, USERS["ours" if mode == "validation" else mode], since)

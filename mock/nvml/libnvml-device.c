@@ -276,8 +276,17 @@ SCALAR_GETTER(nvmlDeviceGetPersistenceMode, nvmlEnableState_t, mode, GV_MOCK_FIE
               d->persistence_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
 SCALAR_GETTER(nvmlDeviceGetComputeMode, nvmlComputeMode_t, mode, GV_MOCK_FIELD_COMPUTE_MODE, d->compute_mode)
 SCALAR_GETTER(nvmlDeviceGetPerformanceState, nvmlPstates_t, pState, GV_MOCK_FIELD_PSTATE, d->pstate)
-SCALAR_GETTER(nvmlDeviceGetDisplayMode, nvmlEnableState_t, display, GV_MOCK_FIELD_DISPLAY,
-              d->display_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
+/* R580 deprecates the display mode query on every model: each 580+ capture (H100 580.105.08, GB200 and GB300
+ * 580.173.02, RTX A5000 590.44.01, L40S and T4 595.91.07) prints "Requested functionality has been deprecated";
+ * the 510-535 captures answer Enabled or Disabled. */
+nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)
+{
+        DEVICE_QUERY(ANY_HANDLE, device, display, GV_MOCK_FIELD_DISPLAY);
+        if (driver_branch() >= 580)
+                return leave(NVML_ERROR_DEPRECATED);
+        *display = d->display_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        return leave(NVML_SUCCESS);
+}
 SCALAR_GETTER(nvmlDeviceGetDisplayActive, nvmlEnableState_t, isActive, GV_MOCK_FIELD_DISPLAY,
               d->display_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
 

@@ -21,12 +21,19 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *
 {
         DEVICE_QUERY(ANY_HANDLE, device, bar1Memory, 0);
         unsigned long long total = gv_mock_bar1_mib(d->pci_device_id, d->memory_total_mib);
-        if (m >= 0 && d->memory_total_mib) {
-                /* A MIG device gets the share of the aperture its memory has of the GPU's (as "Shared BAR1 Memory"). */
-                total = total * d->mig_devices[m].memory_mib / d->memory_total_mib;
-        }
         /* The driver maps a few MiB of BAR1 for itself; an idle GPU shows ~1-5 MiB used in the captures. */
         unsigned long long used = total > 64 ? 1 : 0;
+        if (m >= 0 && d->architecture == NVML_DEVICE_ARCH_AMPERE) {
+                /* An Ampere MIG device shows a 32767 MiB window, none of it used, whatever its size: the
+                 * A100-SXM4-40GB 3g.20gb (510.47.03) and A100-SXM4-80GB 1g.20gb (535.54.03) captures. */
+                total = 32767;
+                used = 0;
+        } else if (m >= 0 && d->memory_total_mib) {
+                /* Hopper and later: the share of the aperture its memory has of the GPU's ("Shared BAR1
+                 * Memory" of the H100 MIG -q capture, 590.48.01: 3g.40gb 24739 MiB of 131072, 0 used). */
+                total = total * d->mig_devices[m].memory_mib / d->memory_total_mib;
+                used = 0;
+        }
         bar1Memory->bar1Total = total * MIB;
         bar1Memory->bar1Used = used * MIB;
         bar1Memory->bar1Free = (total - used) * MIB;
@@ -330,24 +337,30 @@ static nvmlReturn_t fill_list(unsigned *count, unsigned *out, const unsigned *va
 nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned int *count, unsigned int *clocksMHz)
 {
         DEVICE_QUERY(GPU_HANDLE, device, count, GV_MOCK_FIELD_CLOCKS);
-        /* HBM parts list one memory clock, the max (every datacenter capture). */
-        const unsigned v[1] = { d->max_clock_mem_mhz };
-        return leave(fill_list(count, clocksMHz, v, 1));
+        /* HBM parts list one memory clock, the max; the H100 and the GDDR boards two (model-facts.c). */
+        unsigned v[2], top[2];
+        unsigned n = gv_mock_supported_mem_clocks(d->pci_device_id, d->max_clock_mem_mhz, v, top);
+        return leave(fill_list(count, clocksMHz, v, n));
 }
 
 nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz,
                                                   unsigned int *count, unsigned int *clocksMHz)
 {
         DEVICE_QUERY(GPU_HANDLE, device, count, GV_MOCK_FIELD_CLOCKS);
-        if (memoryClockMHz != d->max_clock_mem_mhz)
+        unsigned mem[2], tops[2], k = 0;
+        unsigned n_mem = gv_mock_supported_mem_clocks(d->pci_device_id, d->max_clock_mem_mhz, mem, tops);
+        while (k < n_mem && mem[k] != memoryClockMHz)
+                k++;
+        if (k == n_mem)
                 return leave(NVML_ERROR_NOT_FOUND);
-        /* From the max graphics clock down to the idle one in the model's steps (A100: 1410..210, 81 values). */
+        /* From the top graphics clock of that memory clock down to the idle one in the model's steps
+         * (A100: 1410..210, 81 values). */
         const gv_mock_model_facts_t *f = facts_of(d);
         unsigned step2 = f && f->clock_step_x2 ? f->clock_step_x2 : 30;
-        unsigned top = d->max_clock_graphics_mhz, low = d->clock_graphics_mhz ? d->clock_graphics_mhz : 1;
+        unsigned top = tops[k] ? tops[k] : d->max_clock_graphics_mhz, low = d->clock_graphics_mhz ? d->clock_graphics_mhz : 1;
         unsigned v[512], n = 0;
-        for (unsigned k = 0; n < 512 && top * 2 >= low * 2 + k * step2; k++)
-                v[n++] = top - (k * step2) / 2;
+        for (unsigned i = 0; n < 512 && top * 2 >= low * 2 + i * step2; i++)
+                v[n++] = top - (i * step2) / 2;
         return leave(fill_list(count, clocksMHz, v, n));
 }
 

@@ -53,6 +53,7 @@
 #include "mock/nvml/model-facts.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /* The module_ids_n and module_ids[] of a baseboard whose GPUs (by minor number) have ids @... */
 #define MODULES(...) sizeof((unsigned[]){ __VA_ARGS__ }) / sizeof(unsigned), { __VA_ARGS__ }
@@ -108,4 +109,79 @@ unsigned long long gv_mock_bar1_mib(unsigned pci_device_id, unsigned long long m
         while (b < memory_total_mib)
                 b <<= 1;
         return b;
+}
+
+/*
+ * The frame buffer the driver reserves (nvmlMemory_v2_t.reserved, nvidia-smi's
+ * fb_memory_usage/reserved), by board and driver branch, as the captures print
+ * it: A100-SXM4-40GB 605 MiB on 510.47.03 [A40]; A100-SXM4-80GB 869 MiB on
+ * 535.54.03 (MIG enabled) [A80]; Tesla T4 388 MiB on 515.105.01 [T4]; H100 80GB
+ * HBM3 480 MiB on 580.105.08 (qx-h100) and 479 MiB on 590.48.01 (the H100 MIG
+ * --query-gpu capture); L40S 609 MiB on 595.91.07 (qx-l40s) and 595.80 (the
+ * L40S --query-gpu capture).
+ */
+static const struct {
+        unsigned pci_device_id, branch;
+        unsigned long long reserved_mib;
+} reserved_points[] = {
+        { 0x20B0, 510, 605 }, { 0x20B2, 535, 869 }, { 0x1EB8, 515, 388 },
+        { 0x2330, 580, 480 }, { 0x2330, 590, 479 }, { 0x26B9, 595, 609 },
+};
+
+unsigned long long gv_mock_reserved_mib(unsigned pci_device_id, const char *driver_version)
+{
+        unsigned branch = driver_version ? (unsigned) strtoul(driver_version, NULL, 10) : 0;
+        if (branch == 0)
+                branch = ~0u; /* an unknown version reads as the newest branch */
+        unsigned long long best = 0, oldest = 0;
+        unsigned best_branch = 0, oldest_branch = ~0u;
+        for (size_t i = 0; i < sizeof(reserved_points) / sizeof(reserved_points[0]); i++) {
+                if (reserved_points[i].pci_device_id != pci_device_id)
+                        continue;
+                unsigned b = reserved_points[i].branch;
+                if (b <= branch && b >= best_branch) {
+                        best_branch = b;
+                        best = reserved_points[i].reserved_mib;
+                }
+                if (b < oldest_branch) {
+                        oldest_branch = b;
+                        oldest = reserved_points[i].reserved_mib;
+                }
+        }
+        return best ? best : oldest;
+}
+
+/*
+ * The memory clocks a board lists in SUPPORTED_CLOCKS, and for each the
+ * highest graphics clock it pairs with (0: the board's max graphics clock);
+ * every list runs down to the idle graphics clock in the model's step.
+ * H100 80GB HBM3 (qx-h100): 2619 and 1593 MHz, each with 1980..345 MHz;
+ * L40S (qx-l40s): 9001 MHz with 2520..210, 405 MHz with 405..210; Tesla T4 [T4]:
+ * 5001 MHz with 1590..300, 405 MHz with 645..300.  A board not listed has one
+ * memory clock, its max (A100 40/80GB, B200, GB200, GB300: every capture).
+ */
+static const struct {
+        unsigned pci_device_id;
+        unsigned n;
+        unsigned mem_mhz[2], graphics_top_mhz[2];
+} clock_lists[] = {
+        { 0x2330, 2, { 2619, 1593 }, { 0, 0 } },
+        { 0x26B9, 2, { 9001, 405 }, { 0, 405 } },
+        { 0x1EB8, 2, { 5001, 405 }, { 0, 645 } },
+};
+
+unsigned gv_mock_supported_mem_clocks(unsigned pci_device_id, unsigned max_mem_mhz, unsigned out_mhz[2],
+                                      unsigned graphics_top_mhz[2])
+{
+        for (size_t i = 0; i < sizeof(clock_lists) / sizeof(clock_lists[0]); i++)
+                if (clock_lists[i].pci_device_id == pci_device_id && clock_lists[i].mem_mhz[0] == max_mem_mhz) {
+                        for (unsigned k = 0; k < clock_lists[i].n; k++) {
+                                out_mhz[k] = clock_lists[i].mem_mhz[k];
+                                graphics_top_mhz[k] = clock_lists[i].graphics_top_mhz[k];
+                        }
+                        return clock_lists[i].n;
+                }
+        out_mhz[0] = max_mem_mhz;
+        graphics_top_mhz[0] = 0;
+        return 1;
 }

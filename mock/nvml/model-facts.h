@@ -58,4 +58,22 @@ const gv_mock_model_facts_t *gv_mock_model_facts(unsigned pci_device_id);
  */
 unsigned long long gv_mock_bar1_mib(unsigned pci_device_id, unsigned long long memory_total_mib);
 
+/*
+ * gv_mock_reserved_mib - the frame buffer (MiB) the driver @driver_version
+ * ("580.105.08") reserves on the board with @pci_device_id, as the captures of
+ * that board print it: the capture of the newest branch not above the
+ * driver's, else the oldest; 0 when no capture of the board gives it.  Used for
+ * a profile that does not set memory_reserved_mib.
+ */
+unsigned long long gv_mock_reserved_mib(unsigned pci_device_id, const char *driver_version);
+
+/*
+ * gv_mock_supported_mem_clocks - the memory clocks (MHz, highest first) the
+ * board lists in nvidia-smi's SUPPORTED_CLOCKS when its max memory clock is
+ * @max_mem_mhz, into @out_mhz, with the highest graphics clock of each in
+ * @graphics_top_mhz (0: the board's max); returns how many (1 or 2).
+ */
+unsigned gv_mock_supported_mem_clocks(unsigned pci_device_id, unsigned max_mem_mhz, unsigned out_mhz[2],
+                                      unsigned graphics_top_mhz[2]);
+
 #endif

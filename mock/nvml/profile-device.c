@@ -587,6 +587,7 @@ void mp_device_defaults(gv_mock_device_t *d)
 {
         memset(d, 0, sizeof(*d));
         d->minor_number = UNSET;
+        d->memory_reserved_mib = UNSET_ULL; /* finalize: the board's reserve on the profile's driver */
         d->brand = NVML_BRAND_NVIDIA;
         d->architecture = NVML_DEVICE_ARCH_UNKNOWN;
         d->compute_mode = NVML_COMPUTEMODE_DEFAULT;

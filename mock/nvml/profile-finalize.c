@@ -14,6 +14,7 @@
 
 #include "abi/nvml/nvml-abi.h"
 #include "base/cleanup.h"
+#include "mock/nvml/model-facts.h"
 #include "mock/nvml/profile-internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -324,6 +325,8 @@ int gv_mock_profile_finalize(gv_mock_profile_t *p, gv_error_t **err)
                 }
                 if (d->minor_number == UNSET)
                         d->minor_number = i;
+                if (d->memory_reserved_mib == UNSET_ULL)
+                        d->memory_reserved_mib = gv_mock_reserved_mib(d->pci_device_id, p->driver_version);
                 if (d->memory_reserved_mib + d->memory_used_mib > d->memory_total_mib)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                             "%s: devices[%u].memory_used_mib: used + reserved exceed the total", src, i);

@@ -19,6 +19,7 @@
 
 /* "Not given" for unsigned fields that 0 is a valid value of. */
 #define UNSET UINT_MAX
+#define UNSET_ULL ULLONG_MAX
 #define MAX_PROFILE_BYTES (4u << 20)
 
 #define KEY_IS(k, lit) (strcmp((k), (lit)) == 0)

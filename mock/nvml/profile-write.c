@@ -66,8 +66,10 @@ static void write_identity(FILE *f, const gv_mock_device_t *d, const char *in)
                 fprintf(f, "%sarchitecture: %s\n", in, d->architecture_name);
         fprintf(f, "%scompute_capability: \"%d.%d\"\n", in, d->cuda_cc_major, d->cuda_cc_minor);
         fprintf(f, "%smultiprocessors: %u\n", in, d->multiprocessor_count);
-        fprintf(f, "%smemory_mib: %llu\n%smemory_reserved_mib: %llu\n%smemory_used_mib: %llu\n", in,
-                d->memory_total_mib, in, d->memory_reserved_mib, in, d->memory_used_mib);
+        fprintf(f, "%smemory_mib: %llu\n", in, d->memory_total_mib);
+        if (d->memory_reserved_mib != UNSET_ULL) /* the template's, unset: each GPU's is written */
+                fprintf(f, "%smemory_reserved_mib: %llu\n", in, d->memory_reserved_mib);
+        fprintf(f, "%smemory_used_mib: %llu\n", in, d->memory_used_mib);
 }
 
 /* serial, vbios_version, board_part_number: N/A when unsupported, absent when not set. */

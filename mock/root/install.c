@@ -614,6 +614,7 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
                 .gpu_count = p->device_count,
                 .device_nodes = run.kind,
                 .root_created = c.root_created,
+                .dev_char_links = o->dev_char_links,
                 .workload = run.workload,
         };
         c.meta = &meta;

@@ -14,6 +14,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
+#include "mock/nvml/model-facts.h"
 #include "mock/root/ldcache.h"
 #include "mock/root/root-internal.h"
 
@@ -466,9 +467,64 @@ static char *proc_devices_text(void)
 }
 
 /*
+ * The GPU's sysfs `resource` file: 13 lines "start end flags" (the kernel's
+ * PCI_NUM_RESOURCES of an endpoint), BAR0 16 MiB registers (flags 0x40200,
+ * memory), BAR1 the model's aperture and BAR3 32 MiB (0x14220c: memory, 64-bit,
+ * prefetchable; each 64-bit BAR's upper half is an empty line), the rest empty,
+ * as `lspci -v` and go-nvlib's nvpci (gpu-feature-discovery) read it.  The
+ * addresses are made up, one window per GPU.  Caller frees.
+ */
+static char *pci_resource_text(const gv_mock_device_t *d, unsigned index)
+{
+        unsigned long long bar1 = gv_mock_bar1_mib(d->pci_device_id, d->memory_total_mib) << 20;
+        unsigned long long base = 0x20000000000ULL + (unsigned long long) index * 0x8000000000ULL;
+        const struct {
+                unsigned long long start, size, flags;
+        } bars[13] = {
+                [0] = { 0xa0000000ULL + (unsigned long long) index * 0x4000000ULL, 16ULL << 20, 0x40200 },
+                [1] = { base, bar1, 0x14220c },
+                [3] = { base + bar1, 32ULL << 20, 0x14220c },
+        };
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f)
+                return NULL;
+        for (size_t k = 0; k < GV_ARRAY_SIZE(bars); k++)
+                fprintf(f, "0x%016llx 0x%016llx 0x%016llx\n", bars[k].size ? bars[k].start : 0ULL,
+                        bars[k].size ? bars[k].start + bars[k].size - 1 : 0ULL, bars[k].flags);
+        if (fclose(f) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+/*
+ * The GPU's 256-byte PCI configuration space (sysfs `config`, what a root
+ * reader gets): vendor, device, command (memory, bus master), status with the
+ * capability-list bit, class 0x030200, subsystem ids, and one capability, PCI
+ * Express (id 0x10, endpoint) at 0x60: no vendor-specific capability, so vGPU
+ * readers (go-nvlib's nvpci) see a bare-metal GPU.
+ */
+static void pci_config_space(const gv_mock_device_t *d, unsigned char cfg[256])
+{
+        memset(cfg, 0, 256);
+        const unsigned vals[][3] = { /* offset, bytes, value (little endian) */
+                { 0x00, 2, 0x10de }, { 0x02, 2, d->pci_device_id & 0xffffu }, { 0x04, 2, 0x0006 }, { 0x06, 2, 0x0010 },
+                { 0x08, 1, 0xa1 }, { 0x0a, 2, 0x0302 }, { 0x2c, 2, d->pci_subsystem_id & 0xffffu },
+                { 0x2e, 2, (d->pci_subsystem_id >> 16) & 0xffffu }, { 0x34, 1, 0x60 }, { 0x60, 2, 0x0010 }, { 0x62, 2, 0x0002 },
+        };
+        for (size_t k = 0; k < GV_ARRAY_SIZE(vals); k++)
+                for (unsigned b = 0; b < vals[k][1]; b++)
+                        cfg[vals[k][0] + b] = (unsigned char) (vals[k][2] >> (8 * b));
+}
+
+/*
  * sys/bus/pci/devices/<domain:bus:dev.fn>/ with the files tools read there:
  * vendor, device, subsystem_vendor, subsystem_device, class (3D controller
- * 0x030200), numa_node (-1: no NUMA affinity, as a single-node host says).
+ * 0x030200), numa_node (-1: no NUMA affinity, as a single-node host says),
+ * resource (the BARs, pci_resource_text()), config (pci_config_space()).
  */
 static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
 {
@@ -503,6 +559,19 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                         if ((r = mr_put_file(c, f, text, strlen(text), 0444, err)) < 0)
                                 return r;
                 }
+                _cleanup_free_ char *f = gv_path_join(dir, "resource");
+                _cleanup_free_ char *text = pci_resource_text(d, i);
+                if (!f || !text)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if ((r = mr_put_file(c, f, text, strlen(text), 0444, err)) < 0)
+                        return r;
+                unsigned char cfg[256];
+                pci_config_space(d, cfg);
+                _cleanup_free_ char *cf = gv_path_join(dir, "config");
+                if (!cf)
+                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                if ((r = mr_put_file(c, cf, (const char *) cfg, sizeof(cfg), 0644, err)) < 0)
+                        return r;
         }
         return 0;
 }

@@ -93,6 +93,8 @@ static int manifest_from_json(json_object *o, const char *path, manifest_t *m, g
                 m->gpu_count = (unsigned) json_object_get_int(v);
         if (json_object_object_get_ex(o, "root_created", &v))
                 m->root_created = json_object_get_boolean(v);
+        if (json_object_object_get_ex(o, "dev_char_links", &v))
+                m->dev_char_links = json_object_get_boolean(v);
         m->device_nodes = nodes && strcmp(nodes, "char") == 0    ? GV_MOCK_NODES_CHAR
                           : nodes && strcmp(nodes, "files") == 0 ? GV_MOCK_NODES_FILES
                                                                  : GV_MOCK_NODES_DEFAULT;
@@ -138,6 +140,8 @@ int mr_manifest_write(const char *root, const manifest_t *m, gv_error_t **err)
         json_object_object_add(o, "driver_version", json_object_new_string(m->driver_version ? m->driver_version : ""));
         json_object_object_add(o, "device_nodes", json_object_new_string(gv_mock_nodes_name(m->device_nodes)));
         json_object_object_add(o, "root_created", json_object_new_boolean(m->root_created));
+        if (m->dev_char_links)
+                json_object_object_add(o, "dev_char_links", json_object_new_boolean(true));
         json_object_object_add(o, "cdi_spec", json_object_new_string(m->cdi_spec ? m->cdi_spec : ""));
         if (m->previous_cdi_spec && *m->previous_cdi_spec)
                 json_object_object_add(o, "previous_cdi_spec", json_object_new_string(m->previous_cdi_spec));
@@ -200,7 +204,7 @@ static int parse_object(const char *path, const char *text, size_t len, json_obj
         return 0;
 }
 
-int gv_mock_manifest_probe(const char *root, bool *files_ok, gv_error_t **err)
+int gv_mock_manifest_probe(const char *root, bool *files_ok, bool *dev_char_links, gv_error_t **err)
 {
         _cleanup_free_ char *path = gv_path_join(root, GV_MOCK_MANIFEST_NAME);
         if (!path)
@@ -225,6 +229,9 @@ int gv_mock_manifest_probe(const char *root, bool *files_ok, gv_error_t **err)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                             "%s: \"device_nodes\" must be \"char\" or \"files\"", path);
         }
+        json_object *dl = NULL;
         *files_ok = files;
+        *dev_char_links = json_object_object_get_ex(obj, "dev_char_links", &dl) &&
+                          json_object_is_type(dl, json_type_boolean) && json_object_get_boolean(dl);
         return 1;
 }

@@ -370,3 +370,35 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
                 *kept = kp;
         return 0;
 }
+
+int gv_mock_remove_dev_char_links(const char *root, const char *dir, unsigned *removed, gv_error_t **err)
+{
+        unsigned n = 0;
+        if (removed)
+                *removed = 0;
+        _cleanup_closedir_ DIR *d = opendir(dir);
+        if (!d) {
+                if (errno == ENOENT)
+                        return 0;
+                return gv_error_set(err, errno, GV_REASON_IO, "%s: %s", dir, strerror(errno));
+        }
+        size_t rlen = strlen(root);
+        while (rlen > 1 && root[rlen - 1] == '/')
+                rlen--;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                char target[4096];
+                ssize_t l = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+                if (l < 0)
+                        continue; /* not a symbolic link */
+                target[l] = '\0';
+                if ((size_t) l <= rlen || strncmp(target, root, rlen) != 0 || target[rlen] != '/')
+                        continue; /* points elsewhere: not ours */
+                if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT)
+                        return gv_error_set(err, errno, GV_REASON_IO, "%s/%s: %s", dir, de->d_name, strerror(errno));
+                n++;
+        }
+        if (removed)
+                *removed = n;
+        return 0;
+}

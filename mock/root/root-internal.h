@@ -55,6 +55,7 @@ typedef struct manifest {
         unsigned gpu_count;
         gv_mock_nodes_t device_nodes;
         bool root_created;
+        bool dev_char_links;     /* "dev_char_links": the validator may link /dev/char/MAJ:MIN into this root */
         bool installing;         /* "state": "installing" -- an intent record, install not finished */
         char *workload;          /* "workload": what mr_workload_describe() says, or NULL (key absent) */
         elist_t entries;

@@ -81,6 +81,10 @@ static void usage_install(FILE *f)
               "  --cc                     the cc-manager's flag DIR/run/nvidia/validations/.cc-manager-ctr-ready\n"
               "  --omit-module NAME       leave kernel module NAME out of DIR/sys/module (a flag set, its\n"
               "                           module absent); repeatable\n"
+              "  --dev-char-links         let a driver check create /dev/char/MAJ:MIN links to this root's\n"
+              "                           character devices (recorded in the manifest); without it none is\n"
+              "                           made: on a host with real GPUs they would point the real devices'\n"
+              "                           links at the mock (mock remove removes them)\n"
               "  -h, --help               show this help\n"
               "\nEnvironment: GPU_VALIDATOR_MOCK_DIR names a folder holding libnvidia-ml.so.1 and\n"
               "nvidia-smi to copy instead of the built or installed ones.\n"
@@ -100,11 +104,14 @@ static void usage_remove(FILE *f)
               "\n"
               "Removes what 'mock install' created under DIR (as listed in DIR/.gpu-validator-mock.json):\n"
               "files, links and device nodes that still have the type install gave them, then the folders\n"
-              "install created once they are empty, the manifest, and DIR itself when install created it.\n"
-              "Nothing else is touched.\n"
+              "install created once they are empty, the manifest, and DIR itself when install created it;\n"
+              "first, the /dev/char/MAJ:MIN links a driver check made into DIR (see install\n"
+              "--dev-char-links). Nothing else is touched.\n"
               "\nOptions:\n"
-              "  --root DIR   the mock driver root\n"
-              "  -h, --help   show this help\n"
+              "  --root DIR            the mock driver root\n"
+              "  --dev-char-dir DIR    a /dev/char folder to clean of links into the root, repeatable\n"
+              "                        (default: /dev/char and /host-dev-char)\n"
+              "  -h, --help            show this help\n"
               "Exit codes: 0 success, 1 failure, 2 usage error or not a mock root.\n",
               f);
         gv_cli_help_tail(f, (const char *const[]) {
@@ -140,7 +147,7 @@ typedef struct install_args {
 } install_args_t;
 
 enum { IO_ROOT = 256, IO_PROFILE, IO_GPUS, IO_NODE, IO_CDI, IO_NODES, IO_WORKLOAD, IO_SHAPE, IO_GDS, IO_GDRCOPY, IO_RDMA, IO_CC,
-       IO_OMIT };
+       IO_OMIT, IO_DEV_CHAR_LINKS };
 
 /* One of the workload options (IO_WORKLOAD..IO_OMIT) into @a: GV_EXIT_OK, or the usage error's exit code. */
 static int install_workload_opt(gv_cli_t *cli, int c, const char *arg, install_args_t *a)
@@ -168,6 +175,9 @@ static int install_workload_opt(gv_cli_t *cli, int c, const char *arg, install_a
                 break;
         case IO_CC:
                 a->o.cc = true;
+                break;
+        case IO_DEV_CHAR_LINKS:
+                a->o.dev_char_links = true;
                 break;
         default: /* IO_OMIT */
                 a->omit[a->nomit++] = arg;
@@ -227,6 +237,7 @@ static int install_parse(gv_cli_t *cli, int argc, char **argv, install_args_t *a
                 { "rdma", no_argument, NULL, IO_RDMA },
                 { "cc", no_argument, NULL, IO_CC },
                 { "omit-module", required_argument, NULL, IO_OMIT },
+                { "dev-char-links", no_argument, NULL, IO_DEV_CHAR_LINKS },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -235,7 +246,7 @@ static int install_parse(gv_cli_t *cli, int argc, char **argv, install_args_t *a
                 if (c == GV_GETOPT_STOP)
                         return stop_code;
                 int code = c >= IO_ROOT && c <= IO_NODES      ? install_root_opt(cli, c, optarg, &a->o)
-                           : c >= IO_WORKLOAD && c <= IO_OMIT ? install_workload_opt(cli, c, optarg, a)
+                           : c >= IO_WORKLOAD && c <= IO_DEV_CHAR_LINKS ? install_workload_opt(cli, c, optarg, a)
                            : c == 'h'                       ? (usage_install(stdout), GV_EXIT_OK)
                                                             : gv_cli_usage_error(cli, "mock install", "unknown option");
                 if (code != GV_EXIT_OK || c == 'h')
@@ -288,14 +299,44 @@ static int cmd_install(gv_cli_t *cli, int argc, char **argv)
         return GV_EXIT_OK;
 }
 
+/* The /dev/char folders `mock remove` cleans by default: the host's, and the operator's mount of it. */
+static const char *const default_dev_char_dirs[] = { "/dev/char", "/host-dev-char", NULL };
+
+/*
+ * Remove the links into the root (spelled @root, and @abs when that differs) from each of @dirs
+ * (NULL-terminated); their number in *n.  An exit code.
+ */
+static int remove_links(gv_cli_t *cli, const char *root, const char *abs, const char *const *dirs, unsigned *n)
+{
+        *n = 0;
+        for (const char *const *d = dirs; *d; d++) {
+                for (int i = 0; i < 2; i++) {
+                        const char *r = i == 0 ? root : abs;
+                        if (!r || (i == 1 && strcmp(abs, root) == 0))
+                                continue;
+                        unsigned k = 0;
+                        _cleanup_error_ gv_error_t *err = NULL;
+                        if (gv_mock_remove_dev_char_links(r, *d, &k, &err) < 0)
+                                return gv_cli_fail(cli, "mock remove", &err);
+                        *n += k;
+                }
+        }
+        return GV_EXIT_OK;
+}
+
 static int cmd_remove(gv_cli_t *cli, int argc, char **argv)
 {
         static const struct option opts[] = {
                 { "root", required_argument, NULL, 'r' },
+                { "dev-char-dir", required_argument, NULL, 'd' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         const char *root = NULL;
+        _cleanup_free_ const char **dirs = calloc((size_t) argc + 1, sizeof(*dirs));
+        size_t ndirs = 0;
+        if (!dirs)
+                return gv_cli_usage_error(cli, "mock remove", "out of memory");
         int c, code = GV_EXIT_OK;
         while ((c = gv_cli_getopt(cli, "mock remove", argc, argv, "h", opts, &code)) != -1) {
                 switch (c) {
@@ -303,6 +344,9 @@ static int cmd_remove(gv_cli_t *cli, int argc, char **argv)
                         return code;
                 case 'r':
                         root = optarg;
+                        break;
+                case 'd':
+                        dirs[ndirs++] = optarg;
                         break;
                 case 'h':
                         usage_remove(stdout);
@@ -315,15 +359,20 @@ static int cmd_remove(gv_cli_t *cli, int argc, char **argv)
                 return gv_cli_usage_error(cli, "mock remove", "unexpected argument '%s'", argv[optind]);
         if (!root)
                 return gv_cli_usage_error(cli, "mock remove", "--root DIR is required");
+        _cleanup_free_ char *abs = realpath(root, NULL); /* before the root goes */
         _cleanup_error_ gv_error_t *err = NULL;
-        unsigned removed = 0, kept = 0;
+        unsigned removed = 0, kept = 0, links = 0;
         if (gv_mock_remove(root, &removed, &kept, &err) < 0)
                 return gv_cli_fail(cli, "mock", &err);
+        if ((code = remove_links(cli, root, abs, ndirs ? dirs : (const char **) default_dev_char_dirs, &links)) !=
+            GV_EXIT_OK)
+                return code;
         if (kept)
                 gv_cli_logf(cli, GV_LOG_WARN, "mock", NULL,
                             "left %u entr%s in place (changed since install, or folders no longer empty)", kept,
                             kept == 1 ? "y" : "ies");
-        printf("removed mock driver root %s (%u entries)\n", root, removed);
+        printf("removed mock driver root %s (%u entries, %u /dev/char link%s into it)\n", root, removed, links,
+               links == 1 ? "" : "s");
         return GV_EXIT_OK;
 }
 

@@ -103,6 +103,7 @@ typedef struct driver_loc {
         char *smi_tried;  /* where nvidia-smi was looked for (for the error when it is needed) */
         bool mock;        /* a mock root (manifest present, or cfg->mock) */
         bool files_ok;    /* the mock's device nodes are regular files */
+        bool dev_char_links; /* a mock root whose install asked for /dev/char links (mock install --dev-char-links) */
 } driver_loc_t;
 
 static void driver_loc_clear(driver_loc_t *l)
@@ -690,6 +691,37 @@ static int set_fact(gv_kvlist_t *l, const char *k, const char *v, gv_error_t **e
         return gv_kvlist_set(l, k, v, err);
 }
 
+/* Whether @loc's root is a mock root (its manifest, or cfg->mock) and what the manifest allows. */
+static int probe_mock(const gv_config_t *cfg, driver_loc_t *loc, gv_error_t **err)
+{
+        bool files_ok = false, links = false;
+        int r = gv_mock_manifest_probe(loc->root, &files_ok, &links, err);
+        if (r < 0)
+                return r;
+        loc->mock = cfg->mock || r > 0;
+        loc->files_ok = r > 0 && files_ok;
+        loc->dev_char_links = r > 0 && links;
+        return 0;
+}
+
+/*
+ * The /dev/char/MAJ:MIN links, unless disabled -- and never for a mock root whose install did not
+ * ask for them: on a host with real GPUs they would point the real nodes' MAJ:MIN at the mock's
+ * (docs/mock-driver-root.md, "Device nodes").
+ */
+static void link_dev_char(const gv_config_t *cfg, const driver_loc_t *loc, const char *dev_root_here,
+                          const char *dev_root_host, char **names)
+{
+        if (cfg->disable_dev_char_symlinks)
+                return;
+        if (loc->mock && !loc->dev_char_links) {
+                gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE,
+                            "mock root: no /dev/char links (mock install --dev-char-links asks for them)");
+                return;
+        }
+        gv_devnodes_link_char(cfg, dev_root_here, dev_root_host, names, loc->files_ok);
+}
+
 static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         (void) store;
@@ -700,12 +732,8 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE, "%s driver: %s%s%s", loc.host ? "host" : "container",
                     loc.lib, loc.smi ? ", " : "", loc.smi ? loc.smi : "");
 
-        bool files_ok = false;
-        r = gv_mock_manifest_probe(loc.root, &files_ok, err);
-        if (r < 0)
+        if ((r = probe_mock(cfg, &loc, err)) < 0)
                 return r;
-        loc.mock = cfg->mock || r > 0;
-        loc.files_ok = r > 0 && files_ok;
         const char *host = gv_driver_host_root_here(cfg);
 
         if (!loc.host && !loc.mock) {
@@ -757,8 +785,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         r = gv_devnodes_wait(cfg, dev_root_here, names, loc.files_ok, err);
         if (r < 0)
                 return r;
-        if (!cfg->disable_dev_char_symlinks)
-                gv_devnodes_link_char(cfg, dev_root_here, dev_root_host, names, loc.files_ok);
+        link_dev_char(cfg, &loc, dev_root_here, dev_root_host, names);
 
         gv_result_t res = { 0 };
         char count[16];

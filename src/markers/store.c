@@ -306,22 +306,64 @@ static int read_boot_id(const char *path, char **out, gv_error_t **err)
 }
 
 /*
- * Drop trailing "/" and "/." from @dir in place ("/x/link/./" -> "/x/link"),
- * so that the last component is a name that O_NOFOLLOW judges: open() follows
- * a symbolic link written "link/" or "link/.".  "/" and "." stay as they are.
+ * Spell @dir without "." and ".." components, repeated or trailing slashes, in place
+ * ("/x/link/./" -> "/x/link", "/x/link/sub/.." -> "/x/link"), so that the folder's own last
+ * component is a name that O_NOFOLLOW judges: open() follows a symbolic link written "link/",
+ * "link/." or "link/sub/..".  A ".." removes the component before it only when that component is
+ * not itself a symbolic link (lstat()): "dir/symlink/.." names the parent of the link's target,
+ * not "dir", and is refused (ELOOP, GV_REASON_IO).  A ".." at the start of a relative path stays;
+ * "/.." is "/".  "/" and "." stay as they are.
  */
-static void strip_trailing_slashes(char *dir)
+static int normalize_dir(char *dir, gv_error_t **err)
 {
-        size_t n = strlen(dir);
-        for (;;) {
-                if (n > 1 && dir[n - 1] == '/')
-                        n--;
-                else if (n > 2 && dir[n - 1] == '.' && dir[n - 2] == '/')
-                        n -= 2;
-                else
-                        break;
+        bool absolute = dir[0] == '/';
+        size_t n = absolute ? 1 : 0; /* length of the result, built in place (it only shrinks) */
+        size_t leading_dotdots = 0;  /* relative ".." components at the start of the result */
+        const char *p = dir;
+        while (*p) {
+                while (*p == '/')
+                        p++;
+                size_t len = strcspn(p, "/");
+                if (len == 0 || (len == 1 && p[0] == '.')) {
+                        p += len;
+                        continue;
+                }
+                if (len == 2 && p[0] == '.' && p[1] == '.') {
+                        size_t base = absolute ? 1 : 0;
+                        if (n > base + (leading_dotdots ? leading_dotdots * 3 - 1 : 0)) {
+                                /* drop the last component, unless it is a symbolic link */
+                                char saved = dir[n];
+                                dir[n] = '\0';
+                                struct stat st;
+                                bool link = lstat(dir, &st) == 0 && S_ISLNK(st.st_mode);
+                                if (link)
+                                        return gv_error_set(err, ELOOP, GV_REASON_IO,
+                                                            "%s: '..' after the symbolic link %s; refused (name the "
+                                                            "status folder without '..')", dir, dir);
+                                dir[n] = saved;
+                                while (n > base && dir[n - 1] != '/')
+                                        n--;
+                                if (n > base)
+                                        n--; /* the slash before it */
+                                p += len;
+                                continue;
+                        }
+                        if (absolute) { /* "/.." is "/" */
+                                p += len;
+                                continue;
+                        }
+                        leading_dotdots++;
+                }
+                if (n > 0 && dir[n - 1] != '/')
+                        dir[n++] = '/';
+                memmove(dir + n, p, len);
+                n += len;
+                p += len;
         }
+        if (n == 0)
+                dir[n++] = '.';
         dir[n] = '\0';
+        return 0;
 }
 
 int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t **err)
@@ -332,6 +374,7 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         if (!opts)
                 opts = &defaults;
 
+        _cleanup_free_ char *spelled = NULL;
         gv_store_t *s = calloc(1, sizeof(*s));
         if (!s)
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
@@ -344,7 +387,17 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
                 r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
                 goto fail;
         }
-        strip_trailing_slashes(s->dir);
+        /* the original spelling goes into the messages of a refusal */
+        spelled = strdup(s->dir);
+        if (!spelled) {
+                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                goto fail;
+        }
+        r = normalize_dir(s->dir, err);
+        if (r < 0) {
+                gv_error_prefix(err, "%s", spelled);
+                goto fail;
+        }
         r = read_boot_id(opts->boot_id_path ? opts->boot_id_path : GV_DEFAULT_BOOT_ID_PATH, &s->boot_id, err);
         if (r < 0)
                 goto fail;

@@ -256,6 +256,40 @@ class TestFieldReports(ChainTestCase):
             p = gvtest.run(["cleanup", "--output-dir", spelled, "--boot-id-file", self.node.boot_id])
             self.assertNotEqual(p.returncode, 0, spelled)
 
+    def test_status_folder_symlink_refused_when_spelled_with_dot_dot(self):
+        # LINK/sub/.. names LINK's target by way of the symbolic link: refused like LINK itself,
+        # for every spelling of it; a '..' after a symbolic link is refused too (it would name the
+        # parent of the link's target); a '..' through real folders only is fine.
+        self.node.install_mock("driver", gpus=1)
+        target = self.path("elsewhere")
+        os.makedirs(os.path.join(target, "sub", "x"))
+        link = self.path("status-link")
+        os.symlink(target, link)
+        os.makedirs(self.path("real"))
+        os.symlink(os.path.join(target, "sub"), self.path("real", "sublink"))
+        spellings = [f"{link}/sub/..", f"{link}/sub/../", f"{link}/sub/../.", f"{link}/./sub/..",
+                     f"{link}//sub//..", f"{link}/sub/./..", f"{link}/sub/x/../..", f"{link}/sub/../sub/..",
+                     self.path("real", "sublink", ".."), self.path("real", "sublink", "x", "..", "..")]
+        for spelled in spellings:
+            with self.subTest(spelled=spelled):
+                env = gvtest.clean_env(OUTPUT_DIR=spelled)
+                args = self.node.args()[2:]  # no --output-dir: OUTPUT_DIR decides
+                p = gvtest.run(["run", "--components", "driver", *args], env=env)
+                self.assertNotEqual(p.returncode, 0, spelled)
+                self.assertIn("symbolic link", p.stderr, spelled)
+                self.assertEqual(sorted(os.listdir(target)), ["sub"], spelled)
+                self.assertEqual(os.listdir(os.path.join(target, "sub")), ["x"], spelled)
+                p = gvtest.run(["cleanup", "--output-dir", spelled, "--boot-id-file", self.node.boot_id])
+                self.assertNotEqual(p.returncode, 0, spelled)
+                p = gvtest.run(["status", "--output-dir", spelled, "--boot-id-file", self.node.boot_id])
+                self.assertNotEqual(p.returncode, 0, spelled)
+        # through real folders only, '..' is just a spelling
+        os.makedirs(self.path("real", "a", "b"))
+        spelled = self.path("real", "a", "b", "..", "..", "st")
+        gvtest.run(["run", "--components", "driver", *self.node.args()[2:]], check=0,
+                   env=gvtest.clean_env(OUTPUT_DIR=spelled))
+        self.assertTrue(os.path.isfile(self.path("real", "st", "driver-ready")))
+
     def _plant_lock(self, kind):
         lock = self.node.marker(".gpu-validator.lock")
         if os.path.lexists(lock):

@@ -112,17 +112,16 @@ class TestDropInFlags(DropInCase):
             self.skipTest("needs root for character device nodes")
         root = self.path("charroot")
         gvtest.run(["mock", "install", "--root", root, "--gpus", "1", "--device-nodes", "char",
-                    "--cdi-dir", self.node.cdi], check=0)
+                    "--cdi-dir", self.node.cdi, "--dev-char-links"], check=0)
         if not os.path.exists(os.path.join(root, "dev", "nvidia0")) or os.path.isfile(os.path.join(root, "dev",
                                                                                                   "nvidia0")):
             self.skipTest("mknod refused: no character device nodes")
         base = ["-c", "driver", "-o", self.node.status, "--host-root", self.node.host, "--driver-install-dir",
                 root, "--driver-install-dir-ctr-path", root]
         links = self.path("links")
-        self.gv(*base, "--disable-dev-char-symlink-creation", check=0, DEV_CHAR_DIR=links,
-                MOCK_DEV_CHAR_LINKS="true")
+        self.gv(*base, "--disable-dev-char-symlink-creation", check=0, DEV_CHAR_DIR=links)
         self.assertFalse(os.path.exists(links) and os.listdir(links))
-        self.gv(*base, check=0, DEV_CHAR_DIR=links, MOCK_DEV_CHAR_LINKS="true")
+        self.gv(*base, check=0, DEV_CHAR_DIR=links)
         self.assertTrue(os.path.isdir(links) and os.listdir(links), "no link without the flag")
 
     def test_cleanup_all(self):

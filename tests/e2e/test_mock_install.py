@@ -6,6 +6,7 @@ import stat
 import subprocess
 import unittest
 
+import chain
 import gvtest
 
 NODE = "e2e-install-node"
@@ -357,7 +358,7 @@ class TestDriverFacts(gvtest.TempDirTestCase):
         self.assertEqual(tree(self.tmp), before)
 
     def test_cdi_spec_lists_mig_devices_with_capability_nodes(self):
-        """As `nvidia-ctk cdi generate` (docs/real-clients.md "nvidia-ctk"): each MIG device by
+        """As `nvidia-ctk cdi generate` (docs/real-clients.md "nvidia-ctk" and docs/real-clients-history.md): each MIG device by
         "<gpu index>:<MIG device index>" and by its MIG UUID, with the parent's node and its GI and
         CI access capability nodes; "all" adds every capability node once."""
         prof = mig_profile(self.path("mig.json"))
@@ -541,3 +542,49 @@ class TestHostileManifest(unittest.TestCase):
         gvtest.run(["mock", "remove", "--root", root])
         self.assertTrue(os.path.exists(victim))
         self.assertTrue(os.path.exists(decoy))
+
+
+class TestDevCharLinks(gvtest.TempDirTestCase):
+    """/dev/char links for a mock root: never unless `mock install --dev-char-links` asked for them
+    (on a real GPU host they would repoint the real nodes' links at the mock); `mock remove`
+    removes any that point into the root."""
+
+    def setUp(self):
+        super().setUp()
+        if os.getuid() != 0:
+            self.skipTest("needs root for character device nodes")
+        self.node = chain.Node(self.tmp)
+
+    def install(self, *extra):
+        p = gvtest.run(["mock", "install", "--root", self.node.driver, "--gpus", "2", "--device-nodes", "char",
+                        "--cdi-dir", self.node.cdi, *extra], check=0)
+        if "plain files" in p.stdout + p.stderr:
+            self.skipTest("mknod refused: no character device nodes")
+
+    def links_into_root(self, folder):
+        if not os.path.isdir(folder):
+            return []
+        return sorted(n for n in os.listdir(folder) if os.path.islink(os.path.join(folder, n)) and
+                      os.readlink(os.path.join(folder, n)).startswith(self.node.driver + "/"))
+
+    def test_no_links_for_a_mock_root_unless_asked(self):
+        self.install()
+        self.node.run("driver", check=0)  # --dev-char-dir given: still none for a mock root
+        self.assertEqual(self.links_into_root(self.node.devchar), [])
+        # nor in the host's own /dev/char (the default when no folder is given)
+        args = [a for a in self.node.args() if a != self.node.devchar and a != "--dev-char-dir"]
+        gvtest.run(["run", "--components", "driver", *args], check=0)
+        self.assertEqual(self.links_into_root("/dev/char"), [])
+        self.assertEqual(self.links_into_root("/host-dev-char"), [])
+
+    def test_asked_links_are_made_and_mock_remove_removes_them(self):
+        self.install("--dev-char-links")
+        self.node.run("driver", check=0)
+        links = self.links_into_root(self.node.devchar)
+        self.assertGreaterEqual(len(links), 3, links)  # nvidiactl, nvidia0, nvidia1, ...
+        other = os.path.join(self.node.devchar, "1:3")
+        os.symlink("/dev/null", other)  # not ours: stays
+        p = gvtest.run(["mock", "remove", "--root", self.node.driver, "--dev-char-dir", self.node.devchar], check=0)
+        self.assertIn(f"{len(links)} /dev/char link", p.stdout)
+        self.assertEqual(self.links_into_root(self.node.devchar), [])
+        self.assertTrue(os.path.islink(other))

@@ -150,7 +150,7 @@ class NvmlWrapper(unittest.TestCase):
                 eq("accounting_buffer_size()", "4000")
             else:
                 self.assertEqual(got[(d, "accounting_buffer_size()")], (False, "NotSupported"))
-            # the Linux getters of docs/real-clients.md: one IRQ per GPU (144, 145, ... in GPU order)
+            # the Linux getters of docs/real-clients-history.md: one IRQ per GPU (144, 145, ... in GPU order)
             eq("irq_num()", str(144 + g["index"]))
             if g["name"] != "NVIDIA H200":  # no infoROM version of the H200 in a capture: NOT_SUPPORTED
                 self.assertEqual(got[(d, "config_checksum()")], got[("0", "config_checksum()")])

@@ -130,6 +130,43 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertEqual(len(self.posts()), 1)
         self.assert_no_polling()
 
+    def test_watch_cut_mid_run_resumes(self):
+        """The pod's watch stream is cut (the fault proxy) while the pod runs: the client resumes
+        from its last version, sees the pod finish, and creates nothing twice."""
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=1500, exitAfterMs=1500)
+        cut = []
+
+        def cut_once():
+            if any(r["watch"] for r in self.api.requests()):
+                time.sleep(0.3)
+                self.api.drop_watches()
+                cut.append(1)
+                return True
+            return False
+        poller = Poller(cut_once)
+        p = self.gv("cuda")
+        poller.stop()
+        self.assertEqual(p.returncode, 0, self.out(p))
+        self.assertEqual(cut, [1])
+        self.assertEqual(len(self.posts()), 1)
+        watches = [r for r in self.api.requests() if r["watch"]]
+        self.assertGreaterEqual(len(watches), 2, "the watch was opened again")
+        self.assert_gone("cuda")
+
+    def test_watch_expired_lists_again(self):
+        """The pod watch answers 410 Expired (an ERROR event, as after etcd compaction): the client
+        lists again and goes on watching; the pod is judged once."""
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=300, exitAfterMs=300)
+        self.api.compact()
+        p = self.gv("cuda")
+        self.assertEqual(p.returncode, 0, self.out(p))
+        reqs = self.api.requests()
+        self.assertEqual([r["status"] for r in reqs if r["watch"]][:1], [410])
+        self.assertGreaterEqual(len([r for r in reqs if r["watch"]]), 2)
+        lists = [r for r in reqs if r["method"] == "GET" and not r["watch"] and r["path"].endswith("/pods")]
+        self.assertGreaterEqual(len(lists), 2, "a LIST after the 410")
+        self.assertEqual(len(self.posts()), 1)
+
     def test_cuda_without_workload_publishes_without_pod(self):
         p = self.gv("cuda", WITH_WORKLOAD="false", KUBECONFIG="/nonexistent")
         self.assertEqual(p.returncode, 0, self.out(p))

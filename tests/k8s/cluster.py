@@ -20,6 +20,7 @@ import atexit
 import base64
 import json
 import os
+import shutil
 import ssl
 import subprocess
 import tempfile
@@ -105,7 +106,14 @@ class ControlPlane:
                 if state and _running(state):
                     cls._shared = cls(state, owned=False)
                 else:
-                    cls._shared = cls.start()
+                    try:
+                        cls._shared = cls.start()
+                    except (RuntimeError, OSError) as e:
+                        # Go (or openssl) missing on a developer's machine: skip; under CI: fail.
+                        if os.environ.get("CI", "").lower() == "true" or shutil.which("go"):
+                            raise
+                        import unittest
+                        raise unittest.SkipTest(f"no Kubernetes control plane (Go is missing): {e}") from None
                     atexit.register(cls._shared.stop)
             return cls._shared
 

@@ -117,6 +117,13 @@ class TestKubelet:
         with self.lock:
             for t in self.timers:
                 t.cancel()
+        stream = getattr(self, "stream", None)
+        if stream is not None:  # end the watch's blocking read now
+            try:
+                import socket
+                stream.fp.raw._sock.shutdown(socket.SHUT_RDWR)
+            except (AttributeError, OSError):
+                pass
         if self.thread:
             self.thread.join(5)
         if self.httpd:
@@ -152,6 +159,7 @@ class TestKubelet:
         req = urllib.request.Request(f"{self.cp.server}/api/v1/pods?{q}",
                                      headers={"Authorization": "Bearer " + self.cp.admin_token})
         with urllib.request.urlopen(req, context=self.cp.ssl, timeout=35) as r:
+            self.stream = r
             for line in r:
                 if self.stop_ev.is_set():
                     return rv

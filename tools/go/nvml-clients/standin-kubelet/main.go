@@ -6,7 +6,7 @@
 //
 //	{"event":"register","resource":"nvidia.com/gpu","endpoint":"nvidia-gpu.sock","preferred":true}
 //	{"event":"devices","resource":"nvidia.com/gpu","devices":[{"id":"GPU-...","health":"Healthy"}]}
-//	{"event":"preferred","resource":"nvidia.com/gpu","ids":["GPU-..."],"error":""}
+//	{"event":"preferred","resource":"nvidia.com/gpu","ids":["GPU-..."],"error":"","seconds":0.01}
 //	{"event":"allocate","resource":"nvidia.com/gpu","envs":{...},"device_paths":[...],"error":""}
 //
 // It exits after -duration (or on SIGTERM/SIGINT). Part of the real-client suite
@@ -36,7 +36,9 @@ var (
 	duration = flag.Duration("duration", 30*time.Second, "how long to run")
 	wait     = flag.Duration("wait", 2*time.Second, "delay between the first device list and GetPreferredAllocation")
 	size     = flag.Int("size", 2, "allocation size asked for (fewer when fewer devices are healthy)")
-	outMu    sync.Mutex
+	prefWait = flag.Duration("preferred-timeout", 10*time.Second, "how long to wait for GetPreferredAllocation "+
+		"(then Allocate gets the first devices of the list, as a kubelet does without a preference)")
+	outMu sync.Mutex
 )
 
 func emit(v map[string]any) {
@@ -120,14 +122,19 @@ func allocate(ctx context.Context, client api.DevicePluginClient, resource strin
 	if n == 0 {
 		return
 	}
-	pref, err := client.GetPreferredAllocation(ctx, &api.PreferredAllocationRequest{ContainerRequests: []*api.ContainerPreferredAllocationRequest{
+	pctx, pcancel := context.WithTimeout(ctx, *prefWait)
+	defer pcancel()
+	start := time.Now()
+	pref, err := client.GetPreferredAllocation(pctx, &api.PreferredAllocationRequest{ContainerRequests: []*api.ContainerPreferredAllocationRequest{
 		{AvailableDeviceIDs: healthy, AllocationSize: int32(n)}}})
 	ids := healthy[:n]
 	if err != nil {
-		fail(resource, "preferred", err)
+		emit(map[string]any{"event": "preferred", "resource": resource, "size": n, "error": err.Error(),
+			"seconds": time.Since(start).Seconds()})
 	} else {
 		ids = pref.ContainerResponses[0].DeviceIDs
-		emit(map[string]any{"event": "preferred", "resource": resource, "ids": ids, "size": n, "error": ""})
+		emit(map[string]any{"event": "preferred", "resource": resource, "ids": ids, "size": n, "error": "",
+			"seconds": time.Since(start).Seconds()})
 	}
 	resp, err := client.Allocate(ctx, &api.AllocateRequest{ContainerRequests: []*api.ContainerAllocateRequest{{DevicesIDs: ids}}})
 	if err != nil {

@@ -1,0 +1,1 @@
+// Empty: this package only pins nvml-wrapper (see Cargo.toml).
