@@ -75,7 +75,7 @@ def fault_gpu_lost(c, tap):
     # check names the lost GPU (gpu-lost).
     try:
         cond, t = wait_for("GPUValidated=False naming the lost GPU", lambda: (
-            c.condition().get("status") == "False" and c.condition()), 60)
+            c.condition().get("status") == "False" and c.condition()), 20)
         tap.figures["fault_gpu_lost_to_not_validated_s"] = round(time.monotonic() - t0, 1)
         tap.ok("lost" in cond.get("message", "") or "gpu-lost" in cond.get("reason", "").lower(),
                f"GPU lost: our validator re-validates and names it ({time.monotonic() - t0:.1f} s)", json.dumps(cond))
