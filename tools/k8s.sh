@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane for tests and local work: etcd, kube-apiserver and
-# kube-controller-manager (optionally kube-scheduler) built from Kubernetes' own code
+# kube-controller-manager (optionally kube-scheduler and KWOK) built from Kubernetes' own code
 # (tools/go/k8s-VERSION, tools/gotool.sh), on 127.0.0.1 with free ports, client certificates
 # and static tokens, the RBAC (and Node) authorizer and the default admission plugins
 # (PodSecurity included, plus NodeRestriction). Everything lives under one state folder.
@@ -28,6 +28,7 @@
 #   GV_K8S_PARENT_PID  stop everything (down) when this process is gone
 #   GV_K8S_MAX_LIFETIME stop everything after this many seconds (default 0: never)
 #   GV_K8S_APISERVER_ARGS extra kube-apiserver flags (space-separated)
+#   GV_K8S_KWOK_CONFIG KWOK's Stage/KwokConfiguration YAML (component kwok; default KWOK's own)
 #
 # `env` prints (and `up` writes to DIR/env) these variables:
 #   KUBECONFIG           DIR/admin.kubeconfig (client certificate, O=system:masters)
@@ -47,7 +48,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-usage() { sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+help_text() { sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
+usage() { help_text >&2; exit 2; }
 die() { echo "k8s.sh: $*" >&2; exit 1; }
 
 state_dir() { printf '%s\n' "${1:-${GV_K8S_STATE:-/tmp/gv-k8s-$(id -u)}}"; }
@@ -341,6 +343,6 @@ case $cmd in
   status) cmd_status "$@" ;;
   down) cmd_down "$@" ;;
   kubeconfig) cmd_kubeconfig "$@" ;;
-  -h|--help|help) usage ;;
+  -h|--help|help) help_text ;;
   *) usage ;;
 esac

@@ -169,10 +169,42 @@ class LeastPrivilege(unittest.TestCase):
                 self.assertEqual(got.get("reason"), "Forbidden", got)
                 self.assertIn(self.api.user, got.get("message", ""))
 
-    def test_another_nodes_patch_is_allowed_by_rbac(self):
-        """RBAC cannot scope a ClusterRole to the node a pod runs on (resourceNames would need
-        every node's name): patching another Node is allowed, as with upstream's validator role
-        and every node agent's.  docs/kubernetes.md says so; this test keeps that statement true."""
+    def pod_bound_token(self):
+        """The token the kubelet projects into the validator's pod on NODE (bound to that pod)."""
+        name = "validator-" + uuid.uuid4().hex[:6]
+        self.cp.api("POST", f"/api/v1/namespaces/{self.ns}/pods", {
+            "metadata": {"name": name}, "spec": {"nodeName": NODE, "serviceAccountName": self.api.service_account,
+                                                 "containers": [{"name": "c", "image": "x"}]}})
+        self.addCleanup(self.cp.request, "DELETE", f"/api/v1/namespaces/{self.ns}/pods/{name}",
+                        {"gracePeriodSeconds": 0})
+        return self.cp.pod_token(self.ns, self.api.service_account, name)
+
+    def test_another_nodes_patch_is_refused_by_the_charts_policy(self):
+        """RBAC cannot scope a ClusterRole to the node a pod runs on; the chart's
+        ValidatingAdmissionPolicy does: with the pod-bound token, the Node the pod runs on may
+        be patched (labels, status), another Node is 403."""
+        tok = self.pod_bound_token()
+        code, who = self.cp.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                                    {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}, token=tok)
+        self.assertEqual(who["status"]["userInfo"]["extra"]["authentication.kubernetes.io/node-name"], [NODE])
+        label = {"metadata": {"labels": {"nvidia.com/gpu.validated": "true"}}}
+        for path in (f"/api/v1/nodes/{NODE}", f"/api/v1/nodes/{NODE}/status"):
+            code, got = self.cp.request("PATCH", path, label, token=tok, query={"dryRun": "All"})
+            self.assertEqual(code, 200, got)
+
+        def refused():
+            c, g = self.cp.request("PATCH", f"/api/v1/nodes/{NODE}-other", label, token=tok, query={"dryRun": "All"})
+            return (c, g) if c == 403 else None
+        code, got = self.cp.wait(refused, "the chart's ValidatingAdmissionPolicy to apply", timeout=30)
+        self.assertEqual(got["reason"], "Forbidden", got)
+        self.assertIn(f"may change only the Node its pod runs on ({NODE}), not {NODE}-other", got["message"])
+        code, got = self.cp.request("PATCH", f"/api/v1/nodes/{NODE}-other/status", label, token=tok,
+                                    query={"dryRun": "All"})
+        self.assertEqual(code, 403, got)
+
+    def test_a_token_not_bound_to_a_pod_is_left_to_rbac(self):
+        """Without the pod's node in the token (not projected into a pod), only RBAC applies: the
+        ClusterRole's node patch covers every Node.  docs/kubernetes.md says so."""
         code, got = self.as_sa("PATCH", f"/api/v1/nodes/{NODE}-other", {"metadata": {"labels": {"x": "y"}}},
                                query={"dryRun": "All"})
         self.assertEqual(code, 200, got)

@@ -231,10 +231,12 @@ class ControlPlane:
                "ResourceSlice": "resourceslices", "PriorityClass": "priorityclasses",
                "RuntimeClass": "runtimeclasses", "MutatingAdmissionPolicy": "mutatingadmissionpolicies",
                "MutatingAdmissionPolicyBinding": "mutatingadmissionpolicybindings",
-               "CustomResourceDefinition": "customresourcedefinitions"}
+               "CustomResourceDefinition": "customresourcedefinitions",
+               "ValidatingAdmissionPolicy": "validatingadmissionpolicies",
+               "ValidatingAdmissionPolicyBinding": "validatingadmissionpolicybindings"}
     _CLUSTER = {"ClusterRole", "ClusterRoleBinding", "Namespace", "Node", "ResourceSlice", "PriorityClass",
                 "RuntimeClass", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-                "CustomResourceDefinition"}
+                "CustomResourceDefinition", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"}
 
     def collection_path(self, obj):
         gv, kind = obj["apiVersion"], obj["kind"]
@@ -258,6 +260,16 @@ class ControlPlane:
             spec["audiences"] = audiences
         tr = self.api("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts/{service_account}/token",
                       {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec})
+        return tr["status"]["token"]
+
+    def pod_token(self, namespace, service_account, pod, seconds=3600):
+        """A TokenRequest token of @service_account bound to Pod @pod (as the kubelet projects it
+        into the pod): kube-apiserver adds the pod's node to the user's extra info."""
+        p = self.api("GET", f"/api/v1/namespaces/{namespace}/pods/{pod}")
+        tr = self.api("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts/{service_account}/token",
+                      {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                       "spec": {"expirationSeconds": seconds, "boundObjectRef": {
+                           "kind": "Pod", "apiVersion": "v1", "name": pod, "uid": p["metadata"]["uid"]}}})
         return tr["status"]["token"]
 
     def kubeconfig(self, path, token=None, namespace="default", server=None, ca=True):

@@ -60,8 +60,11 @@ class RealApi:
         self.cp.api("POST", f"/api/v1/namespaces/{self.namespace}/serviceaccounts",
                     {"metadata": {"name": "nvidia-operator-validator"}})
         for obj in self.rbac_objects:
-            obj = json.loads(json.dumps(obj))
-            if obj["kind"] not in ("ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"):
+            # The chart's access objects, its user name moved to our namespace (the policy names it).
+            obj = json.loads(json.dumps(obj).replace(f"system:serviceaccount:{RENDER_NS}:",
+                                                     f"system:serviceaccount:{self.namespace}:"))
+            if obj["kind"] not in ("ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding",
+                                   "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"):
                 continue
             # Objects rendered into the release's namespace move to ours; others (the Events Role
             # in default) stay where the chart puts them.
@@ -76,7 +79,7 @@ class RealApi:
                 if s.get("kind") == "ServiceAccount":
                     s["namespace"] = self.namespace
             self.cp.apply(obj)
-            if obj["kind"].startswith("Cluster"):
+            if obj["kind"].startswith(("Cluster", "ValidatingAdmission")):
                 self.cluster_objects.append(self.cp.collection_path(obj) + "/" + obj["metadata"]["name"])
         self.token = (self.cp.token(self.namespace, self.service_account) if self.service_account
                       else self.cp.admin_token)
