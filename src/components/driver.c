@@ -237,6 +237,14 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
 static int driver_not_found(const gv_config_t *cfg, const char *host, const char *ctr, const char *tried,
                             gv_error_t **err)
 {
+        /* A driver root whose mount source was deleted stays empty: waiting cannot help. */
+        _cleanup_free_ char *gone = NULL;
+        if (gv_mount_source_deleted(ctr, &gone) > 0)
+                return gv_error_set(err, ENOENT, GV_REASON_MOUNT_DELETED,
+                                    "DRIVER_INSTALL_DIR_CTR_PATH=%s: mount source deleted (mountinfo shows its root "
+                                    "as %s): the driver container's folder was removed on the host after this "
+                                    "container started, so it stays empty here",
+                                    ctr, gone);
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  GV_DRIVER_CTR_READY_FILE);
         _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
