@@ -73,6 +73,9 @@ static const struct {
         [GV_REASON_DRA_GPUS_MISSING] = { "dra-gpus-missing",
                 "the NVIDIA DRA driver's ResourceSlices list fewer GPUs than NVML sees: check the kubelet plugin's "
                 "log and its GPU selection (the GPUs named above are not allocatable)", true },
+        [GV_REASON_MOUNT_DELETED] = { "mount-source-deleted",
+                "the folder this container mounted was removed on the host (the driver container was replaced); "
+                "its mount never comes back: restart this pod to mount the new one", false },
 };
 
 const char *gv_reason_name(gv_reason_t reason)

@@ -50,6 +50,7 @@ typedef enum gv_reason {
         GV_REASON_GPU_MISSING,           /* NVML sees fewer GPUs than expected (--expected-gpus or the PCI bus) */
         GV_REASON_DRA_DRIVER_NOT_READY,  /* DRA mode: no complete ResourceSlice of gpu.nvidia.com for this node */
         GV_REASON_DRA_GPUS_MISSING,      /* DRA mode: the driver's ResourceSlices publish fewer GPUs than NVML sees */
+        GV_REASON_MOUNT_DELETED,         /* a driver root is a mount whose source was deleted on the host */
         GV_REASON__MAX
 } gv_reason_t;
 

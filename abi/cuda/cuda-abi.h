@@ -117,6 +117,9 @@ typedef enum CUfunction_attribute_enum {
         CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
 } CUfunction_attribute;
 
+/* cuOccupancyMaxPotentialBlockSize's callback: dynamic shared memory for a block size. */
+typedef size_t (*CUoccupancyB2DSize)(int blockSize);
+
 /* cuDevicePrimaryCtxSetFlags / cuCtxCreate scheduling flags (CUctx_flags). */
 #define CU_CTX_SCHED_AUTO 0x00
 #define CU_CTX_SCHED_SPIN 0x01
@@ -331,6 +334,7 @@ typedef enum CUdevice_attribute_enum {
         X(cuDeviceComputeCapability, (int *major, int *minor, CUdevice dev))                                  \
         X(cuDeviceGetPCIBusId, (char *pciBusId, int len, CUdevice dev))                                       \
         X(cuDeviceGetByPCIBusId, (CUdevice *dev, const char *pciBusId))                                       \
+        X(cuDeviceCanAccessPeer, (int *canAccessPeer, CUdevice dev, CUdevice peerDev))                        \
         X(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))                                          \
         X(cuDevicePrimaryCtxRelease, (CUdevice dev))                                                          \
         X(cuDevicePrimaryCtxRelease_v2, (CUdevice dev))                                                       \
@@ -367,6 +371,9 @@ typedef enum CUdevice_attribute_enum {
         X(cuModuleGetFunction, (CUfunction *hfunc, CUmodule hmod, const char *name))                          \
         X(cuModuleGetGlobal_v2, (CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name))          \
         X(cuFuncGetAttribute, (int *pi, CUfunction_attribute attrib, CUfunction hfunc))                       \
+        X(cuOccupancyMaxPotentialBlockSize, (int *minGridSize, int *blockSize, CUfunction func,              \
+                                             CUoccupancyB2DSize blockSizeToDynamicSMemSize,                   \
+                                             size_t dynamicSMemSize, int blockSizeLimit))                     \
         X(cuLibraryLoadData, (CUlibrary *library, const void *code, CUjit_option *jitOptions,                 \
                               void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, \
                               void **libraryOptionValues, unsigned int numLibraryOptions))                    \

@@ -16,9 +16,6 @@
 static __thread struct CUctx_st *ctx_stack[STACK_MAX];
 static __thread int ctx_depth;
 
-/* Contexts cuCtxCreate made and not yet destroyed, for handle checks. */
-static struct CUctx_st *created[256];
-
 struct CUctx_st *current_ctx(void)
 {
         return ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
@@ -44,8 +41,8 @@ bool ctx_ok(const struct CUctx_st *ctx)
                 return false;
         if (is_primary(ctx))
                 return ctx->device < S.n;
-        for (size_t i = 0; i < sizeof(created) / sizeof(created[0]); i++)
-                if (created[i] == ctx)
+        for (size_t i = 0; i < MAX_CONTEXTS; i++)
+                if (S.created[i] == ctx)
                         return true;
         return false;
 }
@@ -125,16 +122,16 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
         if (r != CUDA_SUCCESS)
                 return leave(r);
         size_t slot = 0;
-        while (slot < sizeof(created) / sizeof(created[0]) && created[slot])
+        while (slot < MAX_CONTEXTS && S.created[slot])
                 slot++;
-        if (slot == sizeof(created) / sizeof(created[0]))
+        if (slot == MAX_CONTEXTS)
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         struct CUctx_st *c = calloc(1, sizeof(*c));
         if (!c)
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         c->device = dev;
         c->flags = flags;
-        created[slot] = c;
+        S.created[slot] = c;
         /* the new context is pushed onto the calling thread's stack */
         if (ctx_depth < STACK_MAX)
                 ctx_stack[ctx_depth++] = c;
@@ -177,9 +174,9 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
                         ctx_depth--;
                         i--;
                 }
-        for (size_t i = 0; i < sizeof(created) / sizeof(created[0]); i++)
-                if (created[i] == ctx)
-                        created[i] = NULL;
+        for (size_t i = 0; i < MAX_CONTEXTS; i++)
+                if (S.created[i] == ctx)
+                        S.created[i] = NULL;
         free(ctx);
         return leave(CUDA_SUCCESS);
 }

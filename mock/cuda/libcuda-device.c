@@ -120,6 +120,11 @@ int max_shared_per_block_optin(int dev)
         return arch_of(dev)->shared_optin;
 }
 
+int max_threads_per_sm(int dev)
+{
+        return arch_of(dev)->threads_per_sm;
+}
+
 /*
  * Attributes every GPU the profiles describe (compute capability 7.5 and
  * later, Linux, no display) answers with the same value: the limits of the
@@ -333,6 +338,16 @@ CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
                         return leave(CUDA_SUCCESS);
                 }
         return leave(CUDA_ERROR_INVALID_DEVICE);
+}
+
+CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+        ENTER_DEV_ARGS(!canAccessPeer, dev);
+        if (peerDev < 0 || peerDev >= S.n)
+                return leave(CUDA_ERROR_INVALID_DEVICE);
+        /* the GPUs of one node reach each other (NVLink or PCIe peer to peer); a GPU is no peer of itself */
+        *canAccessPeer = dev != peerDev;
+        return leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)

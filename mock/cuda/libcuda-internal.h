@@ -29,6 +29,8 @@
 #define EXPORT __attribute__((visibility("default")))
 
 #define MAX_DEVICES 64
+#define MAX_CONTEXTS 256   /* contexts cuCtxCreate made and not yet destroyed */
+#define MAX_HANDLES 4096   /* live streams, and live events */
 
 /* One CUDA device: a full GPU or a MIG device, as NVML reports it. */
 typedef struct mock_dev {
@@ -110,6 +112,10 @@ struct mock_cuda_state {
         struct CUctx_st primary[MAX_DEVICES];
         int primary_refs[MAX_DEVICES];
         alloc_t *allocs;
+        /* live handles the library made, for the checks of the calls that take them */
+        struct CUctx_st *created[MAX_CONTEXTS];
+        struct CUstream_st *streams[MAX_HANDLES];
+        struct CUevent_st *events[MAX_HANDLES];
 };
 
 /* The state, under the short name every entry point uses. */
@@ -200,7 +206,8 @@ bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* stream_ok - whether @s is NULL, a special handle, or a live stream of the current context (libcuda-stream.c). */
 bool stream_ok(CUstream s);
 
-/* arch_limits - the per-architecture limits cuLaunchKernel checks (libcuda-device.c). */
+/* The per-architecture limits of device @dev: shared memory a block may opt in to (bytes), threads a multiprocessor holds (libcuda-device.c). */
 int max_shared_per_block_optin(int dev);
+int max_threads_per_sm(int dev);
 
 #endif

@@ -319,6 +319,35 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
         return leave(CUDA_SUCCESS);
 }
 
+/*
+ * The block size that keeps a multiprocessor fullest, and the grid that fills the device with it
+ * ("Occupancy"): the largest multiple of 32 up to @blockSizeLimit (1024 when 0) whose shared
+ * memory (static, plus the callback's or @dynamicSMemSize) fits a block; registers are not
+ * modelled (the interpreter has as many as a kernel declares).
+ */
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                          CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
+                                          int blockSizeLimit)
+{
+        if (!minGridSize || !blockSize || !func || blockSizeLimit < 0)
+                return CUDA_ERROR_INVALID_VALUE;
+        ENTER_CTX();
+        int dev = func->module->ctx->device, limit = blockSizeLimit && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+        size_t fixed = gv_ptx_func_shared(func->ptx), cap = (size_t) max_shared_per_block_optin(dev);
+        int best = 0;
+        for (int b = limit / 32 * 32; b >= 32 && !best; b -= 32) {
+                size_t dyn = blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(b) : dynamicSMemSize;
+                if (fixed + dyn <= cap)
+                        best = b;
+        }
+        if (!best)
+                return leave(CUDA_ERROR_INVALID_VALUE);
+        int per_sm = max_threads_per_sm(dev) / best;
+        *blockSize = best;
+        *minGridSize = (int) S.devs[dev].sms * (per_sm ? per_sm : 1);
+        return leave(CUDA_SUCCESS);
+}
+
 /* ------------------------------------------------------------------ */
 /* libraries (context-independent modules, CUDA 12.0)                  */
 

@@ -13,11 +13,6 @@
 
 #include "mock/cuda/libcuda-internal.h"
 
-/* Live streams and events of this process, for handle checks (guarded by S.lock). */
-#define MAX_HANDLES 4096
-static struct CUstream_st *streams[MAX_HANDLES];
-static struct CUevent_st *events[MAX_HANDLES];
-
 static uint64_t now_ns(void)
 {
         struct timespec ts;
@@ -57,7 +52,7 @@ static bool tracked(void *const *table, const void *p)
 
 bool stream_ok(CUstream s)
 {
-        return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || tracked((void *const *) streams, s);
+        return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || tracked((void *const *) S.streams, s);
 }
 
 CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
@@ -66,7 +61,7 @@ CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int 
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
         struct CUstream_st *s = calloc(1, sizeof(*s));
-        if (!s || !track((void **) streams, s)) {
+        if (!s || !track((void **) S.streams, s)) {
                 free(s);
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
@@ -85,7 +80,7 @@ CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 CUresult cuStreamDestroy_v2(CUstream hStream)
 {
         ENTER();
-        if (!untrack((void **) streams, hStream))
+        if (!untrack((void **) S.streams, hStream))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         free(hStream);
         return leave(CUDA_SUCCESS);
@@ -96,7 +91,7 @@ CUresult cuStreamSynchronize(CUstream hStream)
         ENTER();
         if (!stream_ok(hStream))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
-        struct CUctx_st *c = hStream && tracked((void *const *) streams, hStream) ? hStream->ctx : current_ctx();
+        struct CUctx_st *c = hStream && tracked((void *const *) S.streams, hStream) ? hStream->ctx : current_ctx();
         if (!c)
                 return leave(CUDA_ERROR_INVALID_CONTEXT);
         return leave(check_alive(c->device, c));
@@ -114,7 +109,7 @@ CUresult cuStreamQuery(CUstream hStream)
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
         ENTER();
-        if (!stream_ok(hStream) || !tracked((void *const *) events, hEvent))
+        if (!stream_ok(hStream) || !tracked((void *const *) S.events, hEvent))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         return leave(Flags & ~1u ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
 }
@@ -125,7 +120,7 @@ CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
         struct CUevent_st *e = calloc(1, sizeof(*e));
-        if (!e || !track((void **) events, e)) {
+        if (!e || !track((void **) S.events, e)) {
                 free(e);
                 return leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
@@ -137,7 +132,7 @@ CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 CUresult cuEventDestroy_v2(CUevent hEvent)
 {
         ENTER();
-        if (!untrack((void **) events, hEvent))
+        if (!untrack((void **) S.events, hEvent))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         free(hEvent);
         return leave(CUDA_SUCCESS);
@@ -146,7 +141,7 @@ CUresult cuEventDestroy_v2(CUevent hEvent)
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
         ENTER();
-        if (!tracked((void *const *) events, hEvent) || !stream_ok(hStream))
+        if (!tracked((void *const *) S.events, hEvent) || !stream_ok(hStream))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         hEvent->recorded = true;
         hEvent->ns = now_ns();
@@ -156,7 +151,7 @@ CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 CUresult cuEventSynchronize(CUevent hEvent)
 {
         ENTER();
-        if (!tracked((void *const *) events, hEvent))
+        if (!tracked((void *const *) S.events, hEvent))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         return leave(hEvent->ctx->sticky);
 }
@@ -164,7 +159,7 @@ CUresult cuEventSynchronize(CUevent hEvent)
 CUresult cuEventQuery(CUevent hEvent)
 {
         ENTER();
-        if (!tracked((void *const *) events, hEvent))
+        if (!tracked((void *const *) S.events, hEvent))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         return leave(hEvent->ctx->sticky);
 }
@@ -174,7 +169,7 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
         if (!pMilliseconds)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        if (!tracked((void *const *) events, hStart) || !tracked((void *const *) events, hEnd))
+        if (!tracked((void *const *) S.events, hStart) || !tracked((void *const *) S.events, hEnd))
                 return leave(CUDA_ERROR_INVALID_HANDLE);
         if ((hStart->flags | hEnd->flags) & CU_EVENT_DISABLE_TIMING)
                 return leave(CUDA_ERROR_INVALID_HANDLE);

@@ -129,7 +129,7 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
         c->with_workload = true;
         c->sleep_interval_s = 5;
         c->max_backoff_s = 60;
-        c->max_wait_s = 0;
+        c->max_wait_s = GV_DEFAULT_MAX_WAIT_S; /* bounded; MAX_WAIT_SECONDS=0: forever, as upstream */
         c->dev_node_wait_s = 30;
         c->run_nvidia_smi = true;
         c->pod_timeout_s = 300;
@@ -427,8 +427,8 @@ void gv_options_help_validation(FILE *f)
                 "  --no-nvidia-smi          do not run nvidia-smi, NVML only (NO_NVIDIA_SMI)\n"
                 "  --strict                 nvidia-smi's infoROM warning (exit 14) fails the check (STRICT)\n"
                 "  --wait / --no-wait       retry failures that can go away (WITH_WAIT)\n"
-                "  --max-wait SECONDS       give up retrying after this long; 0 = no bound\n"
-                "                           (MAX_WAIT_SECONDS, default 0)\n"
+                "  --max-wait SECONDS       give up retrying after this long; 0 = no bound, as upstream\n"
+                "                           (MAX_WAIT_SECONDS, default " GV_DEFAULT_MAX_WAIT_S_TEXT ")\n"
                 "  --sleep-interval SECONDS first retry delay, doubling after each try\n"
                 "                           (SLEEP_INTERVAL_SECONDS, default 5)\n"
                 "  --max-backoff SECONDS    longest delay between tries (MAX_BACKOFF_SECONDS, default 60)\n"

@@ -19,6 +19,14 @@
 #include "markers/markers.h"
 
 /*
+ * The default bound of the retries (--max-wait / MAX_WAIT_SECONDS), seconds: a wait for something
+ * that never comes (a deleted mount, a driver container that never starts) ends and says so;
+ * MAX_WAIT_SECONDS=0 keeps upstream's "forever".
+ */
+#define GV_DEFAULT_MAX_WAIT_S 900
+#define GV_DEFAULT_MAX_WAIT_S_TEXT "900"
+
+/*
  * Everything a component needs, filled by the CLI from flags and the
  * upstream environment variables (names in comments; see
  * shared/reference/upstream-compat.md).  Strings are borrowed; lists are

@@ -48,6 +48,20 @@ void gv_cfg_logf(const gv_config_t *cfg, gv_log_level_t level, const char *compo
 int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t **err);
 
 /*
+ * gv_mountinfo_deleted - whether the mountinfo text @text (proc(5)) has a mount on @mount_point
+ * (an absolute path without escapes; the last mount on it wins) whose root ends in "//deleted":
+ * its source folder was removed.  1 with *root (may be NULL; heap, the caller frees) the root
+ * as shown, 0 when not, -ENOMEM.  Pure: for tests and fuzzing.
+ */
+int gv_mountinfo_deleted(const char *text, const char *mount_point, char **root);
+
+/*
+ * gv_mount_source_deleted - gv_mountinfo_deleted() of /proc/self/mountinfo for @path (resolved
+ * with realpath()).  0 when @path is absent or /proc cannot be read.
+ */
+int gv_mount_source_deleted(const char *path, char **root);
+
+/*
  * gv_root_find - look for the regular file @name in each folder of @dirs
  * (paths inside @root), resolved with gv_root_resolve().  Every path tried is
  * appended to @tried (may be NULL) as "\n  <root><dir>/<name>: <why>".

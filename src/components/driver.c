@@ -217,6 +217,14 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 *out = loc;
                 return 0;
         }
+        /* A driver root whose mount source was deleted stays empty: waiting cannot help. */
+        _cleanup_free_ char *gone = NULL;
+        if (gv_mount_source_deleted(ctr, &gone) > 0)
+                return gv_error_set(err, ENOENT, GV_REASON_MOUNT_DELETED,
+                                    "DRIVER_INSTALL_DIR_CTR_PATH=%s: mount source deleted (mountinfo shows its root "
+                                    "as %s): the driver container's folder was removed on the host after this "
+                                    "container started, so it stays empty here",
+                                    ctr, gone);
         /*
          * Nothing anywhere.  Upstream waits for the driver container: until it
          * has written .driver-ctr-ready, an empty driver root (the folder the

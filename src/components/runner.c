@@ -301,8 +301,14 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 }
                 if (deadline >= 0 && now + delay_ms > deadline)
                         delay_ms = deadline - now; /* one last attempt right at the deadline */
-                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, reason, "attempt %u: %s; retrying in %.1f s", attempt, err->msg,
-                            (double) delay_ms / 1000.0);
+                if (deadline >= 0)
+                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, reason,
+                                    "attempt %u: %s; retrying in %.1f s (gives up after %u s (MAX_WAIT_SECONDS))",
+                                    attempt, err->msg, (double) delay_ms / 1000.0, cfg->max_wait_s);
+                else
+                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, reason,
+                                    "attempt %u: %s; retrying in %.1f s (no time limit: MAX_WAIT_SECONDS=0)", attempt,
+                                    err->msg, (double) delay_ms / 1000.0);
                 if (gv_sleep_ms(delay_ms, cfg->stop) < 0) {
                         status = gv_error_set(&err, EINTR, GV_REASON_INTERRUPTED,
                                               "interrupted while waiting to retry after attempt %u", attempt);

@@ -220,12 +220,26 @@ static void scan_spec(cdi_scan_t *sc, const char *path)
         gv_cdi_spec_clear(&spec);
 }
 
+/*
+ * Print on @f the path actually looked at for @path inside @root: "<root>/<path> (<path> under the
+ * host root)", or @path itself when the root is "/".
+ */
+static void print_under_root(FILE *f, const char *root, const char *path)
+{
+        if (!root || strcmp(root, "/") == 0)
+                fputs(path, f);
+        else
+                fprintf(f, "%s%s%s (%s under the host root)", root, path[0] == '/' ? "" : "/", path, path);
+}
+
 /* Reads every spec in the CDI folder @d (inside the root); sets *any_dir when the folder exists. */
 static void scan_dir(cdi_scan_t *sc, const char *d, bool *any_dir)
 {
         _cleanup_free_ char *dir = NULL;
         if (gv_root_resolve(sc->root, d, &dir, NULL) < 0) {
-                fprintf(sc->tried, "\n  CDI folder %s: absent", d);
+                fputs("\n  CDI folder ", sc->tried);
+                print_under_root(sc->tried, sc->root, d);
+                fputs(": absent", sc->tried);
                 return;
         }
         struct dirent **ents = NULL;
@@ -355,7 +369,9 @@ static bool runtime_binary_installed(const char *root, const char *text, FILE *t
                 struct stat st;
                 if (gv_root_resolve(root, path, &host, NULL) == 0 && stat(host, &st) == 0 && S_ISREG(st.st_mode))
                         return true;
-                fprintf(tried, "\n  runtime binary %s: absent", path);
+                fputs("\n  runtime binary ", tried);
+                print_under_root(tried, root, path);
+                fputs(": absent", tried);
         }
         if (named)
                 return false;

@@ -149,6 +149,7 @@ static void test_reason_names_are_stable(void **state)
                 { GV_REASON_GPU_MISSING, "gpu-missing" },
                 { GV_REASON_DRA_DRIVER_NOT_READY, "dra-driver-not-ready" },
                 { GV_REASON_DRA_GPUS_MISSING, "dra-gpus-missing" },
+                { GV_REASON_MOUNT_DELETED, "mount-source-deleted" },
         };
         assert_int_equal(GV_ARRAY_SIZE(want), GV_REASON__MAX);
         for (size_t i = 0; i < GV_ARRAY_SIZE(want); i++)

@@ -225,7 +225,10 @@ static void test_runtime_containerd_configured(void **state)
                  "  [plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia.options]\n"
                  "    BinaryName = \"/usr/local/nvidia/toolkit/nvidia-container-runtime\"\n",
                  0644);
-        expect_fail(w, GV_REASON_TOOLKIT, "nvidia-container-runtime: absent");
+        /* the binary actually looked for, under the host root */
+        expect_fail(w, GV_REASON_TOOLKIT,
+                    "/usr/local/nvidia/toolkit/nvidia-container-runtime "
+                    "(/usr/local/nvidia/toolkit/nvidia-container-runtime under the host root): absent");
         th_write(w->host, "usr/local/nvidia/toolkit/nvidia-container-runtime", "#!/bin/sh\n", 0755);
         expect_ok(w, "runtime");
         assert_non_null(strstr(gv_kvlist_get(&w->res.facts, "TOOLKIT_SOURCE"), "config.toml"));
