@@ -73,6 +73,9 @@ static const struct {
         [GV_REASON_DRA_GPUS_MISSING] = { "dra-gpus-missing",
                 "the NVIDIA DRA driver's ResourceSlices list fewer GPUs than NVML sees: check the kubelet plugin's "
                 "log and its GPU selection (the GPUs named above are not allocatable)", true },
+        [GV_REASON_MOUNT_DELETED] = { "mount-source-deleted",
+                "the folder this container mounted was removed on the host (the driver container was replaced); "
+                "its mount never comes back: restart this pod to mount the new one", false },
 };
 
 const char *gv_reason_name(gv_reason_t reason)
@@ -131,6 +134,11 @@ int gv_error_set(gv_error_t **err, int errnum, gv_reason_t reason, const char *f
         int r = gv_error_setv(err, errnum, reason, fmt, ap);
         va_end(ap);
         return r;
+}
+
+int gv_error_oom(gv_error_t **err)
+{
+        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 }
 
 int gv_error_prefix(gv_error_t **err, const char *fmt, ...)

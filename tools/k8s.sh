@@ -29,6 +29,7 @@
 #   GV_K8S_MAX_LIFETIME stop everything after this many seconds (default 0: never)
 #   GV_K8S_APISERVER_ARGS extra kube-apiserver flags (space-separated)
 #   GV_K8S_KWOK_CONFIG KWOK's Stage/KwokConfiguration YAML (component kwok; default KWOK's own)
+#   GV_K8S_KWOK_LEASE_SECONDS  the fake nodes' lease duration (default 40; renewed every quarter)
 #
 # `env` prints (and `up` writes to DIR/env) these variables:
 #   KUBECONFIG           DIR/admin.kubeconfig (client certificate, O=system:masters)
@@ -255,7 +256,7 @@ cmd_up() {
         [ -z "${GV_K8S_KWOK_CONFIG:-}" ] || kw_args+=(--config="$GV_K8S_KWOK_CONFIG")
         start_bg "$d" "$c" "$kwok_bin" --kubeconfig="$d/kwok.kubeconfig" --manage-all-nodes=false \
           --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake --node-ip=127.0.0.1 \
-          --node-lease-duration-seconds=40 --server-address=127.0.0.1:"$kwok_port" "${kw_args[@]}"
+          --node-lease-duration-seconds="${GV_K8S_KWOK_LEASE_SECONDS:-40}" --server-address=127.0.0.1:"$kwok_port" "${kw_args[@]}"
         wait_for "$d" "$c" 60 curl -sf "http://127.0.0.1:$kwok_port/healthz" ;;
       '') ;;
       *) die "unknown component '$c' in GV_K8S_COMPONENTS" ;;

@@ -203,7 +203,7 @@ class Chart(unittest.TestCase):
             self.assertNotIn("args", c)
             self.assertEqual(env["COMPONENT"], name)
             self.assertEqual(env["WITH_WAIT"], "true" if name == "driver" else "false")
-            self.assertEqual(env["MAX_WAIT_SECONDS"], "0")
+            self.assertEqual(env["MAX_WAIT_SECONDS"], "900")  # bounded by default
             self.assertEqual(env["SLEEP_INTERVAL_SECONDS"], "5")
             self.assertEqual(env["LOG_FORMAT"], "text")
             self.assertEqual(env["NODE_NAME"], {"fieldRef": {"fieldPath": "spec.nodeName"}})
@@ -601,6 +601,69 @@ def command_lines(docs):
                 elif argv and argv[0] == "gpu-validator":
                     found.append((c["name"], env_of(c), argv))
     return found
+
+
+class ChartValues(unittest.TestCase):
+    """values.schema.json refuses bad values at `helm template`; the pod-level knobs of common charts."""
+
+    def template(self, *sets):
+        args = ["template", "rel", CHART, "--namespace", "gpu-ops"]
+        for v in sets:
+            args += ["--set", v]
+        return helm_run(*args)
+
+    def test_schema_refuses_bad_values(self):
+        for bad, what in ((["metrics.port=70000"], "port"), (["metrics.port=0"], "port"),
+                          (["mock.gpus=65"], "gpus"), (["mock.gpus=-1"], "gpus"),
+                          (["image.repository="], "repository"), (["image.pullPolicy=Sometimes"], "pullPolicy"),
+                          (["resources.limits.cpu=lots"], "cpu"), (["resources.requests.memory=1 GB"], "memory"),
+                          (["resources.limits=foo"], "limits"), (["maxWaitSeconds=-5"], "maxWaitSeconds"),
+                          (["logFormat=xml"], "logFormat"), (["plugin.migStrategy=some"], "migStrategy"),
+                          (["mock.deviceNodes=pipes"], "deviceNodes"), (["podAnnotations=x"], "podAnnotations")):
+            with self.subTest(bad=bad):
+                p = self.template(*bad)
+                self.assertNotEqual(p.returncode, 0, f"{bad} rendered")
+                self.assertIn("values don't meet the specifications of the schema", p.stderr)
+                self.assertIn(what, p.stderr)
+        for good in (["metrics.port=9400"], ["mock.gpus=64"], ["resources.limits.cpu=500m",
+                     "resources.requests.memory=64Mi"], ["resources.limits.cpu=1"], ["image.tag=1.2.3"]):
+            with self.subTest(good=good):
+                p = self.template(*good)
+                self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_empty_pod_annotations_render_no_null(self):
+        p = self.template()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("annotations: null", p.stdout)
+        self.assertNotRegex(p.stdout, r"(?m)^\s+annotations:\s*$")
+        ds = validator(render())
+        self.assertNotIn("annotations", ds["spec"]["template"]["metadata"])
+        ds = validator(render(sets=["podAnnotations.a=b"]))
+        self.assertEqual(ds["spec"]["template"]["metadata"]["annotations"], {"a": "b"})
+
+    def test_pod_security_context_update_strategy_service_account(self):
+        docs = render()
+        ds = validator(docs)
+        self.assertEqual(ds["spec"]["updateStrategy"], {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}})
+        self.assertNotIn("securityContext", ds["spec"]["template"]["spec"])
+        self.assertEqual(len(by_kind(docs, "ServiceAccount")), 1)
+        docs = render(sets=["podSecurityContext.fsGroup=2000", "podSecurityContext.seccompProfile.type=RuntimeDefault",
+                            "updateStrategy.rollingUpdate.maxUnavailable=25%", "serviceAccount.create=false",
+                            "serviceAccount.name=existing"])
+        ds = validator(docs)
+        self.assertEqual(ds["spec"]["template"]["spec"]["securityContext"],
+                         {"fsGroup": 2000, "seccompProfile": {"type": "RuntimeDefault"}})
+        self.assertEqual(ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"], "25%")
+        self.assertEqual(by_kind(docs, "ServiceAccount"), [])
+        self.assertEqual(ds["spec"]["template"]["spec"]["serviceAccountName"], "existing")
+        for rb in by_kind(docs, "RoleBinding") + by_kind(docs, "ClusterRoleBinding"):
+            self.assertEqual(rb["subjects"][0]["name"], "existing")
+        docs = render(sets=["serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::1:role/x"])
+        sa = by_kind(docs, "ServiceAccount")[0]
+        self.assertEqual(sa["metadata"]["annotations"], {"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/x"})
+        p = self.template("serviceAccount.create=false")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("serviceAccount.name", p.stderr)
 
 
 class CommandLines(unittest.TestCase):

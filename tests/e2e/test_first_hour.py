@@ -6,6 +6,7 @@ output of its command."""
 import fcntl
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -319,3 +320,72 @@ class TestUpgradeFromUpstream(gvtest.TempDirTestCase):
         self.assertRegex(p.stdout, r"(?m)^driver-ready\s+ready")
         self.assertRegex(p.stdout, r"(?m)^toolkit-ready\s+ready")
         self.assertNotIn("foreign", p.stdout)
+
+
+class TestBoundedDriverWait(gvtest.TempDirTestCase):
+    def empty_roots(self):
+        empty = self.path("empty")
+        os.makedirs(empty, exist_ok=True)
+        return ["-o", self.path("status"), "--host-root", empty]
+
+    def test_wait_is_bounded_by_default(self):
+        # no MAX_WAIT_SECONDS: the retries say when they give up (a bound, not forever)
+        drv = self.path("driver")
+        os.makedirs(drv)
+        p = subprocess.Popen([gvtest.GV, "-c", "driver", *self.empty_roots(), "--driver-install-dir", drv,
+                              "--driver-install-dir-ctr-path", drv, "-w", "-s", "1"],
+                             env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = ""
+            while "retrying in" not in line:
+                more = p.stderr.readline()
+                if not more:
+                    break
+                line = more
+        finally:
+            p.terminate()
+            p.communicate(timeout=30)
+        self.assertIn("retrying in", line)
+        self.assertIn("gives up after 900 s (MAX_WAIT_SECONDS)", line)
+        p = gvtest.run(["run", "--help"], check=0)
+        self.assertIn("(MAX_WAIT_SECONDS, default 900", p.stdout)
+        # 0 still means upstream's forever, and says so
+        p = gvtest.run(["-c", "driver", *self.empty_roots(), "--driver-install-dir", drv,
+                        "--driver-install-dir-ctr-path", drv, "-w", "-s", "1"], check=3,
+                       env=gvtest.clean_env(MAX_WAIT_SECONDS="2"))
+        self.assertIn("gives up after 2 s", p.stderr)
+
+    def test_mount_source_deleted_is_said_at_once(self):
+        if os.getuid() != 0 or not shutil.which("unshare"):
+            self.skipTest("needs root and unshare for a mount namespace")
+        src, tgt = self.path("src"), self.path("tgt")
+        os.makedirs(src)
+        os.makedirs(tgt)
+        script = ('mount --bind "$1" "$2" && rmdir "$1" && shift 2 && exec "$@"')
+        t0 = time.monotonic()
+        p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", src, tgt,
+                            gvtest.GV, "-c", "driver", *self.empty_roots(), "--driver-install-dir", tgt,
+                            "--driver-install-dir-ctr-path", tgt, "-w", "-s", "1"],
+                           env=gvtest.clean_env(), capture_output=True, text=True, timeout=60)
+        self.assertLess(time.monotonic() - t0, 30)
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("mount-source-deleted", p.stdout)
+        self.assertIn(f"DRIVER_INSTALL_DIR_CTR_PATH={tgt}: mount source deleted", p.stdout)
+        self.assertNotIn("retrying", p.stderr)
+
+
+class TestToolkitNamesWhatItRead(gvtest.TempDirTestCase):
+    def test_cdi_folder_and_runtime_binary_under_the_host_root(self):
+        import chain
+        node = chain.Node(self.tmp)
+        node.install_mock("driver", gpus=1)
+        node.run("driver", check=0)
+        # the runtime configured (node.run wrote it), its binary gone
+        os.unlink(os.path.join(node.host, "usr", "bin", "nvidia-container-runtime"))
+        p = gvtest.run(["run", "--components", "toolkit", *node.store_args(), "--host-root", node.host,
+                        "--cdi-dir", "/etc/cdi", "--runtime-config", "/etc/containerd/config.toml"], check=1)
+        # the folders and files actually read, under the host root -- not the ones given
+        self.assertIn(f"CDI folder {node.host}/etc/cdi (/etc/cdi under the host root): absent", p.stdout)
+        self.assertIn(f"runtime binary {node.host}/usr/bin/nvidia-container-runtime "
+                      f"(/usr/bin/nvidia-container-runtime under the host root): absent", p.stdout)
+        self.assertNotIn("CDI folder /etc/cdi:", p.stdout)

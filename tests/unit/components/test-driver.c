@@ -61,16 +61,16 @@ static int setup(void **state)
         th_log_open(&w->log);
         w->cfg = (gv_config_t) {
                 .output_dir = w->out,
-                .host_root = w->host,
-                .driver_install_dir = "/run/nvidia/driver",
-                .driver_install_dir_ctr_path = w->ctr,
-                .dev_char_dir = w->devchar,
-                .sysfs_root = w->sys,
+                .driver.host_root = w->host,
+                .driver.driver_install_dir = "/run/nvidia/driver",
+                .driver.driver_install_dir_ctr_path = w->ctr,
+                .driver.dev_char_dir = w->devchar,
+                .sandbox.sysfs_root = w->sys,
                 .sleep_interval_s = 0,
                 .max_backoff_s = 0,
-                .dev_node_wait_s = 0,
-                .run_nvidia_smi = true,
-                .with_workload = true,
+                .driver.dev_node_wait_s = 0,
+                .driver.run_nvidia_smi = true,
+                .workload.with_workload = true,
                 .log = th_log_fn,
                 .log_userdata = &w->log,
         };
@@ -233,10 +233,10 @@ static void test_fr05_host_root_slash_shape(void **state)
         make_root(w->host, 1, NODES_FILES, NULL, NULL);
         char *with_slash = NULL;
         assert_true(asprintf(&with_slash, "%s/", w->host) > 0);
-        w->cfg.host_root = with_slash;
+        w->cfg.driver.host_root = with_slash;
         expect_ok(w);
         assert_string_equal(fact(w, "IS_HOST_DRIVER"), "true");
-        w->cfg.host_root = w->host;
+        w->cfg.driver.host_root = w->host;
         free(with_slash);
 }
 
@@ -294,8 +294,8 @@ static void test_fr06_not_found_lists_paths_and_settings(void **state)
         /* the settings really change it */
         const char *libs[] = { "/srv/nvidia/lib64", NULL };
         const char *bins[] = { "/srv/nvidia/bin", NULL };
-        w->cfg.lib_search = libs;
-        w->cfg.bin_search = bins;
+        w->cfg.driver.lib_search = libs;
+        w->cfg.driver.bin_search = bins;
         expect_ok(w);
         assert_string_equal(fact(w, "IS_HOST_DRIVER"), "true");
 }
@@ -486,7 +486,7 @@ static void test_skip_gpu_init(void **state)
         char *log = th_path(w->dir, "init.log");
         setenv("FAKE_NVML_INIT_LOG", log, 1);
         setenv("FAKE_SMI_EXIT", "9", 1); /* nvidia-smi is not run */
-        w->cfg.skip_gpu_init = true;
+        w->cfg.driver.skip_gpu_init = true;
         expect_ok(w);
         assert_non_null(strstr(w->res.summary, "GPU init skipped"));
         char *text = NULL;
@@ -503,7 +503,7 @@ static void test_skip_gpu_init(void **state)
 static void smi_case(world_t *w, const char *code, bool strict, gv_reason_t want, bool want_warning)
 {
         setenv("FAKE_SMI_EXIT", code, 1);
-        w->cfg.strict = strict;
+        w->cfg.driver.strict = strict;
         if (want == GV_REASON_NONE) {
                 expect_ok(w);
                 if (want_warning) {
@@ -580,7 +580,7 @@ static void test_nvidia_smi_missing_in_container_root(void **state)
         make_root(w->ctr, 1, NODES_FILES | NO_SMI, NULL, NULL);
         expect_fail(w, GV_REASON_LIBRARY_NOT_FOUND);
         assert_non_null(strstr(w->err->msg, "nvidia-smi not found"));
-        w->cfg.run_nvidia_smi = false;
+        w->cfg.driver.run_nvidia_smi = false;
         expect_ok(w);
 }
 
@@ -599,7 +599,7 @@ static void test_fr03_missing_nodes_named(void **state)
         p = th_path(w->host, "dev/nvidia1");
         unlink(p);
         free(p);
-        w->cfg.dev_node_wait_s = 1;
+        w->cfg.driver.dev_node_wait_s = 1;
         expect_fail(w, GV_REASON_DEVICE_NODE_MISSING);
         assert_non_null(strstr(w->err->msg, "/dev/nvidia-uvm,"));
         assert_non_null(strstr(w->err->msg, "/dev/nvidia-uvm-tools"));
@@ -641,7 +641,7 @@ static void test_fr03_late_nodes_are_waited_for(void **state)
         p = th_path(w->host, "dev/nvidia-uvm-tools");
         unlink(p);
         free(p);
-        w->cfg.dev_node_wait_s = 10;
+        w->cfg.driver.dev_node_wait_s = 10;
         late_t l = { .root = w->host, .delay_ms = 300 };
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, create_late, &l), 0);
@@ -685,7 +685,7 @@ static void test_fr03_wait_ends_promptly_on_stop(void **state)
         free(p);
         stop_flag = 0;
         w->cfg.stop = &stop_flag;
-        w->cfg.dev_node_wait_s = 30;
+        w->cfg.driver.dev_node_wait_s = 30;
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, set_stop, NULL), 0);
         struct timespec a, b;
@@ -731,11 +731,11 @@ static void test_dev_char_symlinks_disabled_or_failing(void **state)
         world_t *w = *state;
         if (!make_root(w->host, 1, NODES_CHAR, NULL, NULL))
                 skip();
-        w->cfg.disable_dev_char_symlinks = true;
+        w->cfg.driver.disable_dev_char_symlinks = true;
         expect_ok(w);
         assert_false(th_exists(w->dir, "devchar"));
         /* an impossible folder is a warning, not a failure */
-        w->cfg.disable_dev_char_symlinks = false;
+        w->cfg.driver.disable_dev_char_symlinks = false;
         th_write(w->dir, "devchar", "a file, not a folder", 0644);
         expect_ok(w);
         assert_non_null(strstr(w->log.buf, "cannot"));
@@ -775,7 +775,7 @@ static void test_default_search_lists(void **state)
         }
 }
 
-/* ---- NVSwitch fabric and the expected GPU count (issue 11 item 4) ---- */
+/* ---- NVSwitch fabric and the expected GPU count ---- */
 
 static void test_fabric_in_progress_names_each_gpu(void **state)
 {
@@ -864,14 +864,14 @@ static void test_expected_gpus_higher_than_nvml(void **state)
 {
         world_t *w = *state;
         make_root(w->host, 2, NODES_FILES, NULL, NULL);
-        w->cfg.expected_gpus = 3;
+        w->cfg.driver.expected_gpus = 3;
         expect_fail(w, GV_REASON_GPU_MISSING);
         assert_non_null(strstr(w->err->msg, "NVML sees 2 GPU(s), 3 expected (--expected-gpus / EXPECTED_GPU_COUNT)"));
-        w->cfg.expected_gpus = 2;
+        w->cfg.driver.expected_gpus = 2;
         expect_ok(w);
         /* a mock root under the default /sys: the machine's own PCI bus does not count */
-        w->cfg.expected_gpus = 0;
-        w->cfg.sysfs_root = "/sys";
+        w->cfg.driver.expected_gpus = 0;
+        w->cfg.sandbox.sysfs_root = "/sys";
         expect_ok(w);
 }
 
