@@ -335,7 +335,7 @@ class TestMetrics(WatchTestCase):
         self.wait_for(lambda: self.node.exists("toolkit-ready"), 20, "re-validated")
         page = exp.request()[2]
         for reason, n in (("driver-container-restart", 1), ("device-node-removed", 0),
-                          ("driver-root-changed", 0), ("generation-changed", 0)):
+                          ("driver-root-changed", 0), ("generation-changed", 0), ("gpu-lost", 0), ("xid", 0)):
             self.assertIn(f'gpu_validator_revalidations_total{{node="node-a",reason="{reason}"}} {n}\n', page)
         self.assertIn('gpu_operator_node_toolkit_ready{node="node-a"} 1\n', page)
 
