@@ -113,7 +113,8 @@ static void register_xids(gv_gpu_health_t *h, unsigned i)
 {
         gv_nvml_t *nvml = h->nvml;
         unsigned long long supported = 0;
-        if (!h->set || !h->handles[i] || h->notes[i].lost ||
+        if (!h->set || !nvml->nvmlDeviceGetSupportedEventTypes || !nvml->nvmlDeviceRegisterEvents ||
+            !h->handles[i] || h->notes[i].lost ||
             nvml->nvmlDeviceGetSupportedEventTypes(h->handles[i], &supported) != NVML_SUCCESS ||
             !(supported & nvmlEventTypeXidCriticalError))
                 return;
@@ -163,7 +164,7 @@ int gv_gpu_health_open(const char *lib, const gv_xid_filter_t *filter, gv_gpu_he
                 return gv_error_set(err, ERANGE, GV_REASON_NVML, "NVML reports an implausible %u GPUs", count);
         h->n = count;
         h->notes = calloc(count ? count : 1, sizeof(*h->notes));
-        h->handles = calloc(count ? count : 1, sizeof(*h->handles));
+        h->handles = calloc(count ? count : 1, sizeof(nvmlDevice_t));
         if (!h->notes || !h->handles)
                 return gv_error_oom(err);
         if (have_events(h->nvml) && h->nvml->nvmlEventSetCreate(&h->set) != NVML_SUCCESS)
