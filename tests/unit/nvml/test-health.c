@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "nvml/nvml.h"
+#include "../mock-state-file.h"
 
 static const char *mock_lib;
 
@@ -33,19 +34,6 @@ static void append(const char *path, const char *text)
         assert_non_null(f);
         fputs(text, f);
         assert_int_equal(fclose(f), 0);
-}
-
-/* As `mock set` does: a temporary file renamed over the state; the library looks once a millisecond. */
-static void replace_state(const char *path, const char *text)
-{
-        char tmp[128];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        FILE *f = fopen(tmp, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        assert_int_equal(fclose(f), 0);
-        assert_int_equal(rename(tmp, path), 0);
-        usleep(2000);
 }
 
 static int setup(void **state)
@@ -168,7 +156,7 @@ static void test_lost_and_back(void **state)
         open_monitor(w, NULL);
         /* what `mock set --gpu 1 fault=fell-off-the-bus` writes: Xid 79 first, then the GPU lost */
         append(w->xid, "1 79\n");
-        replace_state(w->state, "1 lost=true\n");
+        th_replace_state(w->state, "1 lost=true\n");
         gv_gpu_probe_t p;
         gv_gpu_health_probe(w->h, &p);
         assert_int_equal(p.lost, 1);
@@ -191,7 +179,7 @@ static void test_lost_and_back(void **state)
         assert_int_equal(p.lost, 1);
         assert_false(p.lost_changed);
         /* a second GPU lost: a change */
-        replace_state(w->state, "1 lost=true\n2 lost=true\n");
+        th_replace_state(w->state, "1 lost=true\n2 lost=true\n");
         gv_gpu_health_probe(w->h, &p);
         assert_int_equal(p.lost, 1);
         assert_true(p.lost_changed);
@@ -210,7 +198,7 @@ static void test_lost_and_back(void **state)
 static void test_lost_at_open(void **state)
 {
         world_t *w = *state;
-        replace_state(w->state, "2 lost=true\n");
+        th_replace_state(w->state, "2 lost=true\n");
         open_monitor(w, NULL);
         size_t n = 0;
         const gv_gpu_note_t *g = gv_gpu_health_notes(w->h, &n);
