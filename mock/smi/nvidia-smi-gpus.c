@@ -143,8 +143,15 @@ static void collect(const smi_t *s, gpu_info_t *g)
 
 void nvsmi_gather(smi_t *s)
 {
-        for (size_t i = 0; i < s->n; i++)
-                collect(s, &s->gpus[i]);
+        for (size_t i = 0; i < s->n; i++) {
+                gpu_info_t *g = &s->gpus[i];
+                free_gpu(g); /* again: a monitor gathers each sample */
+                g->migs = NULL;
+                g->n_mig = 0;
+                g->procs = NULL;
+                g->n_procs = 0;
+                collect(s, g);
+        }
 }
 
 void nvsmi_free_gpus(smi_t *s)
