@@ -107,6 +107,35 @@ static void edge(int inner, char c)
         printf("%c\n", c == '=' ? '|' : '+');
 }
 
+/*
+ * The box heads, as the real tool writes them with a Name column of 16: in a GPU instance
+ * table ('wide') each '~' stands for the columns a wider Name column adds (see name_width()).
+ */
+static const struct {
+        int inner; /* the box's inner width with a Name column of 16 */
+        bool wide;
+        const char *lines[4];
+} heads[] = {
+        [NVSMI_MIG_LGIP] = { 77, true,
+                             { "| GPU instance profiles:~                                                      |",
+                               "| GPU   Name~             ID    Instances   Memory     P2P    SM    DEC   ENC  |",
+                               "|~                              Free/Total   GiB              CE    JPEG  OFA  |" } },
+        [NVSMI_MIG_LGI] = { 55, true,
+                            { "| GPU instances:~                                        |",
+                              "| GPU   Name~             Profile  Instance   Placement  |",
+                              "|~                          ID       ID       Start:Size |" } },
+        [NVSMI_MIG_LCI] = { 68, false,
+                            { "| Compute instances:                                                 |",
+                              "| GPU     GPU       Name             Profile   Instance   Placement  |",
+                              "|       Instance                       ID        ID       Start:Size |",
+                              "|         ID                                                         |" } },
+        [NVSMI_MIG_LCIP] = { 86, false,
+                             { "| Compute instance profiles:                                                           |",
+                               "| GPU     GPU       Name             Profile  Instances   Exclusive       Shared       |",
+                               "|       Instance                       ID     Free/Total     SM       DEC   ENC   OFA  |",
+                               "|         ID                                                          CE    JPEG       |" } },
+};
+
 static void lgip_rows(const smi_t *s, const gpu_info_t *g, int w)
 {
         nvmlGpuInstance_t h[MAX_GI];
@@ -134,7 +163,7 @@ static void lgip_rows(const smi_t *s, const gpu_info_t *g, int w)
                        free_n, p->instanceCount, (double) p->memorySizeMB / 1024.0, p->isP2pSupported ? "Yes" : "No",
                        p->multiprocessorCount, p->decoderCount, p->encoderCount);
                 printf("|%*s%6u%6u%6u   |\n", w + 40, "", p->copyEngineCount, p->jpegCount, p->ofaCount);
-                edge(w + 61, '-');
+                edge(heads[NVSMI_MIG_LGIP].inner + w - 16, '-');
         }
 }
 
@@ -148,7 +177,7 @@ static void lgi_rows(const smi_t *s, const gpu_info_t *g, int w)
                 (void) gi_profile_by_id(s, g->dev, gis[k].profileId, &info);
                 printf("|%4u  %-*s%6u%9u%11u:%-6u|\n", g->index, w, info.name, gis[k].profileId, gis[k].id,
                        gis[k].placement.start, gis[k].placement.size);
-                edge(w + 39, '-');
+                edge(heads[NVSMI_MIG_LGI].inner + w - 16, '-');
         }
 }
 
@@ -248,7 +277,7 @@ static void ci_rows(const smi_t *s, const gpu_info_t *g, const char *gi_list, bo
                                        info.instanceCount, info.multiprocessorCount, info.sharedDecoderCount,
                                        info.sharedEncoderCount, info.sharedOfaCount);
                                 printf("|%71u%6u         |\n", info.sharedCopyEngineCount, info.sharedJpegCount);
-                                edge(86, '-');
+                                edge(heads[NVSMI_MIG_LCIP].inner, '-');
                                 continue;
                         }
                         for (unsigned c = 0; c < cnt; c++) {
@@ -257,7 +286,7 @@ static void ci_rows(const smi_t *s, const gpu_info_t *g, const char *gi_list, bo
                                         continue;
                                 printf("|%4u%7u       %-19s%3u%10u%11u:%-6u|\n", g->index, gis[k].id, info.name, info.id,
                                        ci.id, ci.placement.start, ci.placement.size);
-                                edge(68, '-');
+                                edge(heads[NVSMI_MIG_LCI].inner, '-');
                         }
                 }
         }
@@ -266,38 +295,17 @@ static void ci_rows(const smi_t *s, const gpu_info_t *g, const char *gi_list, bo
 /* The box head of @list, @w the GPU instance tables' name width. */
 static void head(nvsmi_mig_list_t list, int w)
 {
-        switch (list) {
-        case NVSMI_MIG_LGIP:
-                edge(w + 61, '-');
-                printf("| %-*s|\n", w + 60, "GPU instance profiles:");
-                printf("| GPU   %-*sID    Instances   Memory     P2P    SM    DEC   ENC  |\n", w + 1, "Name");
-                printf("| %*sFree/Total   GiB              CE    JPEG  OFA  |\n", w + 13, "");
-                edge(w + 61, '=');
-                return;
-        case NVSMI_MIG_LGI:
-                edge(w + 39, '-');
-                printf("| %-*s|\n", w + 38, "GPU instances:");
-                printf("| GPU   %-*sProfile  Instance   Placement  |\n", w + 1, "Name");
-                printf("| %*sID       ID       Start:Size |\n", w + 9, "");
-                edge(w + 39, '=');
-                return;
-        case NVSMI_MIG_LCI:
-                edge(68, '-');
-                printf("| %-67s|\n", "Compute instances:");
-                printf("| GPU     GPU       Name             Profile   Instance   Placement  |\n");
-                printf("|       Instance                       ID        ID       Start:Size |\n");
-                printf("|         ID                                                         |\n");
-                edge(68, '=');
-                return;
-        default:
-                edge(86, '-');
-                printf("| %-85s|\n", "Compute instance profiles:");
-                printf("| GPU     GPU       Name             Profile  Instances   Exclusive       Shared       |\n");
-                printf("|       Instance                       ID     Free/Total     SM       DEC   ENC   OFA  |\n");
-                printf("|         ID                                                          CE    JPEG       |\n");
-                edge(86, '=');
-                return;
+        int extra = heads[list].wide ? w - 16 : 0;
+        edge(heads[list].inner + extra, '-');
+        for (size_t i = 0; i < GV_ARRAY_SIZE(heads[list].lines) && heads[list].lines[i]; i++) {
+                for (const char *c = heads[list].lines[i]; *c; c++)
+                        if (*c == '~')
+                                printf("%*s", extra, "");
+                        else
+                                putchar(*c);
+                putchar('\n');
         }
+        edge(heads[list].inner + extra, '=');
 }
 
 int nvsmi_view_mig(smi_t *s, nvsmi_mig_list_t list, const char *gi)
