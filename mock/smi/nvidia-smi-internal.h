@@ -94,6 +94,12 @@ smi_src_t nvsmi_src(const smi_t *s, const gpu_info_t *g, const char *timestamp);
  */
 char *nvsmi_now_text(bool csv);
 
+/*
+ * nvsmi_gpu_line - GPU @g's -L line, "GPU i: NAME (UUID: ...)"; for a lost GPU the real tool's
+ * message instead (nvsmi_report_lost()) and false.
+ */
+bool nvsmi_gpu_line(smi_t *s, const gpu_info_t *g);
+
 /* nvsmi_list_gpus - -L: "GPU i: NAME (UUID: ...)" with MIG children.  Returns the exit code. */
 int nvsmi_list_gpus(smi_t *s);
 

@@ -146,14 +146,8 @@ int nvsmi_view_nvlink(smi_t *s)
 {
         for (size_t i = 0; i < s->n; i++) {
                 const gpu_info_t *g = &s->gpus[i];
-                if (g->lost) {
-                        nvsmi_report_lost(s, g);
+                if (!nvsmi_gpu_line(s, g))
                         continue;
-                }
-                char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "N/A", uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "N/A";
-                (void) NV(s->nvml, nvmlDeviceGetName, g->dev, name, sizeof(name));
-                (void) NV(s->nvml, nvmlDeviceGetUUID, g->dev, uuid, sizeof(uuid));
-                printf("GPU %u: %s (UUID: %s)\n", g->index, name, uuid);
                 for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
                         nvmlEnableState_t on = NVML_FEATURE_DISABLED;
                         if (NV(s->nvml, nvmlDeviceGetNvLinkState, g->dev, l, &on) != NVML_SUCCESS)
