@@ -2,7 +2,9 @@
 /*
  * gv_proc_run(), the child-process runner behind the nvidia-smi check:
  * exit codes survive an inherited SIGCHLD=SIG_IGN and nothing the child
- * started outlives a time-out or a stop.
+ * started outlives the check: not after a time-out, a stop, an exit 0 with
+ * something left running, nor the validator killed; not in the process group,
+ * nor after setsid(), nor an orphaned daemon.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,6 +206,161 @@ static void test_stop_kills_grandchildren(void **state)
         free(dir);
 }
 
+/*
+ * A "nvidia-smi" that starts @how (a shell command line, "&" added) writing the pid of what
+ * must not outlive the check to @pidfile, waits for it to exist, then ends with @end (a shell
+ * command: "exit 0", "sleep 300").
+ */
+static char *leaving_smi(const char *dir, const char *pidfile, const char *how, const char *end)
+{
+        char *body = NULL;
+        assert_true(asprintf(&body,
+                             "#!/bin/sh\n"
+                             "%s &\n"
+                             "while ! test -s '%s'; do sleep 0.01; done\n"
+                             "echo ok\n"
+                             "%s\n",
+                             how, pidfile, end) > 0);
+        char *p = script(dir, "smi", body);
+        free(body);
+        return p;
+}
+
+/* The ways out of gv_proc_run(), each of which must leave nothing behind. */
+typedef enum way_out { EXITS_0, TIMES_OUT, STOPPED } way_out_t;
+
+/* Runs a leaving_smi(@how) that ends by @way and checks that what it left is gone. */
+static void check_nothing_left(const char *how, way_out_t way)
+{
+        char *dir = th_tmpdir();
+        char *pidfile = th_path(dir, "left.pid");
+        char *cmd = NULL;
+        assert_true(asprintf(&cmd, how, pidfile) > 0);
+        char *prog = leaving_smi(dir, pidfile, cmd, way == EXITS_0 ? "exit 0" : "sleep 300");
+        const char *argv[] = { prog, NULL };
+        gv_proc_result_t res = { 0 };
+        gv_error_t *err = NULL;
+        volatile sig_atomic_t stop = 0;
+        stopper_t st = { .flag = &stop, .pidfile = pidfile };
+        pthread_t t;
+        if (way == STOPPED)
+                assert_int_equal(pthread_create(&t, NULL, stop_later, &st), 0);
+        int r = gv_proc_run(argv, NULL, NULL, way == TIMES_OUT ? 1500 : 60000, &stop, &res, &err);
+        if (way == STOPPED) {
+                pthread_join(t, NULL);
+                assert_int_equal(r, -EINTR);
+                gv_error_free(&err);
+        } else {
+                assert_int_equal(r, 0);
+                assert_int_equal(res.timed_out, way == TIMES_OUT);
+                if (way == EXITS_0) {
+                        assert_int_equal(res.exit_code, 0);
+                        assert_string_equal(res.output, "ok\n");
+                }
+        }
+        pid_t left = read_pid(pidfile);
+        assert_true(left > 0);
+        /* gone at once: killed and reaped before gv_proc_run() returned, no zombie */
+        bool gone = kill(left, 0) < 0 && errno == ESRCH;
+        if (!gone)
+                kill(left, SIGKILL);
+        assert_true(gone);
+        gv_proc_result_clear(&res);
+        th_rm_rf(dir);
+        free(prog);
+        free(cmd);
+        free(pidfile);
+        free(dir);
+}
+
+/* A grandchild in nvidia-smi's own process group, still running when it exits 0. */
+#define IN_GROUP "sh -c 'echo $$ > %s; exec sleep 300'"
+/* A grandchild that left the process group with setsid (its own session). */
+#define OWN_SESSION "setsid sh -c 'echo $$ > %s; exec sleep 300' < /dev/null"
+/* A great-grandchild in its own session whose parent is gone (an orphan, a daemon). */
+#define DAEMON "sh -c \"setsid sh -c 'echo \\$\\$ > %s; exec sleep 300' < /dev/null & exit 0\""
+
+static void test_exit_0_leaves_nothing(void **state)
+{
+        (void) state;
+        check_nothing_left(IN_GROUP, EXITS_0);
+        check_nothing_left(OWN_SESSION, EXITS_0);
+        check_nothing_left(DAEMON, EXITS_0);
+}
+
+static void test_timeout_leaves_nothing(void **state)
+{
+        (void) state;
+        check_nothing_left(OWN_SESSION, TIMES_OUT);
+        check_nothing_left(DAEMON, TIMES_OUT);
+}
+
+static void test_stop_leaves_nothing(void **state)
+{
+        (void) state;
+        check_nothing_left(OWN_SESSION, STOPPED);
+        check_nothing_left(DAEMON, STOPPED);
+}
+
+/* The validator itself killed while the check runs: the reaper (PR_SET_PDEATHSIG) still sweeps. */
+static void test_validator_killed_leaves_nothing(void **state)
+{
+        (void) state;
+        char *dir = th_tmpdir();
+        char *pidfile = th_path(dir, "left.pid");
+        char *cmd = NULL;
+        assert_true(asprintf(&cmd, OWN_SESSION, pidfile) > 0);
+        char *prog = leaving_smi(dir, pidfile, cmd, "sleep 300");
+        pid_t validator = fork();
+        assert_true(validator >= 0);
+        if (validator == 0) {
+                const char *argv[] = { prog, NULL };
+                gv_proc_result_t res = { 0 };
+                gv_error_t *err = NULL;
+                (void) gv_proc_run(argv, NULL, NULL, 60000, NULL, &res, &err);
+                _exit(0);
+        }
+        pid_t left = read_pid(pidfile);
+        assert_true(left > 0);
+        kill(validator, SIGKILL);
+        waitpid(validator, NULL, 0);
+        bool gone = false;
+        for (int i = 0; i < 500 && !gone; i++) {
+                gone = kill(left, 0) < 0 && errno == ESRCH;
+                struct timespec ts = { 0, 10 * 1000 * 1000 };
+                nanosleep(&ts, NULL);
+        }
+        if (!gone)
+                kill(left, SIGKILL);
+        assert_true(gone);
+        th_rm_rf(dir);
+        free(prog);
+        free(cmd);
+        free(pidfile);
+        free(dir);
+}
+
+/* The reaper's fallback without /proc/PID/task/TID/children finds and kills every child. */
+static void test_kill_children_by_scan(void **state)
+{
+        (void) state;
+        pid_t kids[3];
+        for (int i = 0; i < 3; i++) {
+                kids[i] = fork();
+                assert_true(kids[i] >= 0);
+                if (kids[i] == 0) {
+                        for (;;)
+                                pause();
+                }
+        }
+        gv_proc_kill_children_by_scan(getpid());
+        for (int i = 0; i < 3; i++) {
+                int st = 0;
+                assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+                assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+        }
+}
+
 int main(int argc, char **argv)
 {
         (void) argc;
@@ -211,6 +369,11 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_exit_code_with_sigchld_ignored),
                 cmocka_unit_test(test_timeout_kills_grandchildren),
                 cmocka_unit_test(test_stop_kills_grandchildren),
+                cmocka_unit_test(test_exit_0_leaves_nothing),
+                cmocka_unit_test(test_timeout_leaves_nothing),
+                cmocka_unit_test(test_stop_leaves_nothing),
+                cmocka_unit_test(test_validator_killed_leaves_nothing),
+                cmocka_unit_test(test_kill_children_by_scan),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
