@@ -124,45 +124,6 @@ static void test_exit_code_with_sigchld_ignored(void **state)
         free(dir);
 }
 
-/* A "nvidia-smi" that leaves a sleeping grandchild and then hangs itself. */
-static char *hanging_smi(const char *dir, const char *pidfile)
-{
-        char *body = NULL;
-        assert_true(asprintf(&body,
-                             "#!/bin/sh\n"
-                             "sleep 300 &\n"
-                             "echo $! > '%s'\n"
-                             "sleep 300\n",
-                             pidfile) > 0);
-        char *p = script(dir, "smi", body);
-        free(body);
-        return p;
-}
-
-static void test_timeout_kills_grandchildren(void **state)
-{
-        (void) state;
-        char *dir = th_tmpdir();
-        char *pidfile = th_path(dir, "grandchild.pid");
-        char *prog = hanging_smi(dir, pidfile);
-        const char *argv[] = { prog, NULL };
-        gv_proc_result_t res = { 0 };
-        gv_error_t *err = NULL;
-        assert_int_equal(gv_proc_run(argv, NULL, NULL, 1000, NULL, &res, &err), 0);
-        assert_true(res.timed_out);
-        pid_t grandchild = read_pid(pidfile);
-        assert_true(grandchild > 0);
-        bool dead = wait_dead(grandchild);
-        if (!dead)
-                kill(grandchild, SIGKILL);
-        assert_true(dead);
-        gv_proc_result_clear(&res);
-        th_rm_rf(dir);
-        free(prog);
-        free(pidfile);
-        free(dir);
-}
-
 typedef struct stopper {
         volatile sig_atomic_t *flag;
         const char *pidfile;
@@ -174,36 +135,6 @@ static void *stop_later(void *arg)
         read_pid(s->pidfile); /* the grandchild exists */
         *s->flag = 1;
         return NULL;
-}
-
-static void test_stop_kills_grandchildren(void **state)
-{
-        (void) state;
-        char *dir = th_tmpdir();
-        char *pidfile = th_path(dir, "grandchild.pid");
-        char *prog = hanging_smi(dir, pidfile);
-        const char *argv[] = { prog, NULL };
-        gv_proc_result_t res = { 0 };
-        gv_error_t *err = NULL;
-        volatile sig_atomic_t stop = 0;
-        stopper_t st = { .flag = &stop, .pidfile = pidfile };
-        pthread_t t;
-        assert_int_equal(pthread_create(&t, NULL, stop_later, &st), 0);
-        int r = gv_proc_run(argv, NULL, NULL, 60000, &stop, &res, &err);
-        pthread_join(t, NULL);
-        assert_int_equal(r, -EINTR);
-        assert_int_equal(err->reason, GV_REASON_INTERRUPTED);
-        gv_error_free(&err);
-        pid_t grandchild = read_pid(pidfile);
-        assert_true(grandchild > 0);
-        bool dead = wait_dead(grandchild);
-        if (!dead)
-                kill(grandchild, SIGKILL);
-        assert_true(dead);
-        th_rm_rf(dir);
-        free(prog);
-        free(pidfile);
-        free(dir);
 }
 
 /*
@@ -227,16 +158,11 @@ static char *leaving_smi(const char *dir, const char *pidfile, const char *how, 
 }
 
 /* The ways out of gv_proc_run(), each of which must leave nothing behind. */
-typedef enum way_out { EXITS_0, TIMES_OUT, STOPPED } way_out_t;
+typedef enum way_out { EXITS_0, TIMES_OUT, STOPPED, VALIDATOR_KILLED } way_out_t;
 
-/* Runs a leaving_smi(@how) that ends by @way and checks that what it left is gone. */
-static void check_nothing_left(const char *how, way_out_t way)
+/* gv_proc_run() of @prog ending by @way (not VALIDATOR_KILLED), its outcome checked. */
+static void run_until(const char *prog, const char *pidfile, way_out_t way)
 {
-        char *dir = th_tmpdir();
-        char *pidfile = th_path(dir, "left.pid");
-        char *cmd = NULL;
-        assert_true(asprintf(&cmd, how, pidfile) > 0);
-        char *prog = leaving_smi(dir, pidfile, cmd, way == EXITS_0 ? "exit 0" : "sleep 300");
         const char *argv[] = { prog, NULL };
         gv_proc_result_t res = { 0 };
         gv_error_t *err = NULL;
@@ -249,23 +175,47 @@ static void check_nothing_left(const char *how, way_out_t way)
         if (way == STOPPED) {
                 pthread_join(t, NULL);
                 assert_int_equal(r, -EINTR);
+                assert_int_equal(err->reason, GV_REASON_INTERRUPTED);
                 gv_error_free(&err);
-        } else {
-                assert_int_equal(r, 0);
-                assert_int_equal(res.timed_out, way == TIMES_OUT);
-                if (way == EXITS_0) {
-                        assert_int_equal(res.exit_code, 0);
-                        assert_string_equal(res.output, "ok\n");
-                }
+                return;
         }
+        assert_int_equal(r, 0);
+        assert_int_equal(res.timed_out, way == TIMES_OUT);
+        if (way == EXITS_0) {
+                assert_int_equal(res.exit_code, 0);
+                assert_string_equal(res.output, "ok\n");
+        }
+        gv_proc_result_clear(&res);
+}
+
+/*
+ * Runs a leaving_smi(@how) that ends by @way and checks that what it left is gone: at once
+ * (killed and reaped before gv_proc_run() returned, no zombie), or, the validator killed,
+ * within 5 s.
+ */
+static void check_nothing_left(const char *how, way_out_t way)
+{
+        char *dir = th_tmpdir();
+        char *pidfile = th_path(dir, "left.pid");
+        char *cmd = NULL;
+        assert_true(asprintf(&cmd, how, pidfile) > 0);
+        char *prog = leaving_smi(dir, pidfile, cmd, way == EXITS_0 ? "exit 0" : "sleep 300");
+        pid_t validator = way == VALIDATOR_KILLED ? fork() : 0;
+        assert_true(validator >= 0);
+        if (way != VALIDATOR_KILLED || validator == 0)
+                run_until(prog, pidfile, way == VALIDATOR_KILLED ? TIMES_OUT : way);
+        if (way == VALIDATOR_KILLED && validator == 0)
+                _exit(0);
         pid_t left = read_pid(pidfile);
         assert_true(left > 0);
-        /* gone at once: killed and reaped before gv_proc_run() returned, no zombie */
-        bool gone = kill(left, 0) < 0 && errno == ESRCH;
+        if (way == VALIDATOR_KILLED) {
+                kill(validator, SIGKILL);
+                waitpid(validator, NULL, 0);
+        }
+        bool gone = way == VALIDATOR_KILLED ? wait_dead(left) : kill(left, 0) < 0 && errno == ESRCH;
         if (!gone)
                 kill(left, SIGKILL);
         assert_true(gone);
-        gv_proc_result_clear(&res);
         th_rm_rf(dir);
         free(prog);
         free(cmd);
@@ -280,64 +230,15 @@ static void check_nothing_left(const char *how, way_out_t way)
 /* A great-grandchild in its own session whose parent is gone (an orphan, a daemon). */
 #define DAEMON "sh -c \"setsid sh -c 'echo \\$\\$ > %s; exec sleep 300' < /dev/null & exit 0\""
 
-static void test_exit_0_leaves_nothing(void **state)
-{
-        (void) state;
-        check_nothing_left(IN_GROUP, EXITS_0);
-        check_nothing_left(OWN_SESSION, EXITS_0);
-        check_nothing_left(DAEMON, EXITS_0);
-}
+/* Each way out of ways[] (the test's state) leaves nothing: in the group, in its own session, a daemon. */
+static way_out_t ways[] = { EXITS_0, TIMES_OUT, STOPPED, VALIDATOR_KILLED };
 
-static void test_timeout_leaves_nothing(void **state)
+static void test_leaves_nothing(void **state)
 {
-        (void) state;
-        check_nothing_left(OWN_SESSION, TIMES_OUT);
-        check_nothing_left(DAEMON, TIMES_OUT);
-}
-
-static void test_stop_leaves_nothing(void **state)
-{
-        (void) state;
-        check_nothing_left(OWN_SESSION, STOPPED);
-        check_nothing_left(DAEMON, STOPPED);
-}
-
-/* The validator itself killed while the check runs: the reaper (PR_SET_PDEATHSIG) still sweeps. */
-static void test_validator_killed_leaves_nothing(void **state)
-{
-        (void) state;
-        char *dir = th_tmpdir();
-        char *pidfile = th_path(dir, "left.pid");
-        char *cmd = NULL;
-        assert_true(asprintf(&cmd, OWN_SESSION, pidfile) > 0);
-        char *prog = leaving_smi(dir, pidfile, cmd, "sleep 300");
-        pid_t validator = fork();
-        assert_true(validator >= 0);
-        if (validator == 0) {
-                const char *argv[] = { prog, NULL };
-                gv_proc_result_t res = { 0 };
-                gv_error_t *err = NULL;
-                (void) gv_proc_run(argv, NULL, NULL, 60000, NULL, &res, &err);
-                _exit(0);
-        }
-        pid_t left = read_pid(pidfile);
-        assert_true(left > 0);
-        kill(validator, SIGKILL);
-        waitpid(validator, NULL, 0);
-        bool gone = false;
-        for (int i = 0; i < 500 && !gone; i++) {
-                gone = kill(left, 0) < 0 && errno == ESRCH;
-                struct timespec ts = { 0, 10 * 1000 * 1000 };
-                nanosleep(&ts, NULL);
-        }
-        if (!gone)
-                kill(left, SIGKILL);
-        assert_true(gone);
-        th_rm_rf(dir);
-        free(prog);
-        free(cmd);
-        free(pidfile);
-        free(dir);
+        way_out_t way = *(const way_out_t *) *state;
+        check_nothing_left(IN_GROUP, way);
+        check_nothing_left(OWN_SESSION, way);
+        check_nothing_left(DAEMON, way);
 }
 
 /* The reaper's fallback without /proc/PID/task/TID/children finds and kills every child. */
@@ -367,12 +268,11 @@ int main(int argc, char **argv)
         (void) argv;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exit_code_with_sigchld_ignored),
-                cmocka_unit_test(test_timeout_kills_grandchildren),
-                cmocka_unit_test(test_stop_kills_grandchildren),
-                cmocka_unit_test(test_exit_0_leaves_nothing),
-                cmocka_unit_test(test_timeout_leaves_nothing),
-                cmocka_unit_test(test_stop_leaves_nothing),
-                cmocka_unit_test(test_validator_killed_leaves_nothing),
+                /* the validator killed while the check runs: the reaper (PR_SET_PDEATHSIG) still sweeps */
+                { "exit_0_leaves_nothing", test_leaves_nothing, NULL, NULL, &ways[0] },
+                { "timeout_leaves_nothing", test_leaves_nothing, NULL, NULL, &ways[1] },
+                { "stop_leaves_nothing", test_leaves_nothing, NULL, NULL, &ways[2] },
+                { "validator_killed_leaves_nothing", test_leaves_nothing, NULL, NULL, &ways[3] },
                 cmocka_unit_test(test_kill_children_by_scan),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
