@@ -136,6 +136,11 @@ int gv_error_set(gv_error_t **err, int errnum, gv_reason_t reason, const char *f
         return r;
 }
 
+int gv_error_oom(gv_error_t **err)
+{
+        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+}
+
 int gv_error_prefix(gv_error_t **err, const char *fmt, ...)
 {
         if (!err || !*err)

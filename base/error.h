@@ -74,6 +74,15 @@ typedef struct gv_error {
 int gv_error_set(gv_error_t **err, int errnum, gv_reason_t reason, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/*
+ * gv_error_oom - fill *err with the out-of-memory error (ENOMEM, GV_REASON_INTERNAL, "out of
+ * memory"), for the caller whose allocation just failed; as systemd's log_oom(), but returning
+ * the error instead of logging it.  Returns -ENOMEM, so `return gv_error_oom(err);`.  The error
+ * is a heap one that gv_error_prefix() can give context to, or, when even that allocation fails,
+ * the shared read-only one gv_error_set() falls back to.
+ */
+int gv_error_oom(gv_error_t **err);
+
 /* As gv_error_set() with a va_list. */
 int gv_error_setv(gv_error_t **err, int errnum, gv_reason_t reason, const char *fmt, va_list ap);
 
@@ -111,6 +120,7 @@ static inline int gv_error_negative_(int r)
 #define gv_error_set(...) gv_error_negative_(gv_error_set(__VA_ARGS__))
 #define gv_error_setv(...) gv_error_negative_(gv_error_setv(__VA_ARGS__))
 #define gv_error_prefix(...) gv_error_negative_(gv_error_prefix(__VA_ARGS__))
+#define gv_error_oom(...) gv_error_negative_(gv_error_oom(__VA_ARGS__))
 #endif
 
 /* gv_reason_name - the stable kebab-case name of a reason ("library-not-found"). Static string. */

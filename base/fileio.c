@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "cleanup.h"
 
 int gv_write_all(int fd, const void *data, size_t len)
@@ -55,7 +56,7 @@ int gv_atomic_write_at(int dirfd, const char *name, const void *data, size_t len
                 free(tmp);
                 if (asprintf(&tmp, ".%s.tmp-%016llx", name, (unsigned long long) rnd) < 0) {
                         tmp = NULL;
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
                 fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
                 if (fd < 0 && errno != EEXIST)
@@ -111,17 +112,14 @@ int gv_read_file_at(int dirfd, const char *name, bool nofollow, size_t max_bytes
         size_t cap = 4096, used = 0;
         _cleanup_free_ char *buf = malloc(cap);
         if (!buf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (;;) {
                 if (used + 1 >= cap) {
                         if (cap > max_bytes + 1)
                                 return gv_error_set(err, EFBIG, GV_REASON_IO, "%s: larger than %zu bytes",
                                                     name, max_bytes);
-                        char *nb = realloc(buf, cap * 2);
-                        if (!nb)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        buf = nb;
-                        cap *= 2;
+                        if (!GV_GREEDY_REALLOC(buf, cap, cap + 1))
+                                return gv_error_oom(err);
                 }
                 ssize_t n = read(fd, buf + used, cap - used - 1);
                 if (n < 0) {
@@ -164,7 +162,7 @@ int gv_mkdir_p(const char *path, mode_t mode, gv_error_t **err)
 {
         _cleanup_free_ char *p = strdup(path);
         if (!p)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t n = strlen(p);
         for (size_t i = 1; i <= n; i++) {
                 if (p[i] != '/' && p[i] != '\0')

@@ -36,7 +36,7 @@ BASE = ['base/']
 # The product's layers, lowest first: a folder of src/ may include itself and
 # the layers below it, never one above (data flows CLI -> component -> marker
 # store, no back-edges).  Every layer may include base/ and abi/.
-LAYERS = ['nvml', 'markers', 'k8s', 'workload', 'components',
+LAYERS = ['nvml', 'pci', 'markers', 'k8s', 'workload', 'components',
           'metrics', 'nodesignal', 'cudacheck', 'cli']
 
 # The shared contracts (abi/nvml: nvml-abi.h, nvml-returns.h and the typed

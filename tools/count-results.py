@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Count test cases over one or more meson build folders (or TAP files,
-named *.tap) and print 'N passed, N failed, N skipped'.  TAP output (cmocka, the e2e runner, the
-fuzz corpus runners) is counted case by case ("not ok # TODO", an expected
+named *.tap) and print 'N passed, N failed, N skipped'.  TAP output (cmocka, the fuzz corpus
+runners, the static checks) is counted case by case, and so is pytest's closing line
+("3 failed, 40 passed, 2 skipped, 1 xfailed in 9.12s", the e2e tests); in TAP ("not ok # TODO", an expected
 failure, counts as passed; "ok # TODO", an unexpected pass, as failed); a test without TAP lines
 counts once.  A test that failed after printing only passing TAP lines
 (a crash, a sanitizer report, a timeout) counts one more failure.  A *.tap
@@ -17,6 +18,33 @@ ok_re = re.compile(r"^ok\s+\d+")
 notok_re = re.compile(r"^not ok\s+\d+")
 skip_re = re.compile(r"#\s*SKIP", re.IGNORECASE)
 todo_re = re.compile(r"#\s*TODO\b", re.IGNORECASE)
+# pytest's closing line, with or without its '=' frame: "2 failed, 9 passed, 1 skipped in 3.10s".
+pytest_re = re.compile(r"^=*\s*((?:\d+ [a-z]+(?: [a-z]+)?, )*\d+ [a-z]+(?: [a-z]+)?) in [0-9.]+s\b.*?=*\s*$")
+# What each word of it counts as: expected failures pass, unexpected passes fail (as TAP's TODO);
+# deselected tests, warnings and pytest 9's per-subtest tallies (its failed ones are in "failed")
+# are not tests of their own.
+PYTEST_KINDS = {"passed": "pass", "xfailed": "pass", "failed": "fail", "error": "fail", "errors": "fail",
+                "xpassed": "fail", "skipped": "skip"}
+
+
+def count_pytest(stdout):
+    """(passed, failed, skipped, failure lines) from the last pytest closing line of @stdout,
+    or None when it has none.  The failure lines are pytest's "FAILED ..."/"ERROR ..." ones."""
+    summary = None
+    for line in stdout.splitlines():
+        m = pytest_re.match(line.strip())
+        if m:
+            summary = m.group(1)
+    if summary is None:
+        return None
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    for part in summary.split(", "):
+        n, word = part.split(" ", 1)
+        kind = PYTEST_KINDS.get(word)
+        if kind:
+            counts[kind] += int(n)
+    fails = [l for l in stdout.splitlines() if l.startswith(("FAILED ", "ERROR ", "SUBFAILED"))]
+    return counts["pass"], counts["fail"], counts["skip"], fails
 
 
 def classify(line):
@@ -80,7 +108,13 @@ def main():
                 t = json.loads(line)
                 res = t.get("result", "")
                 p = fl = s = 0
-                for out_line in (t.get("stdout") or "").splitlines():
+                py = count_pytest(t.get("stdout") or "")
+                if py is not None:
+                    p, fl, s, fails = py
+                    failures += [f"{build}: {t['name']}: {f}" for f in fails]
+                    if fl and not fails:
+                        failures.append(f"{build}: {t['name']}: {fl} failed (pytest)")
+                for out_line in ([] if py is not None else (t.get("stdout") or "").splitlines()):
                     kind = classify(out_line)
                     if kind == "skip":
                         s += 1

@@ -14,8 +14,8 @@ packages=(
   libyaml-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev libcmocka-dev
   # zstd-compressed PTX in fatbins (the mock libcuda)
   libzstd-dev
-  # tests: e2e runner, fuzzing, metrics linter, TLS for the test API server, npm test tools
-  python3 clang libclang-rt-14-dev openssl prometheus nodejs npm
+  # tests: e2e runner (pytest), fuzzing, metrics linter, TLS for the test API server, npm test tools
+  python3 python3-pytest clang libclang-rt-14-dev openssl prometheus nodejs npm
   # the official Kubernetes Python client: conformance of the test API server (tests/e2e)
   python3-kubernetes
   # static analysis (tools/static-analysis.sh)

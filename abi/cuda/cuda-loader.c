@@ -38,7 +38,7 @@ int gv_cuda_open(const char *path, const char *const *required, gv_cuda_t **out,
                 path = GV_CUDA_LIBRARY;
         _cleanup_free_ gv_cuda_t *c = calloc(1, sizeof(*c));
         if (!c || !(c->path = strdup(path)))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         dlerror();
         c->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!c->handle) {

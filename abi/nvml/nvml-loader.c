@@ -91,7 +91,7 @@ static int bind_library(void *h, const char *path, gv_nvml_t **out, gv_error_t *
         if (!n || !(n->path = strdup(path))) {
                 free(n);
                 dlclose(h);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         n->handle = h;
         int r = resolve(n, err);
@@ -110,7 +110,7 @@ int gv_nvml_open(const char *const *candidates, gv_nvml_t **out, gv_error_t **er
         size_t tried_len = 0;
         _cleanup_fclose_ FILE *tf = open_memstream(&tried, &tried_len);
         if (!tf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         for (const char *const *c = candidates; c && *c; c++) {
                 bool is_path = strchr(*c, '/') != NULL;
@@ -127,7 +127,7 @@ int gv_nvml_open(const char *const *candidates, gv_nvml_t **out, gv_error_t **er
                 return bind_library(h, *c, out, err); /* 'tried' is dropped */
         }
         if (gv_memstream_close(TAKE_PTR(tf), &tried) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND, "libnvidia-ml.so.1 not found; tried:%s",
                             tried && *tried ? tried : " (no candidate paths)");
 }

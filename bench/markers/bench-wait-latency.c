@@ -115,6 +115,43 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ft
         return flag == FTW_DP ? rmdir(p) : unlink(p);
 }
 
+/*
+ * Print the figures of @n publications: the wait latencies @lat and publish durations @pubdur
+ * measured, and those of a simulated 5 s polling loop for the publication times @pub (filled
+ * into @poll_lat).  Sorts the arrays.
+ */
+static void report(int n, const char *dir, int64_t *lat, int64_t *poll_lat, const int64_t *pub, int64_t *pubdur)
+{
+        /* The polling loop: ticks at phase + k*5s, a random phase per publication. */
+        for (int i = 0; i < n; i++) {
+                int64_t phase = (int64_t) (rnd64() % POLL_INTERVAL_US);
+                int64_t since = (pub[i] - phase) % POLL_INTERVAL_US;
+                if (since < 0)
+                        since += POLL_INTERVAL_US;
+                poll_lat[i] = since == 0 ? 0 : POLL_INTERVAL_US - since;
+        }
+        double sum = 0, psum = 0, dsum = 0;
+        for (int i = 0; i < n; i++) {
+                sum += (double) lat[i];
+                psum += (double) poll_lat[i];
+                dsum += (double) pubdur[i];
+        }
+        qsort(pubdur, (size_t) n, sizeof(*pubdur), cmp_i64);
+        qsort(lat, (size_t) n, sizeof(*lat), cmp_i64);
+        qsort(poll_lat, (size_t) n, sizeof(*poll_lat), cmp_i64);
+
+        printf("marker wait latency, publish start -> wait return, %d publications (invalidate + publish each), in %s\n",
+               n, dir);
+        printf("%-28s %12s %12s %12s %12s\n", "", "p50", "p99", "mean", "max");
+        printf("%-28s %10.1f us %10.1f us %10.1f us %10.1f us\n", "gv_store_wait (inotify)", pct(lat, n, 0.50),
+               pct(lat, n, 0.99), sum / n, (double) lat[n - 1]);
+        printf("%-28s %10.1f us %10.1f us %10.1f us %10.1f us\n", "(publish call itself)", pct(pubdur, n, 0.50),
+               pct(pubdur, n, 0.99), dsum / n, (double) pubdur[n - 1]);
+        printf("%-28s %10.1f ms %10.1f ms %10.1f ms %10.1f ms\n", "5 s polling loop (simulated)",
+               pct(poll_lat, n, 0.50) / 1000.0, pct(poll_lat, n, 0.99) / 1000.0, psum / n / 1000.0,
+               (double) poll_lat[n - 1] / 1000.0);
+}
+
 int main(int argc, char **argv)
 {
         int n = argc > 1 ? atoi(argv[1]) : 1000;
@@ -189,34 +226,7 @@ int main(int argc, char **argv)
         if (failed)
                 return 1;
 
-        /* The polling loop: ticks at phase + k*5s, a random phase per publication. */
-        for (int i = 0; i < n; i++) {
-                int64_t phase = (int64_t) (rnd64() % POLL_INTERVAL_US);
-                int64_t since = (pub[i] - phase) % POLL_INTERVAL_US;
-                if (since < 0)
-                        since += POLL_INTERVAL_US;
-                poll_lat[i] = since == 0 ? 0 : POLL_INTERVAL_US - since;
-        }
-        double sum = 0, psum = 0, dsum = 0;
-        for (int i = 0; i < n; i++) {
-                sum += (double) lat[i];
-                psum += (double) poll_lat[i];
-                dsum += (double) pubdur[i];
-        }
-        qsort(pubdur, (size_t) n, sizeof(*pubdur), cmp_i64);
-        qsort(lat, (size_t) n, sizeof(*lat), cmp_i64);
-        qsort(poll_lat, (size_t) n, sizeof(*poll_lat), cmp_i64);
-
-        printf("marker wait latency, publish start -> wait return, %d publications (invalidate + publish each), in %s\n",
-               n, dir);
-        printf("%-28s %12s %12s %12s %12s\n", "", "p50", "p99", "mean", "max");
-        printf("%-28s %10.1f us %10.1f us %10.1f us %10.1f us\n", "gv_store_wait (inotify)", pct(lat, n, 0.50),
-               pct(lat, n, 0.99), sum / n, (double) lat[n - 1]);
-        printf("%-28s %10.1f us %10.1f us %10.1f us %10.1f us\n", "(publish call itself)", pct(pubdur, n, 0.50),
-               pct(pubdur, n, 0.99), dsum / n, (double) pubdur[n - 1]);
-        printf("%-28s %10.1f ms %10.1f ms %10.1f ms %10.1f ms\n", "5 s polling loop (simulated)",
-               pct(poll_lat, n, 0.50) / 1000.0, pct(poll_lat, n, 0.99) / 1000.0, psum / n / 1000.0,
-               (double) poll_lat[n - 1] / 1000.0);
+        report(n, dir, lat, poll_lat, pub, pubdur);
 
         free(lat);
         free(poll_lat);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints figures for re-validation in place (`gpu-validator watch`, issue 11 item 7); asserts nothing.
+"""Prints figures for re-validation in place (`gpu-validator watch`); asserts nothing.
 
 On a mock node (driver root with file device nodes, a status folder), after the chain
 driver -> toolkit has passed, each trial restarts a simulated driver container: .driver-ctr-ready

@@ -179,7 +179,7 @@ def soak_mock_install(t, n, rng, base):
         # and remove then removes it.
         p = subprocess.run(cmd, capture_output=True, text=True, env=ENV)
         if p.returncode != 0:
-            t.violation("killed mock install leaves a folder install cannot recover (known defect 5, issue 9)",
+            t.violation("killed mock install leaves a folder install cannot recover",
                         f"trial {trial}: install again exited {p.returncode}: {p.stderr.strip()[-300:]}")
             continue
         p = subprocess.run([gvtest.GV, "mock", "remove", "--root", root],

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/cleanup.h"
 #include "mock/nvml/libnvml-internal.h"
 
@@ -117,7 +118,7 @@ void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, u
         pci->domain = domain;
         pci->bus = bus;
         pci->device = dev;
-        pci->pciDeviceId = (device_id << 16) | 0x10DEu;
+        pci->pciDeviceId = (device_id << 16) | GV_PCI_VENDOR_NVIDIA;
         pci->pciSubSystemId = subsystem;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/host/nvidia-host.h"
 #include "mock/nvml/libnvml-internal.h"
 
 unsigned driver_branch(void)
@@ -71,7 +72,7 @@ nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
         nvmlPciInfo_t p;
         fill_pci(&p, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
         const gv_mock_model_facts_t *f = facts_of(d);
-        unsigned cls = f && f->pci_class ? f->pci_class : 0x0302;
+        unsigned cls = f && f->pci_class ? f->pci_class : GV_PCI_CLASS_DISPLAY_3D;
         pci->domain = p.domain;
         pci->bus = p.bus;
         pci->device = p.device;

@@ -188,7 +188,7 @@ static int apply_setting(gv_mock_state_t *s, const gv_mock_profile_t *p, uint64_
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: expected KEY=VALUE", setting);
         _cleanup_free_ char *key = strndup(setting, (size_t) (eq - setting));
         if (!key)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         const char *value = eq + 1;
         for (unsigned i = 0; i < p->device_count; i++) {
                 if (!(mask & (1ULL << i)))
@@ -212,7 +212,7 @@ static int load_root_profile(const char *root, int libfd, gv_mock_profile_t **ou
 {
         _cleanup_free_ char *path = NULL;
         if (asprintf(&path, "%s/" LIB_DIR "/" GV_MOCK_ROOT_PROFILE_NAME, root) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (faccessat(libfd, GV_MOCK_ROOT_PROFILE_NAME, F_OK, 0) < 0)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "%s: not a mock driver root (no " LIB_DIR "/" GV_MOCK_ROOT_PROFILE_NAME
@@ -233,7 +233,7 @@ static int load_state(int libfd, const char *path, gv_mock_state_t **out, gv_err
         int r = gv_read_file_at(libfd, GV_MOCK_ROOT_STATE_NAME, true, GV_MOCK_STATE_MAX_BYTES, &text, &len, &rerr);
         if (r == -ENOENT) {
                 *out = calloc(1, sizeof(**out));
-                return *out ? 0 : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return *out ? 0 : gv_error_oom(err);
         }
         if (r < 0)
                 return gv_error_set(err, -r, GV_REASON_IO, "%s", rerr && rerr->msg ? rerr->msg : path);
@@ -285,7 +285,7 @@ int gv_mock_set(const gv_mock_set_opts_t *o, gv_mock_set_result_t *out, gv_error
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: %s", o->root, strerror(errno));
         if (asprintf(&out->state_file, "%s/" LIB_DIR "/" GV_MOCK_ROOT_STATE_NAME, abs) < 0) {
                 out->state_file = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         _cleanup_close_ int rootfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         _cleanup_close_ int libfd = rootfd < 0 ? -1 : openat(rootfd, LIB_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -311,11 +311,11 @@ int gv_mock_set(const gv_mock_set_opts_t *o, gv_mock_set_result_t *out, gv_error
         size_t xid_len = 0;
         struct xids x = { .f = open_memstream(&xid_text, &xid_len) };
         if (!x.f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < o->n_settings && r >= 0; i++)
                 r = apply_setting(s, p, mask, o->settings[i], &draws, &x, err);
         if (gv_memstream_close(x.f, &xid_text) < 0 && r >= 0)
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
         if (r < 0)
                 return r;
         /* Xid first, then the lasting state: a health check sees Xid 79 before GPU_IS_LOST. */

@@ -233,7 +233,7 @@ int gv_mock_state_parse(const char *source, const char *text, size_t len, gv_moc
         _cleanup_free_ gv_mock_state_t *s = calloc(1, sizeof(*s));
         _cleanup_free_ char *copy = malloc(len + 1);
         if (!s || !copy)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         memcpy(copy, text, len);
         copy[len] = '\0';
         unsigned lineno = 0;
@@ -301,7 +301,7 @@ int gv_mock_state_write(const gv_mock_state_t *s, char **out, gv_error_t **err)
         size_t size = 0;
         FILE *f = open_memstream(&buf, &size);
         if (!f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         fputs("# gpu-validator mock-nvml runtime state, written by `gpu-validator mock set`\n"
               "# <gpu index> <key>=<value> (docs/mock-nvml.md, Faults: runtime changes)\n",
               f);
@@ -309,7 +309,7 @@ int gv_mock_state_write(const gv_mock_state_t *s, char **out, gv_error_t **err)
                 if (!gv_mock_gpu_state_empty(&s->gpus[i]))
                         write_gpu(f, i, &s->gpus[i]);
         if (gv_memstream_close(f, &buf) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = buf;
         return 0;
 }

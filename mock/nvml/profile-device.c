@@ -307,7 +307,7 @@ static int sub_map(pctx_t *c, const char *prefix, const char *key, yaml_node_t *
                 mp_set_supported(d, bit, true);
         _cleanup_free_ char *sub = mp_join(prefix, key);
         if (!sub)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         return mp_for_each_pair(c, v, sub, cb, d);
 }
 
@@ -328,15 +328,15 @@ static int parse_processes(pctx_t *c, yaml_node_t *v, const char *prefix, const 
         d->n_processes = 0;
         d->processes = n ? calloc(n, sizeof(*d->processes)) : NULL;
         if (n && !d->processes)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         _cleanup_free_ char *base = mp_join(prefix, key);
         if (!base)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *ip = NULL;
                 yaml_node_t *item = mp_seq_item(c, v, base, i, &ip);
                 if (!ip)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
                 gv_mock_process_t *pr = &d->processes[d->n_processes++];
                 pr->gi_id = pr->ci_id = 0xFFFFFFFFu;
                 r = mp_want_map(c, item, ip, "");

@@ -38,15 +38,15 @@ int gv_mock_profile_set_gpu_count(gv_mock_profile_t *p, unsigned n, gv_error_t *
         }
         gv_mock_device_t *nd = realloc(p->devices, n * sizeof(*nd));
         if (!nd)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         p->devices = nd;
         for (unsigned i = p->device_count; i < n; i++) {
                 if (mp_device_copy(&nd[i], p->device_template) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 nd[i].index = i;
                 p->device_count = i + 1;
                 if (mp_derive_serial(&nd[i], p->device_template->serial, i) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         p->finalized = false;
         return 0;
@@ -57,6 +57,8 @@ int gv_mock_profile_keep_gpus(gv_mock_profile_t *p, uint64_t keep, gv_error_t **
         if (!p || !(keep & (p->device_count >= 64 ? ~0ULL : (1ULL << p->device_count) - 1)))
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "keep_gpus: no profile or no GPU to keep");
         unsigned map[GV_MOCK_MAX_GPUS], n = 0;
+        for (unsigned i = 0; i < GV_MOCK_MAX_GPUS; i++)
+                map[i] = UINT_MAX; /* an Xid of a GPU past the profile's count maps to none */
         uint64_t lost = 0;
         for (unsigned i = 0; i < p->device_count; i++) {
                 if (!(keep & (1ULL << i))) {
@@ -115,7 +117,7 @@ int gv_mock_profile_set_node_name(gv_mock_profile_t *p, const char *node_name, g
                                             (unsigned) (unsigned char) *q, (size_t) (q - node_name));
         char *s = NULL;
         if (node_name && *node_name && !(s = strdup(node_name)))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         replace_str(&p->node_name, s);
         p->finalized = false;
         return 0;
@@ -269,7 +271,7 @@ static int finalize_mig_device(mig_layout_t *l, gv_mock_device_t *d, size_t i, g
         if (!m->multiprocessor_count)
                 m->multiprocessor_count = mp->multiprocessor_count * m->ci_slice_count / mp->slice_count;
         if (!m->uuid && !(m->uuid = derive_uuid("MIG-", d->uuid, m->gi_id, m->ci_id)))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return 0;
 }
 
@@ -301,26 +303,26 @@ int gv_mock_profile_finalize(gv_mock_profile_t *p, gv_error_t **err)
                         strcpy(host, "localhost");
                 host[sizeof(host) - 1] = 0;
                 if (!(p->node_name = strdup(host)))
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         if (!p->nvml_version && p->driver_version) {
                 if (asprintf(&p->nvml_version, "%d.%s", p->cuda_driver_version / 1000, p->driver_version) < 0) {
                         p->nvml_version = NULL;
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
         }
         for (unsigned i = 0; i < p->device_count; i++) {
                 gv_mock_device_t *d = &p->devices[i];
                 d->index = i;
                 if (!d->uuid && !(d->uuid = derive_uuid("GPU-", p->node_name, i, 0)))
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (!d->pci_bus_id) {
                         d->pci_domain = i / 8;
                         d->pci_bus = default_bus[i % 8];
                         d->pci_device = 0;
                         if (asprintf(&d->pci_bus_id, "%08X:%02X:%02X.0", d->pci_domain, d->pci_bus, d->pci_device) < 0) {
                                 d->pci_bus_id = NULL;
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         }
                 }
                 if (d->minor_number == UNSET)

@@ -76,7 +76,6 @@ unsigned long mp_yline(const yaml_node_t *n);
 __attribute__((format(printf, 5, 6))) int mp_perr(pctx_t *c, const yaml_node_t *n, const char *prefix,
                                                       const char *key, const char *fmt, ...);
 
-int mp_oom(pctx_t *c);
 
 const char *mp_scalar(const yaml_node_t *n);
 

@@ -173,7 +173,7 @@ static int parse_mig_list(pctx_t *c, yaml_node_t *v, const char *prefix, const c
                 return mp_perr(c, v, prefix, key, "at most 32 GPU instance profiles");
         _cleanup_free_ char *base = mp_join(prefix, key);
         if (!base)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         if (profiles) {
                 for (size_t i = 0; i < d->n_mig_profiles; i++)
                         mp_mig_profile_clear(&d->mig_profiles[i]);
@@ -181,7 +181,7 @@ static int parse_mig_list(pctx_t *c, yaml_node_t *v, const char *prefix, const c
                 d->mig_profiles = n ? calloc(n, sizeof(*d->mig_profiles)) : NULL;
                 d->n_mig_profiles = 0;
                 if (n && !d->mig_profiles)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
         } else {
                 for (size_t i = 0; i < d->n_mig_devices; i++)
                         mp_mig_device_clear(&d->mig_devices[i]);
@@ -189,13 +189,13 @@ static int parse_mig_list(pctx_t *c, yaml_node_t *v, const char *prefix, const c
                 d->mig_devices = n ? calloc(n, sizeof(*d->mig_devices)) : NULL;
                 d->n_mig_devices = 0;
                 if (n && !d->mig_devices)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
         }
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *ip = NULL;
                 yaml_node_t *item = mp_seq_item(c, v, base, i, &ip);
                 if (!ip)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
                 if (!item)
                         return mp_perr(c, v, ip, "", "missing item");
                 if (profiles) {

@@ -106,11 +106,11 @@ static int faults_cb(pctx_t *c, const char *prefix, const char *key, yaml_node_t
                 f->n_xids = 0;
                 f->xids = n ? calloc(n, sizeof(*f->xids)) : NULL;
                 if (n && !f->xids)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
                 for (size_t i = 0; i < n; i++) {
                         _cleanup_free_ char *ip = NULL;
                         if (asprintf(&ip, "%s%s%s[%zu]", prefix, *prefix ? "." : "", key, i) < 0)
-                                return mp_oom(c);
+                                return gv_error_oom(c->err);
                         yaml_node_t *item = mp_ynode(c, v->data.sequence.items.start[i]);
                         if ((r = mp_want_map(c, item, ip, "")) < 0)
                                 return r;
@@ -246,7 +246,7 @@ static int parse_template(pctx_t *c, const top_t *t, const char *gname, gv_mock_
 {
         gv_mock_device_t *tmpl = calloc(1, sizeof(*tmpl));
         if (!tmpl)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         p->device_template = tmpl;
         mp_device_defaults(tmpl);
         int r;
@@ -290,7 +290,7 @@ static int index_devices(pctx_t *c, const top_t *t, size_t n_over, unsigned *idx
                 yaml_node_t *item = mp_ynode(c, t->devices->data.sequence.items.start[i]);
                 _cleanup_free_ char *ip = NULL;
                 if (asprintf(&ip, "devices[%zu]", i) < 0)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
                 if ((r = mp_want_map(c, item, ip, "")) < 0)
                         return r;
                 yaml_node_t *in = mp_map_get(c, item, "index");
@@ -314,20 +314,20 @@ static int make_devices(pctx_t *c, const top_t *t, gv_mock_profile_t *p, unsigne
         /* count >= 1 (max_index >= 1 whenever devices lists any); the analyser cannot see that across files */
         p->devices = calloc(count ? count : 1, sizeof(*p->devices));
         if (!p->devices)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         for (unsigned i = 0; i < count; i++) {
                 if (mp_device_copy(&p->devices[i], tmpl) < 0)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
                 p->device_count = i + 1;
                 p->devices[i].index = i;
                 if (mp_derive_serial(&p->devices[i], tmpl->serial, i) < 0) /* devices[] may set its own */
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
         }
         for (size_t i = 0; i < n_over; i++) {
                 yaml_node_t *item = mp_ynode(c, t->devices->data.sequence.items.start[i]);
                 _cleanup_free_ char *ip = NULL;
                 if (asprintf(&ip, "devices[%zu]", i) < 0)
-                        return mp_oom(c);
+                        return gv_error_oom(c->err);
                 int r = mp_for_each_pair(c, item, ip, mp_device_cb, &p->devices[idx[i]]);
                 if (r < 0)
                         return r;
@@ -405,7 +405,7 @@ static int check_duplicate_keys(const char *source, yaml_document_t *doc, gv_err
                         continue;
                 _cleanup_free_ keyref_t *keys = calloc(count, sizeof(*keys));
                 if (!keys)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 size_t k = 0;
                 for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
                         const yaml_node_t *kn = yaml_document_get_node(doc, p->key);
@@ -421,7 +421,7 @@ static int check_duplicate_keys(const char *source, yaml_document_t *doc, gv_err
                                 /* keys are shown as given; control characters as '?' */
                                 shown = strndup(keys[i].text, len > 64 ? 64 : len);
                                 if (!shown)
-                                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                        return gv_error_oom(err);
                                 for (char *q = shown; *q; q++)
                                         if ((unsigned char) *q < 0x20 || *q == 0x7f)
                                                 *q = '?';
@@ -439,7 +439,7 @@ int mp_load_text(const char *source, const char *text, size_t len, gv_mock_profi
         yaml_parser_t parser;
         yaml_document_t doc;
         if (!yaml_parser_initialize(&parser))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
         if (!yaml_parser_load(&parser, &doc)) {
                 int r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s:%lu: (yaml): %s%s%s", source,
@@ -459,11 +459,11 @@ int mp_load_text(const char *source, const char *text, size_t len, gv_mock_profi
         _cleanup_(gv_mock_profile_free) gv_mock_profile_t *p = calloc(1, sizeof(*p));
         if (!p) {
                 yaml_document_delete(&doc);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         p->source = strdup(source);
         pctx_t c = { .source = source, .doc = &doc, .err = err };
-        int r = p->source ? parse_root(&c, p) : mp_oom(&c);
+        int r = p->source ? parse_root(&c, p) : gv_error_oom(c.err);
         yaml_document_delete(&doc);
         if (r < 0)
                 return r;

@@ -275,7 +275,7 @@ int gv_mock_profile_to_yaml(const gv_mock_profile_t *p, char **out, gv_error_t *
         size_t sz = 0;
         FILE *f = open_memstream(&buf, &sz);
         if (!f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         fprintf(f, "# gpu-validator mock NVML profile (docs/mock-nvml.md), written from %s\n",
                 p->source ? p->source : "(profile)");
         fprintf(f, "schema: gpu-validator/mock-nvml/v1\n");
@@ -323,7 +323,7 @@ int gv_mock_profile_to_yaml(const gv_mock_profile_t *p, char **out, gv_error_t *
                         put_str(f, "  ", "xid_control_file", fl->xid_control_file);
         }
         if (fclose(f) != 0 || !buf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = TAKE_PTR(buf);
         return 0;
 }

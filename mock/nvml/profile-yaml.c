@@ -42,15 +42,10 @@ __attribute__((format(printf, 5, 6))) int mp_perr(pctx_t *c, const yaml_node_t *
         int r = vasprintf(&msg, fmt, ap);
         va_end(ap);
         if (r < 0)
-                return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(c->err);
         const char *sep = (prefix && *prefix && key && *key) ? "." : "";
         return gv_error_set(c->err, EINVAL, GV_REASON_CONFIG, "%s:%lu: %s%s%s: %s", c->source, mp_yline(n),
                             prefix ? prefix : "", sep, key ? key : "", msg);
-}
-
-int mp_oom(pctx_t *c)
-{
-        return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
 }
 
 const char *mp_scalar(const yaml_node_t *n)
@@ -187,7 +182,7 @@ int mp_get_str(pctx_t *c, yaml_node_t *n, const char *prefix, const char *key, c
                                        (unsigned) (unsigned char) *q, (size_t) (q - s));
         char *d = strdup(s);
         if (!d)
-                return mp_oom(c);
+                return gv_error_oom(c->err);
         free(*out);
         *out = d;
         return 0;

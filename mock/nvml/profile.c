@@ -211,7 +211,7 @@ int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_e
                 size_t sz = 0;
                 FILE *f = open_memstream(&known, &sz);
                 if (!f)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 for (size_t i = 0; gv_mock_builtin_profile_names[i]; i++)
                         fprintf(f, "%s%s", i ? ", " : "", gv_mock_builtin_profile_names[i]);
                 if (fclose(f) != 0) { /* out of memory: name no half list */
@@ -223,6 +223,6 @@ int gv_mock_profile_load_builtin(const char *name, gv_mock_profile_t **out, gv_e
         }
         _cleanup_free_ char *source = NULL;
         if (asprintf(&source, "builtin:%s", resolve_alias(name)) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return mp_load_text(source, text, strlen(text), out, err);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "mock/root/root-internal.h"
@@ -39,14 +40,8 @@ int mr_elist_add(elist_t *l, const char *path, etype_t type)
                         return 0;
                 }
         }
-        if (l->n == l->cap) {
-                size_t nc = l->cap ? 2 * l->cap : 16;
-                entry_t *nv = realloc(l->v, nc * sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                l->v = nv;
-                l->cap = nc;
-        }
+        if (!GV_GREEDY_REALLOC(l->v, l->cap, l->n + 1))
+                return -ENOMEM;
         char *p = strdup(path);
         if (!p)
                 return -ENOMEM;
@@ -101,7 +96,7 @@ int gv_mock_locate_artifacts(const char *exe_dir, const char *override_dir, gv_m
         size_t tried_len = 0;
         _cleanup_fclose_ FILE *tf = open_memstream(&tried, &tried_len);
         if (!tf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *lib = gv_path_join(places[i].lib_dir, places[i].lib_rel);
                 _cleanup_free_ char *smi = gv_path_join(places[i].lib_dir, places[i].smi_rel);

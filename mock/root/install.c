@@ -68,7 +68,7 @@ int mr_ensure_dirs(ictx_t *c, const char *path, gv_error_t **err)
         bool abs = path[0] == '/';
         _cleanup_free_ char *copy = strdup(path);
         if (!copy)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         char *s = copy + (abs ? 1 : 0);
         for (;;) {
                 char *slash = strchr(s, '/');
@@ -76,7 +76,7 @@ int mr_ensure_dirs(ictx_t *c, const char *path, gv_error_t **err)
                         *slash = '\0';
                 _cleanup_free_ char *full = mr_full_path(c->root, copy);
                 if (!full)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 struct stat st;
                 if (lstat(full, &st) == 0) {
                         if (!S_ISDIR(st.st_mode)) {
@@ -87,7 +87,7 @@ int mr_ensure_dirs(ictx_t *c, const char *path, gv_error_t **err)
                         }
                         const entry_t *o = mr_elist_find(&c->old, copy);
                         if (o && o->type == E_DIR && mr_elist_add(&c->now, copy, E_DIR) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 } else if (errno == ENOENT) {
                         if (!c->dry) {
                                 mr_step(c);
@@ -95,7 +95,7 @@ int mr_ensure_dirs(ictx_t *c, const char *path, gv_error_t **err)
                                         return mr_io_error(err, errno, "create folder", full);
                         }
                         if (mr_elist_add(&c->now, copy, E_DIR) < 0 || mr_elist_add(&c->fresh, copy, E_DIR) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 } else {
                         return mr_io_error(err, errno, "inspect", full);
                 }
@@ -110,7 +110,7 @@ int mr_ensure_dirs(ictx_t *c, const char *path, gv_error_t **err)
 static int record(ictx_t *c, const char *path, etype_t type, bool existed, gv_error_t **err)
 {
         if (mr_elist_add(&c->now, path, type) < 0 || (!existed && mr_elist_add(&c->fresh, path, type) < 0))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return 0;
 }
 
@@ -119,7 +119,7 @@ int mr_put_file(ictx_t *c, const char *path, const void *data, size_t len, mode_
 {
         _cleanup_free_ char *full = mr_full_path(c->root, path);
         if (!full)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         bool existed = mr_exists_l(full) && mr_elist_find(&c->old, path);
         if (c->dry)
                 return record(c, path, E_FILE, existed, err);
@@ -155,7 +155,7 @@ int mr_put_link(ictx_t *c, const char *path, const char *target, gv_error_t **er
 {
         _cleanup_free_ char *full = mr_full_path(c->root, path);
         if (!full)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         bool existed = mr_exists_l(full) && mr_elist_find(&c->old, path);
         if (c->dry)
                 return record(c, path, E_LINK, existed, err);
@@ -168,7 +168,7 @@ int mr_put_link(ictx_t *c, const char *path, const char *target, gv_error_t **er
         }
         _cleanup_free_ char *tmp = NULL;
         if (asprintf(&tmp, "%s.gv-tmp-%ld", full, (long) getpid()) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         mr_step(c);
         (void) unlink(tmp);
         if (symlink(target, tmp) < 0)
@@ -194,7 +194,7 @@ int mr_put_node(ictx_t *c, const char *path, unsigned major_no, unsigned minor_n
 {
         _cleanup_free_ char *full = mr_full_path(c->root, path);
         if (!full)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (*kind == GV_MOCK_NODES_CHAR) {
                 bool existed = mr_exists_l(full) && mr_elist_find(&c->old, path);
                 if (c->dry)
@@ -293,7 +293,7 @@ static int prepare_root(ictx_t *c, manifest_t *old, gv_error_t **err)
                 c->root_created = old->root_created;
                 for (size_t i = 0; i < old->entries.n; i++)
                         if (mr_elist_add(&c->old, old->entries.v[i].path, old->entries.v[i].type) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 return 1;
         }
         if (r != -ENOENT)
@@ -353,10 +353,10 @@ static int start_install(ictx_t *c, gv_error_t **err)
         if (c->root_created && !mr_exists_l(c->root)) {
                 _cleanup_free_ char *stage = mr_stage_path(c->root);
                 if (!stage)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 _cleanup_free_ char *parent = strndup(c->root, (size_t) (strrchr(c->root, '/') - c->root));
                 if (!parent)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 int r;
                 if (*parent && (r = gv_mkdir_p(parent, 0755, err)) < 0)
                         return r;
@@ -400,11 +400,11 @@ static int plan_layout(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock
                 return r;
         for (size_t i = 0; i < c->now.n; i++)
                 if (mr_elist_add(&c->intent, c->now.v[i].path, c->now.v[i].type) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         for (size_t i = 0; i < c->old.n; i++)
                 if (!mr_elist_find(&c->intent, c->old.v[i].path) &&
                     mr_elist_add(&c->intent, c->old.v[i].path, c->old.v[i].type) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         mr_elist_free(&c->now);
         mr_elist_free(&c->fresh);
         return 0;
@@ -422,7 +422,7 @@ static int drop_stale(ictx_t *c, const manifest_t *old, const char *cdi_spec, gv
         for (size_t i = 0; i < c->old.n && r == 0; i++)
                 if (!mr_elist_find(&c->now, c->old.v[i].path) &&
                     mr_elist_add(&stale, c->old.v[i].path, c->old.v[i].type) < 0)
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        r = gv_error_oom(err);
         if (r == 0 && stale.n) {
                 mr_step(c);
                 mr_remove_entries(c->root, &stale, old->cdi_spec, old->previous_cdi_spec ? old->previous_cdi_spec : cdi_spec,
@@ -433,7 +433,7 @@ static int drop_stale(ictx_t *c, const manifest_t *old, const char *cdi_spec, gv
                         continue;
                 _cleanup_free_ char *full = mr_full_path(c->root, stale.v[i].path);
                 if (full && mr_exists_l(full) && mr_elist_add(&c->now, stale.v[i].path, E_DIR) < 0)
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        r = gv_error_oom(err);
         }
         mr_elist_free(&stale);
         return r;
@@ -464,7 +464,7 @@ static int resolve_paths(const gv_mock_install_opts_t *o, char **root, char **cd
 {
         char *r = *root = mr_absolute(o->root);
         if (!r)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         while (strlen(r) > 1 && r[strlen(r) - 1] == '/')
                 r[strlen(r) - 1] = '\0';
         if (strcmp(r, "/") == 0)
@@ -474,7 +474,7 @@ static int resolve_paths(const gv_mock_install_opts_t *o, char **root, char **cd
                                     "CDI spec (YAML) cannot hold; choose another folder", r);
         *cdi_dir = o->cdi_dir && *o->cdi_dir ? mr_absolute(o->cdi_dir) : gv_path_join(r, "etc/cdi");
         if (!*cdi_dir)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return 0;
 }
 
@@ -568,7 +568,7 @@ static int fill_result(const ictx_t *c, install_run_t *run, gv_mock_install_resu
         if (!res.root || !res.cdi_spec || !res.manifest || !res.profile_name || !res.driver_version ||
             !res.node_name) {
                 gv_mock_install_result_clear(&res);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         *out = res;
         return 0;
@@ -599,9 +599,9 @@ int gv_mock_install(const gv_mock_install_opts_t *o, gv_mock_install_result_t *o
         run.asked = run.kind;
         run.spec_abs = gv_path_join(run.cdi_dir, GV_MOCK_CDI_SPEC_NAME);
         if (!run.spec_abs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (mr_workload_describe(o, &run.workload) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         const manifest_t *old = &run.old;
         manifest_t meta = {
                 .profile = p->name ? p->name : p->source,

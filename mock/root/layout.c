@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "mock/nvml/model-facts.h"
@@ -166,11 +167,14 @@ static bool mig_has_caps(const gv_mock_mig_device_t *m)
         return m->gi_id < CAP_MAX_GI && m->ci_id < CAP_MAX_CI;
 }
 
-/* The capability nodes of MIG device @m of the GPU with minor @g: its GI's access, then its CI's access. */
-static void cdi_mig_caps(FILE *f, const char *root, unsigned g, const gv_mock_mig_device_t *m)
+/*
+ * The capability nodes of MIG device @m of the GPU with minor @g: its GI's access (unless
+ * @ci_only: already written for a device of the same GI), then its CI's access.
+ */
+static void cdi_mig_caps(FILE *f, const char *root, unsigned g, const gv_mock_mig_device_t *m, bool ci_only)
 {
         _cleanup_free_ char *gi = NULL, *ci = NULL;
-        if (asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
+        if (!ci_only && asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
                 gi = NULL;
         if (asprintf(&ci, "nvidia-caps/nvidia-cap%u", cap_ci_minor(g, m->gi_id, m->ci_id)) < 0)
                 ci = NULL;
@@ -205,7 +209,7 @@ static void cdi_mig_devices(FILE *f, const char *root, const gv_mock_profile_t *
                         for (int by_uuid = 0; by_uuid < 2; by_uuid++) {
                                 fputs("- containerEdits:\n    deviceNodes:\n", f);
                                 cdi_node(f, "    ", root, node ? node : "nvidia0");
-                                cdi_mig_caps(f, root, d->minor_number, m);
+                                cdi_mig_caps(f, root, d->minor_number, m, false);
                                 if (by_uuid)
                                         fprintf(f, "  name: %s\n", m->uuid);
                                 else
@@ -226,16 +230,7 @@ static void cdi_mig_all_caps(FILE *f, const char *root, const gv_mock_profile_t 
                         const gv_mock_mig_device_t *m = &d->mig_devices[k];
                         if (!mig_has_caps(m))
                                 continue;
-                        _cleanup_free_ char *gi = NULL, *ci = NULL;
-                        unsigned g = d->minor_number;
-                        if (!gi_seen(d, k) && asprintf(&gi, "nvidia-caps/nvidia-cap%u", cap_gi_minor(g, m->gi_id)) < 0)
-                                gi = NULL;
-                        if (asprintf(&ci, "nvidia-caps/nvidia-cap%u", cap_ci_minor(g, m->gi_id, m->ci_id)) < 0)
-                                ci = NULL;
-                        if (gi)
-                                cdi_node(f, "    ", root, gi);
-                        if (ci)
-                                cdi_node(f, "    ", root, ci);
+                        cdi_mig_caps(f, root, d->minor_number, m, gi_seen(d, k));
                 }
         }
 }
@@ -357,7 +352,7 @@ static int install_libcuda(ictx_t *c, const char *nvml_lib, const char *driver_v
                 _cleanup_free_ char *src = NULL, *lib = NULL;
                 if (asprintf(&src, "%.*s/%s", dir_len, dir, rel[i]) < 0 ||
                     asprintf(&lib, "usr/lib64/libcuda.so.%s", driver_version) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (!mr_is_file(src))
                         continue;
                 int r;
@@ -406,10 +401,10 @@ static int put_cap(ictx_t *c, const char *rel, unsigned minor_no, unsigned mode,
         if (asprintf(&path, "proc/driver/nvidia/capabilities/%s", rel) < 0 ||
             asprintf(&text, "DeviceFileMinor: %u\nDeviceFileMode: %u\nDeviceFileModify: 1\n", minor_no, mode) < 0 ||
             asprintf(&node, "dev/nvidia-caps/nvidia-cap%u", minor_no) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *dir = strndup(path, (size_t) (strrchr(path, '/') - path)); /* path holds a '/' */
         if (!dir)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r;
         if ((r = mr_ensure_dirs(c, dir, err)) < 0 || (r = mr_put_file(c, path, text, strlen(text), 0444, err)) < 0)
                 return r;
@@ -426,7 +421,7 @@ static int lay_out_mig(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *k
                 return 0;
         _cleanup_free_ char *minors = mig_minors_text(p);
         if (!minors)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r;
         if ((r = mr_ensure_dirs(c, "proc/driver/nvidia-caps", err)) < 0 || (r = mr_ensure_dirs(c, "dev/nvidia-caps", err)) < 0 ||
             (r = mr_put_file(c, "proc/driver/nvidia-caps/mig-minors", minors, strlen(minors), 0444, err)) < 0 ||
@@ -446,7 +441,7 @@ static int lay_out_mig(ictx_t *c, const gv_mock_profile_t *p, gv_mock_nodes_t *k
                         _cleanup_free_ char *gi = NULL, *ci = NULL;
                         if (asprintf(&gi, "gpu%u/mig/gi%u/access", g, m->gi_id) < 0 ||
                             asprintf(&ci, "gpu%u/mig/gi%u/ci%u/access", g, m->gi_id, m->ci_id) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         if (!gi_seen(d, k) && (r = put_cap(c, gi, cap_gi_minor(g, m->gi_id), 0444, kind, why, err)) < 0)
                                 return r;
                         if ((r = put_cap(c, ci, cap_ci_minor(g, m->gi_id, m->ci_id), 0444, kind, why, err)) < 0)
@@ -534,7 +529,7 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                 _cleanup_free_ char *dir = NULL;
                 if (asprintf(&dir, "sys/bus/pci/devices/%04x:%02x:%02x.0", d->pci_domain & 0xffffu, d->pci_bus & 0xffu,
                              d->pci_device & 0x1fu) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_ensure_dirs(c, dir, err)) < 0)
                         return r;
                 const struct {
@@ -542,11 +537,11 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                         int digits; /* hex digits; 0: "-1" */
                         unsigned value;
                 } files[] = {
-                        { "vendor", 4, 0x10deu },
+                        { "vendor", 4, GV_PCI_VENDOR_NVIDIA },
                         { "device", 4, d->pci_device_id & 0xffffu },
                         { "subsystem_vendor", 4, d->pci_subsystem_id & 0xffffu },
                         { "subsystem_device", 4, (d->pci_subsystem_id >> 16) & 0xffffu },
-                        { "class", 6, 0x030200u },
+                        { "class", 6, GV_PCI_CLASS_DISPLAY_3D << 8 },
                         { "numa_node", 0, 0 }, /* no NUMA affinity */
                 };
                 for (size_t k = 0; k < GV_ARRAY_SIZE(files); k++) {
@@ -555,21 +550,21 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
                         int n = files[k].digits ? asprintf(&text, "0x%0*x\n", files[k].digits, files[k].value)
                                                 : asprintf(&text, "-1\n");
                         if (!f || n < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         if ((r = mr_put_file(c, f, text, strlen(text), 0444, err)) < 0)
                                 return r;
                 }
                 _cleanup_free_ char *f = gv_path_join(dir, "resource");
                 _cleanup_free_ char *text = pci_resource_text(d, i);
                 if (!f || !text)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_put_file(c, f, text, strlen(text), 0444, err)) < 0)
                         return r;
                 unsigned char cfg[256];
                 pci_config_space(d, cfg);
                 _cleanup_free_ char *cf = gv_path_join(dir, "config");
                 if (!cf)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_put_file(c, cf, (const char *) cfg, sizeof(cfg), 0644, err)) < 0)
                         return r;
         }
@@ -583,13 +578,13 @@ static int lay_out_pci(ictx_t *c, const gv_mock_profile_t *p, gv_error_t **err)
  */
 static int lay_out_ldcache(ictx_t *c, gv_error_t **err)
 {
-        gv_ldcache_lib_t libs[2] = { { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
+        mr_ldcache_lib_t libs[2] = { { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
         size_t n = 1;
         if (mr_elist_find(&c->now, "usr/lib64/libcuda.so.1"))
-                libs[n++] = (gv_ldcache_lib_t){ "libcuda.so.1", "/usr/lib64/libcuda.so.1" };
+                libs[n++] = (mr_ldcache_lib_t){ "libcuda.so.1", "/usr/lib64/libcuda.so.1" };
         _cleanup_free_ char *cache = NULL;
         size_t len = 0;
-        int r = gv_ldcache_build(libs, n, &cache, &len);
+        int r = mr_ldcache_build(libs, n, &cache, &len);
         if (r < 0)
                 return gv_error_set(err, -r, GV_REASON_INTERNAL, "build ld.so.cache: %s", strerror(-r));
         static const char conf[] = "/usr/lib64\n";
@@ -605,7 +600,7 @@ static int lay_out_extras(ictx_t *c, const gv_mock_install_opts_t *o, const gv_m
         int r;
         _cleanup_free_ char *devices = proc_devices_text();
         if (!devices)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_put_node(c, "dev/nvidia-modeset", GV_MOCK_NVIDIA_MAJOR, GV_MOCK_MODESET_MINOR, kind, why, err)) < 0 ||
             (r = mr_put_file(c, "proc/devices", devices, strlen(devices), 0444, err)) < 0 ||
             (r = lay_out_mig(c, p, kind, why, err)) < 0 || (r = lay_out_pci(c, p, err)) < 0 ||
@@ -620,7 +615,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         int r;
         _cleanup_free_ char *lib = NULL, *proc = NULL;
         if (asprintf(&lib, "usr/lib64/libnvidia-ml.so.%s", p->driver_version) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_ensure_dirs(c, "usr/lib64", err)) < 0 || (r = mr_ensure_dirs(c, "usr/bin", err)) < 0 ||
             (r = mr_ensure_dirs(c, "proc/driver/nvidia", err)) < 0 || (r = mr_ensure_dirs(c, "dev", err)) < 0)
                 return r;
@@ -637,7 +632,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
                 return r;
         proc = proc_version_text(p->driver_version);
         if (!proc)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_put_file(c, "proc/driver/nvidia/version", proc, strlen(proc), 0444, err)) < 0)
                 return r;
 
@@ -646,7 +641,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         for (unsigned i = 0; i < p->device_count; i++) {
                 _cleanup_free_ char *n = NULL;
                 if (asprintf(&n, "dev/nvidia%u", p->devices[i].minor_number) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if ((r = mr_put_node(c, n, GV_MOCK_NVIDIA_MAJOR, p->devices[i].minor_number, kind, why, err)) < 0)
                         return r;
         }
@@ -661,7 +656,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
                                 continue;
                         _cleanup_free_ char *path = strdup(c->now.v[i].path);
                         if (!path)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         if ((r = mr_put_file(c, path, "", 0, 0666, err)) < 0)
                                 return r;
                 }
@@ -670,7 +665,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
         /* CDI spec: inside the root it is recorded relative, outside absolute. */
         _cleanup_free_ char *spec_abs = gv_path_join(cdi_dir, GV_MOCK_CDI_SPEC_NAME);
         if (!spec_abs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t rl = strlen(c->root);
         bool inside = strncmp(cdi_dir, c->root, rl) == 0 && (cdi_dir[rl] == '/' || cdi_dir[rl] == '\0');
         const char *dir_rec = inside ? (cdi_dir[rl] == '/' ? cdi_dir + rl + 1 : "") : cdi_dir;
@@ -679,7 +674,7 @@ int mr_lay_out(ictx_t *c, const gv_mock_install_opts_t *o, const gv_mock_profile
                 return r;
         _cleanup_free_ char *spec = cdi_spec_text(c->root, p, lib);
         if (!spec)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = mr_put_file(c, spec_rec, spec, strlen(spec), 0644, err)) < 0)
                 return r;
         *cdi_spec = TAKE_PTR(spec_abs);

@@ -36,7 +36,7 @@ static unsigned long long number(const char **s)
         return v;
 }
 
-int gv_ldcache_libcmp(const char *a, const char *b)
+int mr_ldcache_libcmp(const char *a, const char *b)
 {
         while (*a) {
                 bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
@@ -60,8 +60,8 @@ int gv_ldcache_libcmp(const char *a, const char *b)
 
 static int by_soname_desc(const void *x, const void *y)
 {
-        const gv_ldcache_lib_t *a = x, *b = y;
-        return gv_ldcache_libcmp(b->soname, a->soname);
+        const mr_ldcache_lib_t *a = x, *b = y;
+        return mr_ldcache_libcmp(b->soname, a->soname);
 }
 
 static void put32(char *p, uint32_t v)
@@ -69,7 +69,7 @@ static void put32(char *p, uint32_t v)
         memcpy(p, &v, sizeof(v)); /* native byte order, as ld.so reads it */
 }
 
-int gv_ldcache_build(const gv_ldcache_lib_t *libs, size_t n, char **out, size_t *len)
+int mr_ldcache_build(const mr_ldcache_lib_t *libs, size_t n, char **out, size_t *len)
 {
         if (n > MAX_LIBS)
                 return -EINVAL;
@@ -79,7 +79,7 @@ int gv_ldcache_build(const gv_ldcache_lib_t *libs, size_t n, char **out, size_t 
                         return -EINVAL;
                 strings += strlen(libs[i].soname) + 1 + strlen(libs[i].path) + 1;
         }
-        gv_ldcache_lib_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+        mr_ldcache_lib_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
         if (!sorted)
                 return -ENOMEM;
         if (n)

@@ -21,20 +21,20 @@
 #include <stddef.h>
 
 /* One library: its soname ("libcuda.so.1") and absolute path inside the root ("/usr/lib64/libcuda.so.1"). */
-typedef struct gv_ldcache_lib {
+typedef struct mr_ldcache_lib {
         const char *soname;
         const char *path;
-} gv_ldcache_lib_t;
+} mr_ldcache_lib_t;
 
 /*
- * gv_ldcache_build - the bytes of an ld.so.cache listing @libs (@n of them,
+ * mr_ldcache_build - the bytes of an ld.so.cache listing @libs (@n of them,
  * strings borrowed) for the machine this is built for.
  * @out: heap buffer (caller frees), @len: its size in bytes.
  * Errors: -ENOMEM; -EINVAL when @n exceeds 4096 or a string is empty.
  */
-int gv_ldcache_build(const gv_ldcache_lib_t *libs, size_t n, char **out, size_t *len);
+int mr_ldcache_build(const mr_ldcache_lib_t *libs, size_t n, char **out, size_t *len);
 
-/* gv_ldcache_libcmp - glibc's _dl_cache_libcmp: <0, 0, >0 (runs of digits compare as numbers). */
-int gv_ldcache_libcmp(const char *a, const char *b);
+/* mr_ldcache_libcmp - glibc's _dl_cache_libcmp: <0, 0, >0 (runs of digits compare as numbers). */
+int mr_ldcache_libcmp(const char *a, const char *b);
 
 #endif

@@ -64,7 +64,7 @@ static int read_entries(json_object *o, const char *path, elist_t *l, gv_error_t
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: entries[%zu]: expected path and type",
                                             path, i);
                 if (mr_elist_add(l, p, (etype_t) type) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         return 0;
 }
@@ -106,7 +106,7 @@ int mr_manifest_read(const char *root, manifest_t *out, gv_error_t **err)
 {
         _cleanup_free_ char *path = gv_path_join(root, GV_MOCK_MANIFEST_NAME);
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *text = NULL;
         int r = gv_read_file_at(AT_FDCWD, path, true, MAX_MANIFEST_BYTES, &text, NULL, err);
         if (r < 0)
@@ -128,7 +128,7 @@ int mr_manifest_write(const char *root, const manifest_t *m, gv_error_t **err)
 {
         _cleanup_json_ json_object *o = json_object_new_object();
         if (!o)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         json_object_object_add(o, "kind", json_object_new_string(MANIFEST_KIND));
         json_object_object_add(o, "version", json_object_new_int(MANIFEST_VERSION));
         json_object_object_add(o, "created_by", json_object_new_string("gpu-validator " GV_VERSION));
@@ -159,7 +159,7 @@ int mr_manifest_write(const char *root, const manifest_t *m, gv_error_t **err)
                                                                    JSON_C_TO_STRING_NOSLASHESCAPE);
         _cleanup_free_ char *data = NULL;
         if (asprintf(&data, "%s\n", text) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_close_ int dfd = open(root, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
         if (dfd < 0)
                 return mr_io_error(err, errno, "open", root);
@@ -193,7 +193,7 @@ static int parse_object(const char *path, const char *text, size_t len, json_obj
 {
         json_tokener *tok = json_tokener_new();
         if (!tok)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_json_ json_object *obj = json_tokener_parse_ex(tok, text, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         json_tokener_free(tok);
@@ -208,7 +208,7 @@ int gv_mock_manifest_probe(const char *root, bool *files_ok, bool *dev_char_link
 {
         _cleanup_free_ char *path = gv_path_join(root, GV_MOCK_MANIFEST_NAME);
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *e = NULL;

@@ -135,7 +135,7 @@ static int profile_report_text(const gv_mock_profile_t *p, char **text, gv_error
         _cleanup_json_ json_object *o = profile_json(p);
         if (!o || asprintf(text, "%s\n", json_object_to_json_string_ext(o, JSON_TEXT_FLAGS)) < 0) {
                 *text = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         return 0;
 }
@@ -206,7 +206,7 @@ static int profile_json_text(const gv_mock_profile_t *p, char **text, gv_error_t
         yaml_parser_t parser;
         yaml_document_t doc;
         if (!yaml_parser_initialize(&parser))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         yaml_parser_set_input_string(&parser, (const unsigned char *) y, strlen(y));
         int ok = yaml_parser_load(&parser, &doc);
         yaml_parser_delete(&parser);
@@ -216,7 +216,7 @@ static int profile_json_text(const gv_mock_profile_t *p, char **text, gv_error_t
         yaml_document_delete(&doc);
         if (!o || asprintf(text, "%s\n", json_object_to_json_string_ext(o, JSON_TEXT_FLAGS)) < 0) {
                 *text = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         return 0;
 }

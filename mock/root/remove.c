@@ -325,7 +325,7 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "no root given");
         _cleanup_free_ char *abs = mr_absolute(root);
         if (!abs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         while (strlen(abs) > 1 && abs[strlen(abs) - 1] == '/')
                 abs[strlen(abs) - 1] = '\0';
         _cleanup_(mr_manifest_free) manifest_t m = { 0 };
@@ -334,7 +334,7 @@ int gv_mock_remove(const char *root, unsigned *removed, unsigned *kept, gv_error
                 gv_error_free(err);
                 /* what an install killed before its intent record was in place leaves */
                 _cleanup_free_ char *stage = mr_stage_path(abs);
-                int sr = stage ? mr_stage_clean(stage, err) : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                int sr = stage ? mr_stage_clean(stage, err) : gv_error_oom(err);
                 if (sr < 0)
                         return sr;
                 unsigned temps = mr_remove_manifest_temps(abs);

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "mock/root/root-internal.h"
@@ -40,13 +41,13 @@
 #define PCI_DEVS "sys/bus/pci/devices"
 #define STATUS_DIR "run/nvidia/validations"
 #define MOFED_DIR "run/mellanox/drivers"
-#define CLASS_3D 0x030200u
+#define CLASS_3D (GV_PCI_CLASS_DISPLAY_3D << 8) /* prog-if 0, as every captured GPU */
 #define FIRST_VF_OFFSET 4u
 /* The vGPU type the mock offers: an mdev type folder "nvidia-<id>"; the SR-IOV VF's current_vgpu_type is <id>. */
 #define VGPU_TYPE_ID 256u
 #define VGPU_TYPE_NAME "NVIDIA mock vGPU 4C"
 /* The NIC of --rdma: Mellanox ConnectX-6 Dx (15b3:101d), an Ethernet controller (class 0x020000). */
-#define NIC_VENDOR 0x15b3u
+#define NIC_VENDOR GV_PCI_VENDOR_MELLANOX
 #define NIC_DEVICE 0x101du
 #define NIC_CLASS 0x020000u
 
@@ -165,11 +166,6 @@ static pci_addr_t vf_addr(pci_addr_t pf, unsigned i)
         return (pci_addr_t){ pf.dom, pf.bus, (rid >> 3) & 0x1fu, rid & 7u };
 }
 
-static int oom(gv_error_t **err)
-{
-        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-}
-
 /* What put_entryf() makes. */
 typedef enum { ENTRY_TEXT, ENTRY_LINK, ENTRY_DIRS } entry_kind_t;
 
@@ -185,7 +181,7 @@ static int put_entryf(ictx_t *c, entry_kind_t kind, const char *arg, gv_error_t 
         int n = vasprintf(&path, fmt, ap);
         va_end(ap);
         if (n < 0)
-                return oom(err);
+                return gv_error_oom(err);
         switch (kind) {
         case ENTRY_TEXT:
                 return mr_put_file(c, path, arg, strlen(arg), 0444, err);
@@ -235,7 +231,7 @@ static int bind(ictx_t *c, pci_addr_t a, const char *driver, gv_error_t **err)
         addr_text_t at = addr_text(a);
         _cleanup_free_ char *target = NULL, *back = NULL;
         if (asprintf(&target, "../../drivers/%s", driver) < 0 || asprintf(&back, "../../devices/%s", at.s) < 0)
-                return oom(err);
+                return gv_error_oom(err);
         int r;
         if ((r = ensure_dirsf(c, err, "sys/bus/pci/drivers/%s", driver)) < 0 ||
             (r = put_linkf(c, target, err, PCI_DEVS "/%s/driver", at.s)) < 0)
@@ -287,7 +283,7 @@ static int mdev_gpu(ictx_t *c, pci_addr_t a, gv_error_t **err)
         if (asprintf(&parent, "../../bus/pci/devices/%s", at.s) < 0 ||
             asprintf(&dev_target, "../../../bus/pci/devices/%s/%s", at.s, uuid) < 0 ||
             asprintf(&type_target, "../mdev_supported_types/%s", type) < 0)
-                return oom(err);
+                return gv_error_oom(err);
         int r;
         if ((r = ensure_dirsf(c, err, PCI_DEVS "/%s/mdev_supported_types/%s", at.s, type)) < 0 ||
             (r = put_textf(c, VGPU_TYPE_NAME "\n", err, PCI_DEVS "/%s/mdev_supported_types/%s/name", at.s, type)) < 0 ||
@@ -314,13 +310,13 @@ static int sriov_gpu(ictx_t *c, const gv_mock_device_t *d, gv_error_t **err)
                 return r;
         _cleanup_free_ char *physfn = NULL;
         if (asprintf(&physfn, "../%s", pt.s) < 0)
-                return oom(err);
+                return gv_error_oom(err);
         for (unsigned i = 0; i < GV_MOCK_SRIOV_VFS; i++) {
                 pci_addr_t vf = vf_addr(pf, i);
                 addr_text_t vt = addr_text(vf);
                 char virtfn[24];
                 snprintf(virtfn, sizeof(virtfn), "../%s", vt.s);
-                if ((r = pci_function(c, vf, 0x10deu, d->pci_device_id, d->pci_subsystem_id, CLASS_3D, err)) < 0 ||
+                if ((r = pci_function(c, vf, GV_PCI_VENDOR_NVIDIA, d->pci_device_id, d->pci_subsystem_id, CLASS_3D, err)) < 0 ||
                     (r = put_linkf(c, physfn, err, PCI_DEVS "/%s/physfn", vt.s)) < 0 ||
                     (r = put_linkf(c, virtfn, err, PCI_DEVS "/%s/virtfn%u", pt.s, i)) < 0 ||
                     (r = bind(c, vf, "nvidia", err)) < 0 || (r = ensure_dirsf(c, err, PCI_DEVS "/%s/nvidia", vt.s)) < 0 ||
@@ -404,8 +400,8 @@ static int lay_out_flags(ictx_t *c, const gv_mock_install_opts_t *o, gv_mock_wor
                 _cleanup_free_ char *text = NULL;
                 if (asprintf(&text, "GDRCOPY_ENABLED: %s\nGDS_ENABLED: %s\nGPU_DIRECT_RDMA_ENABLED: %s\n",
                              o->gdrcopy ? "true" : "false", o->gds ? "true" : "false", o->rdma ? "true" : "false") < 0)
-                        return oom(err);
-                r = mr_put_file(c, STATUS_DIR "/.driver-ctr-ready", text, strlen(text), 0644, err);
+                        return gv_error_oom(err);
+                r = mr_put_file(c, STATUS_DIR "/" GV_DRIVER_CTR_READY_FILE, text, strlen(text), 0644, err);
         }
         if (r == 0 && o->cc)
                 r = mr_put_file(c, STATUS_DIR "/.cc-manager-ctr-ready", "", 0, 0644, err);

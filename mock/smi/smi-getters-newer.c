@@ -13,7 +13,7 @@
 #include "mock/smi/smi.h"
 #include "mock/smi/smi-getters-internal.h"
 
-/* ---- getters of the rows of newer driver branches (issue 10 item 6) ---- */
+/* ---- getters of the rows of newer driver branches (R535 and later captures) ---- */
 
 /*
  * Entry points nvml-abi.h does not declare, called with the signature nvml.h gives them (written from its
@@ -64,7 +64,7 @@ typedef nvmlReturn_t (*smi_GetConfComputeProtectedMemoryUsage_fn)(nvmlDevice_t, 
 /* Values of the newer entry points: GSP firmware version, module id, C2C mode, addressing mode, PDI, T.Limit
  * temperature (the margin to the slowdown temperature), PCI class codes (XML "3", -q "0x3": one text for both,
  * as XML shows it). */
-void get_newer(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_newer(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         unsigned u = 0;
@@ -73,31 +73,31 @@ void get_newer(const smi_src_t *s, int arg, smi_value_t *v)
                 char buf[SMI_NVML_GSP_FIRMWARE_VERSION_BUF_SIZE] = "";
                 v->ret = NVXS(n, smi_GetGspFirmwareVersion_fn, nvmlDeviceGetGspFirmwareVersion, s->dev, buf);
                 buf[sizeof(buf) - 1] = '\0';
-                set_text(v, "%s", buf);
+                smi_set_text(v, "%s", buf);
                 break;
         }
         case X_MODULE_ID:
                 v->ret = NVXS(n, smi_GetModuleId_fn, nvmlDeviceGetModuleId, s->dev, &u);
-                set_text(v, "%u", u);
+                smi_set_text(v, "%u", u);
                 break;
         case X_C2C_MODE: {
                 smi_nvml_c2c_mode_t c = { 0 };
                 v->ret = NVXS(n, smi_GetC2cModeInfoV_fn, nvmlDeviceGetC2cModeInfoV,
                               s->dev, &c);
-                set_text(v, "%s", c.isC2cEnabled ? "Enabled" : "Disabled");
+                smi_set_text(v, "%s", c.isC2cEnabled ? "Enabled" : "Disabled");
                 break;
         }
         case X_ADDRESSING_MODE: {
                 static const char *const names[] = { "None", "HMM", "ATS" };
                 smi_nvml_addressing_mode_t m = { .version = GV_NVML_STRUCT_VERSION(smi_nvml_addressing_mode_t, 1) };
                 v->ret = NVXS(n, smi_GetAddressingMode_fn, nvmlDeviceGetAddressingMode, s->dev, &m);
-                set_text(v, "%s", m.value < GV_ARRAY_SIZE(names) ? names[m.value] : "Unknown");
+                smi_set_text(v, "%s", m.value < GV_ARRAY_SIZE(names) ? names[m.value] : "Unknown");
                 break;
         }
         case X_PDI: {
                 smi_nvml_pdi_t pdi = { .version = GV_NVML_STRUCT_VERSION(smi_nvml_pdi_t, 1) };
                 v->ret = NVXS(n, smi_GetPdi_fn, nvmlDeviceGetPdi, s->dev, &pdi);
-                set_text(v, "0x%016llx", pdi.value);
+                smi_set_text(v, "0x%016llx", pdi.value);
                 break;
         }
         case X_MARGIN_TEMPERATURE: {
@@ -118,7 +118,7 @@ void get_newer(const smi_src_t *s, int arg, smi_value_t *v)
 
 /* Confidential computing protected memory (nvmlDeviceGetConfComputeProtectedMemoryUsage), MiB: arg 0 total,
  * 1 used, 2 free. */
-void get_cc_memory(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_cc_memory(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlMemory_t m = { 0 };
         v->ret = NVXS(s->nvml, smi_GetConfComputeProtectedMemoryUsage_fn, nvmlDeviceGetConfComputeProtectedMemoryUsage, s->dev, &m);
@@ -148,7 +148,7 @@ static unsigned long long field_value(const smi_src_t *s, unsigned id, unsigned 
 }
 
 /* Memory temperature: NVML_FI_DEV_MEMORY_TEMP (C; the CSV writes the bare number, -q adds " C"). */
-void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         v->num = field_value(s, NVML_FI_DEV_MEMORY_TEMP, 0, &v->ret);
@@ -156,7 +156,7 @@ void get_memory_temp(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* SRAM ECC error split and sources (nvmlDeviceGetSramEccErrorStatus): counts, "Yes"/"No" for the threshold. */
-void get_sram_ecc(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_sram_ecc(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlEccSramErrorStatus_t st = { .version = nvmlEccSramErrorStatus_v1 };
         v->ret = NVX(s->nvml, nvmlDeviceGetSramEccErrorStatus, s->dev, &st);
@@ -166,13 +166,13 @@ void get_sram_ecc(const smi_src_t *s, int arg, smi_value_t *v)
                                          st.aggregateUncBucketOther };
         unsigned long long x = n[arg >= 0 && arg < (int) GV_ARRAY_SIZE(n) ? arg : 0];
         if (arg == SRAM_THRESHOLD)
-                set_text(v, "%s", x ? "Yes" : "No");
+                smi_set_text(v, "%s", x ? "Yes" : "No");
         else
-                set_text(v, "%llu", x);
+                smi_set_text(v, "%llu", x);
 }
 
 /* Channel / TPC repair pending (nvmlDeviceGetRepairStatus, arg 0 / 1) and unrepairable memory (arg 2). */
-void get_repair(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_repair(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned x = 0;
         if (arg == 2) {
@@ -184,58 +184,58 @@ void get_repair(const smi_src_t *s, int arg, smi_value_t *v)
                 v->ret = NVX(s->nvml, nvmlDeviceGetRepairStatus, s->dev, &r);
                 x = arg ? r.bTpcRepairPending : r.bChannelRepairPending;
         }
-        set_text(v, "%s", x ? "Yes" : "No");
+        smi_set_text(v, "%s", x ? "Yes" : "No");
 }
 
 /* Device capabilities (nvmlDeviceGetCapabilities): EGM "enabled" / "disabled". */
-void get_capability(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_capability(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlDeviceCapabilities_t c = { .version = nvmlDeviceCapabilities_v1 };
         v->ret = NVX(s->nvml, nvmlDeviceGetCapabilities, s->dev, &c);
-        set_text(v, "%s", c.capMask & (unsigned) arg ? "enabled" : "disabled");
+        smi_set_text(v, "%s", c.capMask & (unsigned) arg ? "enabled" : "disabled");
 }
 
 /* GPU recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION), as nvidia-smi names them. */
-void get_recovery_action(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_recovery_action(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         static const char *const names[] = { "None", "Reset", "Reboot", "Drain P2P", "Drain and Reset" };
         unsigned long long a = field_value(s, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, 0, &v->ret);
-        set_text(v, "%s", a < GV_ARRAY_SIZE(names) ? names[a] : "Unknown");
+        smi_set_text(v, "%s", a < GV_ARRAY_SIZE(names) ? names[a] : "Unknown");
 }
 
 /* A yes/no field value (arg: the field id): GPU reset status on 535..579. */
-void get_field_yes_no(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_field_yes_no(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned long long x = field_value(s, (unsigned) arg, 0, &v->ret);
-        set_text(v, "%s", x ? "Yes" : "No");
+        smi_set_text(v, "%s", x ? "Yes" : "No");
 }
 
 /* A clocks event reason counter kept as a field value in ns (arg: the field id), in us. */
-void get_field_us(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_field_us(const smi_src_t *s, int arg, smi_value_t *v)
 {
         v->num = field_value(s, (unsigned) arg, 0, &v->ret) / 1000ULL;
-        set_text(v, "%llu us", v->num);
+        smi_set_text(v, "%llu us", v->num);
 }
 
 /* A T.Limit threshold (arg: NVML_FI_DEV_TEMPERATURE_*_TLIMIT), signed C: "-8 C". */
-void get_tlimit_threshold(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_tlimit_threshold(const smi_src_t *s, int arg, smi_value_t *v)
 {
         long long t = (long long) field_value(s, (unsigned) arg, 0, &v->ret);
-        set_text(v, "%lld C", t);
+        smi_set_text(v, "%lld C", t);
 }
 
 /* Inactive row remappings (arg 0 correctable, 1 uncorrectable): NVML_FI_DEV_REMAPPED_ROWS_{COR,UNC}_INACTIVE. */
-void get_remapped_inactive(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_remapped_inactive(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned id = arg ? NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE : NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE;
         unsigned long long n = field_value(s, id, 0, &v->ret);
-        set_text(v, "%llu", n);
+        smi_set_text(v, "%llu", n);
 }
 
 /* nvml.h power scopes beyond NVML_POWER_SCOPE_GPU: the module (GPU + CPU on Grace parts) and the memory. */
 /* arg: scope * 2 + (0 average, 1 instantaneous) power draw, NVML_FI_DEV_POWER_AVERAGE/INSTANT, in W. */
-void get_power_field(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_power_field(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned id = arg % 2 ? NVML_FI_DEV_POWER_INSTANT : NVML_FI_DEV_POWER_AVERAGE;
         v->num = field_value(s, id, (unsigned) arg / 2, &v->ret);
@@ -243,40 +243,40 @@ void get_power_field(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* Power state ("P0") and power management ("Supported") of the power readings. */
-void get_power_misc(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_power_misc(const smi_src_t *s, int arg, smi_value_t *v)
 {
         if (arg == PW_STATE) {
                 nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
                 v->ret = NVX(s->nvml, nvmlDeviceGetPowerState, s->dev, &ps);
-                set_text(v, "P%u", (unsigned) ps);
+                smi_set_text(v, "P%u", (unsigned) ps);
                 return;
         }
         nvmlEnableState_t es = NVML_FEATURE_DISABLED;
         v->ret = NVX(s->nvml, nvmlDeviceGetPowerManagementMode, s->dev, &es);
         if (v->ret == NVML_SUCCESS && es != NVML_FEATURE_ENABLED)
                 v->ret = NVML_ERROR_NOT_SUPPORTED;
-        set_text(v, "Supported");
+        smi_set_text(v, "Supported");
 }
 
 /* Display Attached (580+; the value nvmlDeviceGetDisplayMode reports, the older rows' Display Mode): Yes / No. */
-void get_display_attached(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_display_attached(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         nvmlEnableState_t es = NVML_FEATURE_DISABLED;
         v->ret = NV(s->nvml, nvmlDeviceGetDisplayMode, s->dev, &es);
-        set_text(v, "%s", es == NVML_FEATURE_ENABLED ? "Yes" : "No");
+        smi_set_text(v, "%s", es == NVML_FEATURE_ENABLED ? "Yes" : "No");
 }
 
 
 /* The GPU's own PCIe generation, current and max (the link's may be lower: the host's limit). */
-void get_device_link_gen(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_device_link_gen(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned u = 0;
         if (arg == LG_DEVICE_CURRENT)
                 v->ret = NVX(s->nvml, nvmlDeviceGetCurrPcieLinkGeneration, s->dev, &u);
         else
                 v->ret = NVX(s->nvml, nvmlDeviceGetGpuMaxPcieLinkGeneration, s->dev, &u);
-        set_text(v, "%u", u);
+        smi_set_text(v, "%u", u);
 }
 
 /* <retired_pagelist> of a retirement cause (XML only, as the real -q leaves it out): empty, or N/A when the count
@@ -290,12 +290,12 @@ static void emit_retired_pagelist(smi_emit_t *e, const smi_src_t *src, nvmlPageR
         smi_emit_leaf(e, "retired_pagelist", "Retired Pages", "%s", r == NVML_SUCCESS ? "" : "N/A");
 }
 
-void emit_retired_pagelist_single(smi_emit_t *e, const smi_src_t *src)
+void smi_block_retired_pagelist_single(smi_emit_t *e, const smi_src_t *src)
 {
         emit_retired_pagelist(e, src, (nvmlPageRetirementCause_t) RP_SINGLE_BIT);
 }
 
-void emit_retired_pagelist_double(smi_emit_t *e, const smi_src_t *src)
+void smi_block_retired_pagelist_double(smi_emit_t *e, const smi_src_t *src)
 {
         emit_retired_pagelist(e, src, (nvmlPageRetirementCause_t) RP_DOUBLE_BIT);
 }
@@ -304,7 +304,7 @@ void emit_retired_pagelist_double(smi_emit_t *e, const smi_src_t *src)
 #define SMI_MAX_SUPPORTED_CLOCKS 512
 
 /* <supported_clocks>: each memory clock with its graphics clocks (XML only: plain `-q` leaves it out, q__*). */
-void emit_supported_clocks(smi_emit_t *e, const smi_src_t *src)
+void smi_block_supported_clocks(smi_emit_t *e, const smi_src_t *src)
 {
         if (!e->xml)
                 return;
@@ -329,7 +329,7 @@ void emit_supported_clocks(smi_emit_t *e, const smi_src_t *src)
 }
 
 /* <accounted_processes>: empty, as with accounting disabled in every xml__ capture (XML only, like the real -q). */
-void emit_accounted_processes(smi_emit_t *e, const smi_src_t *src)
+void smi_block_accounted_processes(smi_emit_t *e, const smi_src_t *src)
 {
         (void) src;
         if (!e->xml)
@@ -341,7 +341,7 @@ void emit_accounted_processes(smi_emit_t *e, const smi_src_t *src)
 /* ---- getters of --query-gpu fields without a -q element ---- */
 
 /* Clock event reason masks: arg 0 the supported reasons, 1 the active ones (HEX16). */
-void get_event_mask(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_event_mask(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned long long mask = 0;
         if (arg == 0)
@@ -354,15 +354,15 @@ void get_event_mask(const smi_src_t *s, int arg, smi_value_t *v)
 typedef nvmlReturn_t (*smi_GetGspFirmwareMode_fn)(nvmlDevice_t, unsigned *, unsigned *); /* nvml.h */
 
 /* GSP firmware mode (nvmlDeviceGetGspFirmwareMode): arg 0 current, 1 default; Enabled / Disabled. */
-void get_gsp_mode(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_gsp_mode(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned enabled = 0, def = 0;
         v->ret = NVXS(s->nvml, smi_GetGspFirmwareMode_fn, nvmlDeviceGetGspFirmwareMode, s->dev, &enabled, &def);
-        set_text(v, "%s", (arg == 0 ? enabled : def) ? "Enabled" : "Disabled");
+        smi_set_text(v, "%s", (arg == 0 ? enabled : def) ? "Enabled" : "Disabled");
 }
 
 /* The host name (gethostname(2)); unavailable when it fails. */
-void get_hostname(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_hostname(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) s;
         (void) arg;
@@ -374,7 +374,7 @@ void get_hostname(const smi_src_t *s, int arg, smi_value_t *v)
 /* ECC count of one memory location (nvmlMemoryLocation_t, SMI_ECC_LOC_TOTAL: nvmlDeviceGetTotalEccErrors):
  * arg = location * 4 + aggregate * 2 + uncorrected. */
 
-void get_ecc_location(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_ecc_location(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned long long c = 0;
         nvmlMemoryErrorType_t type = (nvmlMemoryErrorType_t) (arg % 2);
@@ -384,5 +384,5 @@ void get_ecc_location(const smi_src_t *s, int arg, smi_value_t *v)
         else
                 v->ret = NVX(s->nvml, nvmlDeviceGetMemoryErrorCounter, s->dev, type, counter,
                              (nvmlMemoryLocation_t) (arg / 4), &c);
-        set_text(v, "%llu", c);
+        smi_set_text(v, "%llu", c);
 }

@@ -17,7 +17,7 @@
 /* ---- getters: each calls NVML through src->nvml and fills *v ---- */
 
 
-void get_ctx(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_ctx(const smi_src_t *s, int arg, smi_value_t *v)
 {
         switch (arg) {
         case CTX_TIMESTAMP:
@@ -36,7 +36,7 @@ void get_ctx(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* A string query, with the buffer size nvml.h gives for it. */
-void get_text(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_text(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         switch (arg) {
@@ -59,7 +59,7 @@ void get_text(const smi_src_t *s, int arg, smi_value_t *v)
 }
 
 
-void get_pci(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_pci(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlPciInfo_t p = { 0 };
         v->ret = NV(s->nvml, nvmlDeviceGetPciInfo_v3, s->dev, &p);
@@ -74,7 +74,7 @@ void get_pci(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* A query answering one unsigned int. */
-void get_uint(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_uint(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         unsigned u = 0;
@@ -105,7 +105,7 @@ void get_uint(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* A query answering an nvmlEnableState_t. */
-void get_enabled(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_enabled(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         nvmlEnableState_t es = NVML_FEATURE_DISABLED;
@@ -118,7 +118,7 @@ void get_enabled(const smi_src_t *s, int arg, smi_value_t *v)
         v->num = es;
 }
 
-void get_pstate(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_pstate(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
@@ -126,7 +126,7 @@ void get_pstate(const smi_src_t *s, int arg, smi_value_t *v)
         v->num = ps;
 }
 
-void get_compute_mode(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_compute_mode(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         nvmlComputeMode_t cm = NVML_COMPUTEMODE_DEFAULT;
@@ -135,7 +135,7 @@ void get_compute_mode(const smi_src_t *s, int arg, smi_value_t *v)
 }
 
 /* Brand names in nvmlBrandType_t order (nvml.h). */
-void get_brand(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_brand(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         static const char *const names[] = {
@@ -148,7 +148,7 @@ void get_brand(const smi_src_t *s, int arg, smi_value_t *v)
         v->str = (size_t) b < GV_ARRAY_SIZE(names) ? names[b] : "Unknown";
 }
 
-void get_architecture(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_architecture(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         static const struct {
@@ -171,7 +171,7 @@ void get_architecture(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* Memory in MiB: nvmlDeviceGetMemoryInfo_v2 (used excludes the reservation), else the v1 query (reserved 0). */
-void get_memory(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_memory(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlMemory_v2_t m2 = { .version = nvmlMemory_v2 };
         v->ret = NV(s->nvml, nvmlDeviceGetMemoryInfo_v2, s->dev, &m2);
@@ -184,7 +184,7 @@ void get_memory(const smi_src_t *s, int arg, smi_value_t *v)
         v->num = bytes[arg >= 0 && arg < 4 ? arg : 0] / (1024ULL * 1024ULL);
 }
 
-void get_compute_cap(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_compute_cap(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) arg;
         int major = 0, minor = 0;
@@ -195,7 +195,7 @@ void get_compute_cap(const smi_src_t *s, int arg, smi_value_t *v)
 
 /* Pairs of one query: arg 0 the first value, 1 the second. */
 
-void get_pair(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_pair(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         unsigned a = 0, b = 0;
@@ -222,7 +222,7 @@ void get_pair(const smi_src_t *s, int arg, smi_value_t *v)
 }
 
 
-void get_clock(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_clock(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned u = 0;
         nvmlClockType_t type = (nvmlClockType_t) (arg & 0xff);
@@ -250,7 +250,7 @@ static const char *fabric_state_name(unsigned state)
 
 
 /* Fabric (NVSwitch / NVLink domain) registration; NOT_SUPPORTED (N/A) on a GPU that has none. */
-void get_fabric(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_fabric(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlGpuFabricInfo_t fi = { 0 };
         nvmlReturn_t r = NV(s->nvml, nvmlDeviceGetGpuFabricInfo, s->dev, &fi);
@@ -280,7 +280,7 @@ void get_fabric(const smi_src_t *s, int arg, smi_value_t *v)
 /* ---- getters of the `-q` only rows: each writes the value's text as the real tool prints it ---- */
 
 /* A getter's text: the value as printf formats it; str points at it. */
-void set_text(smi_value_t *v, const char *fmt, ...)
+void smi_set_text(smi_value_t *v, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
@@ -292,7 +292,7 @@ void set_text(smi_value_t *v, const char *fmt, ...)
 
 /* A value the real tool prints N/A for on every GPU our profiles model (Linux driver model, GOM, bridge chip,
  * clock policy, target temperature: N/A in every xml__ capture). */
-void get_na(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_na(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) s;
         (void) arg;
@@ -301,7 +301,7 @@ void get_na(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* Board facts: accounting, multi-GPU board, board id, virtualization mode (nvmlGpuVirtualizationMode_t names). */
-void get_board(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_board(const smi_src_t *s, int arg, smi_value_t *v)
 {
         static const char *const virt[] = { "None", "Pass-Through", "VGPU", "Host VGPU", "Host VSGA" };
         const gv_nvml_t *n = s->nvml;
@@ -310,28 +310,28 @@ void get_board(const smi_src_t *s, int arg, smi_value_t *v)
         switch (arg) {
         case B_ACCOUNTING_MODE:
                 v->ret = NVX(n, nvmlDeviceGetAccountingMode, s->dev, &es);
-                set_text(v, "%s", es == NVML_FEATURE_ENABLED ? "Enabled" : "Disabled");
+                smi_set_text(v, "%s", es == NVML_FEATURE_ENABLED ? "Enabled" : "Disabled");
                 break;
         case B_ACCOUNTING_BUFFER:
                 v->ret = NVX(n, nvmlDeviceGetAccountingBufferSize, s->dev, &u);
-                set_text(v, "%u", u);
+                smi_set_text(v, "%u", u);
                 break;
         case B_MULTIGPU_BOARD:
                 v->ret = NVX(n, nvmlDeviceGetMultiGpuBoard, s->dev, &u);
-                set_text(v, "%s", u ? "Yes" : "No");
+                smi_set_text(v, "%s", u ? "Yes" : "No");
                 break;
         case B_BOARD_ID:
                 v->ret = NVX(n, nvmlDeviceGetBoardId, s->dev, &u);
-                set_text(v, "0x%x", u);
+                smi_set_text(v, "0x%x", u);
                 break;
         default:
                 v->ret = NVX(n, nvmlDeviceGetVirtualizationMode, s->dev, &u);
-                set_text(v, "%s", u < GV_ARRAY_SIZE(virt) ? virt[u] : "Unknown");
+                smi_set_text(v, "%s", u < GV_ARRAY_SIZE(virt) ? virt[u] : "Unknown");
         }
 }
 
 
-void get_inforom(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_inforom(const smi_src_t *s, int arg, smi_value_t *v)
 {
         if (arg == INFOROM_IMAGE)
                 v->ret = NVX(s->nvml, nvmlDeviceGetInforomImageVersion, s->dev, v->text, sizeof(v->text));
@@ -343,7 +343,7 @@ void get_inforom(const smi_src_t *s, int arg, smi_value_t *v)
 
 
 /* PCIe link: generation, width ("16x"), replays, throughput ("KB/s"). */
-void get_pcie(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_pcie(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         unsigned u = 0;
@@ -371,38 +371,38 @@ void get_pcie(const smi_src_t *s, int arg, smi_value_t *v)
                             arg == L_TX ? NVML_PCIE_UTIL_TX_BYTES : NVML_PCIE_UTIL_RX_BYTES, &u);
                 fmt = "%u KB/s";
         }
-        set_text(v, fmt, u);
+        smi_set_text(v, fmt, u);
         v->num = u;
 }
 
 /* A replay counter rollover count: NVML has no call for it; the real tool prints 0 on every capture. */
-void get_zero(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_zero(const smi_src_t *s, int arg, smi_value_t *v)
 {
         (void) s;
         (void) arg;
-        set_text(v, "0");
+        smi_set_text(v, "0");
 }
 
 /* One clock event reason (arg: its bit in nvmlClocksEventReason*): "Active" or "Not Active". */
-void get_event_reason(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_event_reason(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned long long mask = 0;
         v->ret = NVX(s->nvml, nvmlDeviceGetCurrentClocksEventReasons, s->dev, &mask);
-        set_text(v, "%s", mask & (unsigned long long) arg ? "Active" : "Not Active");
+        smi_set_text(v, "%s", mask & (unsigned long long) arg ? "Active" : "Not Active");
 }
 
 
-void get_bar1(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_bar1(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlBAR1Memory_t b = { 0 };
         v->ret = NVX(s->nvml, nvmlDeviceGetBAR1MemoryInfo, s->dev, &b);
         const unsigned long long bytes[] = { b.bar1Total, b.bar1Used, b.bar1Free };
-        set_text(v, "%llu MiB", bytes[arg >= 0 && arg < 3 ? arg : 0] / (1024ULL * 1024ULL));
+        smi_set_text(v, "%llu MiB", bytes[arg >= 0 && arg < 3 ? arg : 0] / (1024ULL * 1024ULL));
 }
 
 
 /* Engine utilisation in percent. */
-void get_engine_util(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_engine_util(const smi_src_t *s, int arg, smi_value_t *v)
 {
         const gv_nvml_t *n = s->nvml;
         unsigned u = 0, period = 0;
@@ -418,7 +418,7 @@ void get_engine_util(const smi_src_t *s, int arg, smi_value_t *v)
 }
 
 /* Encoder (arg 0..2) and FBC (3..5) session stats: count, average FPS, average latency. */
-void get_sessions(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_sessions(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned st[3] = { 0 };
         if (arg < 3) {
@@ -430,38 +430,38 @@ void get_sessions(const smi_src_t *s, int arg, smi_value_t *v)
                 st[1] = f.averageFPS;
                 st[2] = f.averageLatency;
         }
-        set_text(v, "%u", st[arg % 3]);
+        smi_set_text(v, "%u", st[arg % 3]);
 }
 
 /* ECC error count: arg = counter type * 4 + location (0 SRAM, 1 DRAM) * 2 + error type. */
 
-void get_ecc_count(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_ecc_count(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned long long c = 0;
         nvmlMemoryLocation_t loc = (arg / 2) % 2 ? SMI_NVML_MEMORY_LOCATION_DRAM : SMI_NVML_MEMORY_LOCATION_SRAM;
         v->ret = NVX(s->nvml, nvmlDeviceGetMemoryErrorCounter, s->dev, (nvmlMemoryErrorType_t) (arg % 2),
                     (nvmlEccCounterType_t) (arg / 4), loc, &c);
-        set_text(v, "%llu", c);
+        smi_set_text(v, "%llu", c);
 }
 
 
 /* Retired pages: count per cause (nvmlPageRetirementCause_t), pending retirement (Yes/No). */
-void get_retired(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_retired(const smi_src_t *s, int arg, smi_value_t *v)
 {
         if (arg == RP_PENDING) {
                 nvmlEnableState_t p = NVML_FEATURE_DISABLED;
                 v->ret = NVX(s->nvml, nvmlDeviceGetRetiredPagesPendingStatus, s->dev, &p);
-                set_text(v, "%s", p == NVML_FEATURE_ENABLED ? "Yes" : "No");
+                smi_set_text(v, "%s", p == NVML_FEATURE_ENABLED ? "Yes" : "No");
                 return;
         }
         unsigned count = 0;
         v->ret = NVX(s->nvml, nvmlDeviceGetRetiredPages, s->dev, (nvmlPageRetirementCause_t) arg, &count, NULL);
-        set_text(v, "%u", count);
+        smi_set_text(v, "%u", count);
 }
 
 
 /* Remapped rows and the row remapper histogram ("N bank(s)"). */
-void get_remapped(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_remapped(const smi_src_t *s, int arg, smi_value_t *v)
 {
         if (arg >= RR_H_MAX) {
                 nvmlRowRemapperHistogramValues_t h = { 0 };
@@ -473,22 +473,22 @@ void get_remapped(const smi_src_t *s, int arg, smi_value_t *v)
         unsigned r[4] = { 0 };
         v->ret = NVX(s->nvml, nvmlDeviceGetRemappedRows, s->dev, &r[0], &r[1], &r[2], &r[3]);
         if (arg >= RR_PENDING)
-                set_text(v, "%s", r[arg] ? "Yes" : "No");
+                smi_set_text(v, "%s", r[arg] ? "Yes" : "No");
         else
-                set_text(v, "%u", r[arg]);
+                smi_set_text(v, "%u", r[arg]);
 }
 
 /* A temperature threshold (nvmlTemperatureThresholds_t) in C. */
-void get_temp_threshold(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_temp_threshold(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned t = 0;
         v->ret = NVX(s->nvml, nvmlDeviceGetTemperatureThreshold, s->dev, (nvmlTemperatureThresholds_t) arg, &t);
-        set_text(v, "%u C", t);
+        smi_set_text(v, "%u C", t);
 }
 
 
 /* Applications, default applications and max customer boost clocks in MHz. */
-void get_app_clock(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_app_clock(const smi_src_t *s, int arg, smi_value_t *v)
 {
         unsigned u = 0;
         nvmlClockType_t type = (nvmlClockType_t) (arg & 0xff);
@@ -502,10 +502,10 @@ void get_app_clock(const smi_src_t *s, int arg, smi_value_t *v)
 }
 
 /* Clock event reason counters (nvmlPerfPolicyType_t: 0 power, 1 thermal, 2 sync boost): time in that state, us. */
-void get_violation(const smi_src_t *s, int arg, smi_value_t *v)
+void smi_get_violation(const smi_src_t *s, int arg, smi_value_t *v)
 {
         nvmlViolationTime_t t = { 0 };
         v->ret = NVX(s->nvml, nvmlDeviceGetViolationStatus, s->dev, (nvmlPerfPolicyType_t) arg, &t);
         v->num = t.violationTime / 1000ULL;
-        set_text(v, "%llu us", v->num);
+        smi_set_text(v, "%llu us", v->num);
 }

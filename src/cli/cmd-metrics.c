@@ -290,11 +290,11 @@ static int parse_options(gv_cli_t *cli, int argc, char **argv, gv_options_t *o, 
                 return gv_cli_usage_error(cli, "metrics", "unexpected argument '%s'", argv[optind]);
         const gv_config_t *c = &o->cfg;
         m->output_dir = c->output_dir;
-        m->node = c->node_name;
+        m->node = c->kube.node_name;
         m->boot_id = c->boot_id_path;
-        m->sysfs = c->sysfs_root;
-        m->sa.kubeconfig = c->kubeconfig;
-        m->sa.pod_namespace = c->namespace;
+        m->sysfs = c->sandbox.sysfs_root;
+        m->sa.kubeconfig = c->kube.kubeconfig;
+        m->sa.pod_namespace = c->kube.namespace;
         return -1;
 }
 

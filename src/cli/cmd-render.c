@@ -212,7 +212,7 @@ static int render_print(json_object *pod, bool json_out, gv_error_t **err)
                         pod, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
                 text = s ? strdup(s) : NULL;
                 if (!text)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         } else {
                 int r = gv_yaml_emit(pod, &text, err);
                 if (r < 0)

@@ -91,7 +91,7 @@ static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
         case GV_OPT_MOCK:
                 free(o->mock_profile);
                 o->mock_profile = strdup(arg && *arg ? arg : GV_MOCK_DEFAULT_PROFILE);
-                return o->mock_profile ? 0 : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return o->mock_profile ? 0 : gv_error_oom(err);
         case GV_OPT_GPUS:
                 if (gv_parse_uint(arg, &n) < 0 || n < GV_MOCK_MIN_GPUS || n > GV_MOCK_MAX_GPUS)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--gpus %s: expected %u to %u", arg,
@@ -101,7 +101,7 @@ static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
         case GV_OPT_MOCK_DIR:
                 free(o->mock_dir);
                 o->mock_dir = strdup(arg);
-                return o->mock_dir ? 0 : gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return o->mock_dir ? 0 : gv_error_oom(err);
         case GV_OPT_MOCK_WORKLOAD:
         case GV_OPT_MOCK_VGPU_SHAPE:
         case GV_OPT_MOCK_GDS:

@@ -45,7 +45,7 @@ static char *format_facts(const gv_marker_info_t *info)
         FILE *f = open_memstream(&buf, &len);
         if (!f)
                 return NULL;
-        /* provided outside or skipped on purpose: say so first (issue 11 item 5) */
+        /* provided outside (ASSUMED) or skipped on purpose (SKIPPED): say so first */
         const char *assumed_by = gv_kvlist_get(&info->content, "ASSUMED_BY");
         const char *skip_reason = gv_kvlist_get(&info->content, "SKIP_REASON");
         if (gv_kvlist_get(&info->content, "ASSUMED"))

@@ -258,6 +258,8 @@ static int apply_upstream_flag(gv_cli_t *cli, const struct upstream_flag *u, con
                 return gv_cli_usage_error(cli, "", "--%s=%s: expected true or false", u->name, arg);
         else if (u->kind == UP_UINT && gv_parse_uint(arg, &n) < 0)
                 return gv_cli_usage_error(cli, "", "--%s %s: expected a whole number", u->name, arg);
+        if (!v)
+                return gv_cli_usage_error(cli, "", "--%s needs a value", u->name);
         if (setenv(u->var, v, 1) < 0)
                 return gv_cli_usage_error(cli, "", "--%s: %s", u->name, strerror(errno));
         return GV_EXIT_OK;

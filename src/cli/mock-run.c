@@ -140,19 +140,19 @@ static int point_at_workload(gv_options_t *o, gv_mock_run_t *m, gv_error_t **err
         m->sysfs_root = gv_path_join(m->root, "sys");
         m->mofed_ready = gv_path_join(m->root, "run/mellanox/drivers/.driver-ready");
         if (!m->sysfs_root || !m->mofed_ready)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        c->sysfs_root = m->sysfs_root;
-        c->mofed_ready_file = m->mofed_ready;
+                return gv_error_oom(err);
+        c->sandbox.sysfs_root = m->sysfs_root;
+        c->sandbox.mofed_ready_file = m->mofed_ready;
         gv_mock_workload_t w = (gv_mock_workload_t) o->mock_workload;
         if (w == GV_MOCK_WORKLOAD_VM_PASSTHROUGH || w == GV_MOCK_WORKLOAD_VM_VGPU)
-                c->default_workload_config = gv_mock_workload_name(w);
+                c->sandbox.default_workload_config = gv_mock_workload_name(w);
         if (w == GV_MOCK_WORKLOAD_VM_VGPU) {
                 m->no_host = gv_path_join(m->work_dir, "no-host");
                 if (!m->no_host)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (make_dir(m->no_host, err) < 0)
                         return gv_error_prefix(err, "mock work folder");
-                c->host_root_ctr_path = m->no_host;
+                c->driver.host_root_ctr_path = m->no_host;
         }
         return 0;
 }
@@ -193,7 +193,7 @@ static int check_work_contents(const char *path, gv_error_t **err)
         if (!stamped && !foreign && has_root) {
                 _cleanup_free_ char *manifest = gv_path_join(path, "driver-root/" GV_MOCK_MANIFEST_NAME);
                 if (!manifest)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (access(manifest, F_OK) < 0)
                         foreign = "driver-root";
         }
@@ -214,7 +214,7 @@ static int lock_work_dir(gv_cli_t *cli, gv_mock_run_t *m, gv_error_t **err)
 {
         _cleanup_free_ char *path = gv_path_join(m->work_dir, GV_MOCK_WORK_LOCK);
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
         if (fd < 0)
                 return gv_error_set(err, errno, GV_REASON_IO, "mock work folder lock %s: %s", path, strerror(errno));
@@ -244,7 +244,7 @@ static int stamp_work_dir(gv_mock_run_t *m, bool created, gv_error_t **err)
 {
         _cleanup_free_ char *path = gv_path_join(m->work_dir, GV_MOCK_WORK_STAMP);
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *text = NULL;
         if (gv_read_file_at(AT_FDCWD, path, true, 4096, &text, NULL, err) == 0) {
                 m->created = strstr(text, "created=yes") != NULL;
@@ -266,7 +266,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         m->lock_fd = -1;
         _cleanup_free_ char *asked = o->mock_dir ? strdup(o->mock_dir) : default_work_dir();
         if (!asked)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         struct stat st;
         bool created = lstat(asked, &st) < 0 && errno == ENOENT;
         int r = make_dir(asked, err);
@@ -294,7 +294,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         m->empty_list = calloc(1, sizeof(char *));
         if (!m->root || !m->status_dir || !m->cdi_dir || !m->dev_char || !m->cdi_list ||
             !m->empty_list || !(m->cdi_list[0] = strdup(m->cdi_dir)))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         if (make_dir(m->cdi_dir, err) < 0 || make_dir(m->dev_char, err) < 0)
                 return gv_error_prefix(err, "mock work folder");
@@ -308,7 +308,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
                 .root = m->root,
                 .profile = o->mock_profile,
                 .gpus = o->mock_gpus,
-                .node_name = o->cfg.node_name,
+                .node_name = o->cfg.kube.node_name,
                 .cdi_dir = m->cdi_dir,
                 /* Plain files: validation needs no real character devices, and a
                  * world-openable 195:N node in a temporary folder is not wanted. */
@@ -336,7 +336,7 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
         m->gpus = res.gpu_count;
         m->workload = res.workload ? strdup(res.workload) : NULL;
         if (!m->profile || !m->device_nodes || (res.workload && !m->workload))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         /* Point the ordinary chain at the mock root: the mock root as the
          * containerised driver root (cfg.mock skips the host-driver probe, so a
@@ -344,15 +344,15 @@ int gv_mock_run_prepare(gv_cli_t *cli, gv_options_t *o, gv_mock_run_t *m, gv_err
          * markers, CDI and /dev/char.  The host root stays "/": CDI folders and
          * the device paths in the CDI spec are host paths. */
         gv_config_t *c = &o->cfg;
-        c->host_root = "/";
-        c->host_root_ctr_path = NULL; /* not an operator pod's /host either */
-        c->driver_install_dir = m->root;
-        c->driver_install_dir_ctr_path = m->root;
+        c->driver.host_root = "/";
+        c->driver.host_root_ctr_path = NULL; /* not an operator pod's /host either */
+        c->driver.driver_install_dir = m->root;
+        c->driver.driver_install_dir_ctr_path = m->root;
         c->output_dir = m->status_dir;
-        c->dev_char_dir = m->dev_char;
-        c->cdi_dirs = (const char *const *) m->cdi_list;
-        c->runtime_configs = (const char *const *) m->empty_list;
-        c->mock = true;
+        c->driver.dev_char_dir = m->dev_char;
+        c->toolkit.cdi_dirs = (const char *const *) m->cdi_list;
+        c->toolkit.runtime_configs = (const char *const *) m->empty_list;
+        c->driver.mock = true;
         return workload ? point_at_workload(o, m, err) : 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "gv-version.h"
@@ -41,13 +42,9 @@ char **gv_split_list(const char *s, const char *seps)
         while (s && *s) {
                 size_t len = strcspn(s, seps);
                 if (len > 0) {
-                        if (n + 2 > cap) {
-                                char **nv = realloc(v, (cap *= 2) * sizeof(*v));
-                                if (!nv) {
-                                        strv_free(v);
-                                        return NULL;
-                                }
-                                v = nv;
+                        if (!GV_GREEDY_REALLOC(v, cap, n + 2)) {
+                                strv_free(v);
+                                return NULL;
                         }
                         v[n] = strndup(s, len);
                         if (!v[n]) {
@@ -68,7 +65,7 @@ static int list_append(char ***v, const char *s, gv_error_t **err)
 {
         _cleanup_strv_free_ char **add = gv_split_list(s, ":,");
         if (!add)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t have = 0, more = 0;
         while (*v && (*v)[have])
                 have++;
@@ -76,7 +73,7 @@ static int list_append(char ***v, const char *s, gv_error_t **err)
                 more++;
         char **n = realloc(*v, (have + more + 1) * sizeof(*n));
         if (!n)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < more; i++) {
                 n[have + i] = add[i];
                 add[i] = NULL;
@@ -109,65 +106,71 @@ static int env_run_options(gv_options_t *o, gv_error_t **err)
         if ((r = gv_env_bool("NO_NVIDIA_SMI", &no_smi, err)) < 0 ||
             (r = gv_env_bool("CLEANUP_ALL", &o->cleanup_all, err)) < 0)
                 return r;
-        o->cfg.run_nvidia_smi = !no_smi;
+        o->cfg.driver.run_nvidia_smi = !no_smi;
         /* Upstream declares MIG_STRATEGY (default single) and never reads it; the plugin check looks
          * for nvidia.com/mig-* before nvidia.com/gpu whatever it says, as upstream's does. */
         o->mig_strategy = gv_env("MIG_STRATEGY") ? gv_env("MIG_STRATEGY") : "single";
         return 0;
 }
 
+/* The defaults of every setting before the environment and the flags (upstream's where it has one). */
+static void set_defaults(gv_config_t *c, gv_cli_t *cli)
+{
+        c->output_dir = GV_DEFAULT_OUTPUT_DIR;
+        c->boot_id_path = GV_DEFAULT_BOOT_ID_PATH;
+        c->driver.host_root = "/";
+        c->driver.driver_install_dir = "/run/nvidia/driver";
+        c->driver.driver_install_dir_ctr_path = "/run/nvidia/driver";
+        /* dev_char_dir and host_root_ctr_path: NULL until gv_options_finish() decides. */
+        c->workload.with_workload = true;
+        c->sleep_interval_s = 5;
+        c->max_backoff_s = 60;
+        c->max_wait_s = GV_DEFAULT_MAX_WAIT_S; /* bounded; MAX_WAIT_SECONDS=0: forever, as upstream */
+        c->driver.dev_node_wait_s = 30;
+        c->driver.run_nvidia_smi = true;
+        c->workload.pod_timeout_s = 300;
+        c->workload.capacity_wait_s = 150; /* upstream: 30 polls, 5 s apart */
+        c->sandbox.sysfs_root = "/sys";
+        c->sandbox.mofed_ready_file = "/run/mellanox/drivers/.driver-ready";
+        c->stop = cli->stop;
+        c->log = gv_cli_log;
+        c->log_userdata = cli;
+}
+
 int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
 {
         memset(o, 0, sizeof(*o));
         gv_config_t *c = &o->cfg;
-        c->output_dir = GV_DEFAULT_OUTPUT_DIR;
-        c->boot_id_path = GV_DEFAULT_BOOT_ID_PATH;
-        c->host_root = "/";
-        c->driver_install_dir = "/run/nvidia/driver";
-        c->driver_install_dir_ctr_path = "/run/nvidia/driver";
-        /* dev_char_dir and host_root_ctr_path: NULL until gv_options_finish() decides. */
-        c->with_workload = true;
-        c->sleep_interval_s = 5;
-        c->max_backoff_s = 60;
-        c->max_wait_s = GV_DEFAULT_MAX_WAIT_S; /* bounded; MAX_WAIT_SECONDS=0: forever, as upstream */
-        c->dev_node_wait_s = 30;
-        c->run_nvidia_smi = true;
-        c->pod_timeout_s = 300;
-        c->capacity_wait_s = 150; /* upstream: 30 polls, 5 s apart */
-        c->sysfs_root = "/sys";
-        c->mofed_ready_file = "/run/mellanox/drivers/.driver-ready";
-        c->stop = cli->stop;
-        c->log = gv_cli_log;
-        c->log_userdata = cli;
+        set_defaults(c, cli);
 
         static const struct {
                 const char *var;
                 size_t offset;
         } strings[] = {
                 { "OUTPUT_DIR", offsetof(gv_config_t, output_dir) },
-                { "HOST_ROOT", offsetof(gv_config_t, host_root) },
-                { "HOST_ROOT_CTR_PATH", offsetof(gv_config_t, host_root_ctr_path) },
-                { "DRIVER_INSTALL_DIR", offsetof(gv_config_t, driver_install_dir) },
-                { "DRIVER_INSTALL_DIR_CTR_PATH", offsetof(gv_config_t, driver_install_dir_ctr_path) },
-                { "DEV_CHAR_DIR", offsetof(gv_config_t, dev_char_dir) },
-                { "NODE_NAME", offsetof(gv_config_t, node_name) },
-                { "OPERATOR_NAMESPACE", offsetof(gv_config_t, namespace) },
-                { "KUBECONFIG", offsetof(gv_config_t, kubeconfig) },
-                { "KUBERNETES_SERVICE_HOST", offsetof(gv_config_t, k8s_service_host) },
-                { "KUBERNETES_SERVICE_PORT", offsetof(gv_config_t, k8s_service_port) },
-                { "HOME", offsetof(gv_config_t, home_dir) },
-                { "WORKLOAD_TEMPLATE", offsetof(gv_config_t, workload_template) },
-                { "VALIDATOR_IMAGE", offsetof(gv_config_t, validator_image) },
-                { "VALIDATOR_IMAGE_PULL_POLICY", offsetof(gv_config_t, validator_image_pull_policy) },
-                { "VALIDATOR_IMAGE_PULL_SECRETS", offsetof(gv_config_t, validator_image_pull_secrets) },
-                { "VALIDATOR_RUNTIME_CLASS", offsetof(gv_config_t, validator_runtime_class) },
-                { "POD_NAME", offsetof(gv_config_t, validator_pod_name) },
-                { "VALIDATOR_POD_NAME", offsetof(gv_config_t, validator_pod_name) }, /* wins over POD_NAME */
-                { "POD_UID", offsetof(gv_config_t, validator_pod_uid) },
-                { "VALIDATOR_POD_UID", offsetof(gv_config_t, validator_pod_uid) },   /* wins over POD_UID */
-                { "GV_SYSFS_ROOT", offsetof(gv_config_t, sysfs_root) },
-                { "DEFAULT_GPU_WORKLOAD_CONFIG", offsetof(gv_config_t, default_workload_config) },
-                { "MOFED_READY_FILE", offsetof(gv_config_t, mofed_ready_file) },
+                { "HOST_ROOT", offsetof(gv_config_t, driver.host_root) },
+                { "HOST_ROOT_CTR_PATH", offsetof(gv_config_t, driver.host_root_ctr_path) },
+                { "DRIVER_INSTALL_DIR", offsetof(gv_config_t, driver.driver_install_dir) },
+                { "DRIVER_INSTALL_DIR_CTR_PATH", offsetof(gv_config_t, driver.driver_install_dir_ctr_path) },
+                { "DEV_CHAR_DIR", offsetof(gv_config_t, driver.dev_char_dir) },
+                { "NODE_NAME", offsetof(gv_config_t, kube.node_name) },
+                { "OPERATOR_NAMESPACE", offsetof(gv_config_t, kube.namespace) },
+                { "KUBECONFIG", offsetof(gv_config_t, kube.kubeconfig) },
+                { "KUBERNETES_SERVICE_HOST", offsetof(gv_config_t, kube.k8s_service_host) },
+                { "KUBERNETES_SERVICE_PORT", offsetof(gv_config_t, kube.k8s_service_port) },
+                { "HOME", offsetof(gv_config_t, kube.home_dir) },
+                { "WORKLOAD_TEMPLATE", offsetof(gv_config_t, workload.workload_template) },
+                { "VALIDATOR_IMAGE", offsetof(gv_config_t, workload.validator_image) },
+                { "VALIDATOR_IMAGE_PULL_POLICY", offsetof(gv_config_t, workload.validator_image_pull_policy) },
+                { "VALIDATOR_IMAGE_PULL_SECRETS", offsetof(gv_config_t, workload.validator_image_pull_secrets) },
+                { "VALIDATOR_RUNTIME_CLASS", offsetof(gv_config_t, workload.validator_runtime_class) },
+                { "POD_NAME", offsetof(gv_config_t, workload.validator_pod_name) },
+                { "VALIDATOR_POD_NAME", offsetof(gv_config_t, workload.validator_pod_name) }, /* wins over POD_NAME */
+                { "POD_UID", offsetof(gv_config_t, workload.validator_pod_uid) },
+                { "VALIDATOR_POD_UID", offsetof(gv_config_t, workload.validator_pod_uid) },   /* wins over POD_UID */
+                { "GV_SYSFS_ROOT", offsetof(gv_config_t, sandbox.sysfs_root) },
+                { "DEFAULT_GPU_WORKLOAD_CONFIG", offsetof(gv_config_t, sandbox.default_workload_config) },
+                { "MOFED_READY_FILE", offsetof(gv_config_t, sandbox.mofed_ready_file) },
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(strings); i++) {
                 const char *v = gv_env(strings[i].var);
@@ -181,20 +184,20 @@ int gv_options_init(gv_options_t *o, gv_cli_t *cli, gv_error_t **err)
                 c->assume_ready_by = "ASSUME_READY";
 
         int r;
-        if ((r = gv_env_bool("DISABLE_DEV_CHAR_SYMLINK_CREATION", &c->disable_dev_char_symlinks, err)) < 0 ||
-            (r = gv_env_bool("DRIVER_VALIDATION_SKIP_GPU_INIT", &c->skip_gpu_init, err)) < 0 ||
+        if ((r = gv_env_bool("DISABLE_DEV_CHAR_SYMLINK_CREATION", &c->driver.disable_dev_char_symlinks, err)) < 0 ||
+            (r = gv_env_bool("DRIVER_VALIDATION_SKIP_GPU_INIT", &c->driver.skip_gpu_init, err)) < 0 ||
             (r = gv_env_bool("WITH_WAIT", &c->with_wait, err)) < 0 ||
-            (r = gv_env_bool("WITH_WORKLOAD", &c->with_workload, err)) < 0 ||
-            (r = gv_env_bool("STRICT", &c->strict, err)) < 0 ||
-            (r = gv_env_bool("USE_HOST_MOFED", &c->use_host_mofed, err)) < 0 ||
-            (r = gv_env_bool("GPU_DIRECT_RDMA_ENABLED", &c->gpu_direct_rdma_enabled, err)) < 0 ||
+            (r = gv_env_bool("WITH_WORKLOAD", &c->workload.with_workload, err)) < 0 ||
+            (r = gv_env_bool("STRICT", &c->driver.strict, err)) < 0 ||
+            (r = gv_env_bool("USE_HOST_MOFED", &c->sandbox.use_host_mofed, err)) < 0 ||
+            (r = gv_env_bool("GPU_DIRECT_RDMA_ENABLED", &c->sandbox.gpu_direct_rdma_enabled, err)) < 0 ||
             (r = gv_env_uint("SLEEP_INTERVAL_SECONDS", &c->sleep_interval_s, err)) < 0 ||
             (r = gv_env_uint("MAX_WAIT_SECONDS", &c->max_wait_s, err)) < 0 ||
             (r = gv_env_uint("MAX_BACKOFF_SECONDS", &c->max_backoff_s, err)) < 0 ||
-            (r = gv_env_uint("DEV_NODE_WAIT_SECONDS", &c->dev_node_wait_s, err)) < 0 ||
-            (r = gv_env_uint("EXPECTED_GPU_COUNT", &c->expected_gpus, err)) < 0 ||
-            (r = gv_env_uint("POD_TIMEOUT_SECONDS", &c->pod_timeout_s, err)) < 0 ||
-            (r = gv_env_uint("CAPACITY_WAIT_SECONDS", &c->capacity_wait_s, err)) < 0)
+            (r = gv_env_uint("DEV_NODE_WAIT_SECONDS", &c->driver.dev_node_wait_s, err)) < 0 ||
+            (r = gv_env_uint("EXPECTED_GPU_COUNT", &c->driver.expected_gpus, err)) < 0 ||
+            (r = gv_env_uint("POD_TIMEOUT_SECONDS", &c->workload.pod_timeout_s, err)) < 0 ||
+            (r = gv_env_uint("CAPACITY_WAIT_SECONDS", &c->workload.capacity_wait_s, err)) < 0)
                 return r;
         if ((r = env_run_options(o, err)) < 0)
                 return r;
@@ -225,20 +228,20 @@ static const struct {
 } string_opts[] = {
         { GV_OPT_OUTPUT_DIR, offsetof(gv_config_t, output_dir) },
         { GV_OPT_BOOT_ID_FILE, offsetof(gv_config_t, boot_id_path) },
-        { GV_OPT_HOST_ROOT, offsetof(gv_config_t, host_root) },
-        { GV_OPT_HOST_ROOT_CTR_PATH, offsetof(gv_config_t, host_root_ctr_path) },
-        { GV_OPT_DRIVER_INSTALL_DIR, offsetof(gv_config_t, driver_install_dir) },
-        { GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH, offsetof(gv_config_t, driver_install_dir_ctr_path) },
-        { GV_OPT_DEV_CHAR_DIR, offsetof(gv_config_t, dev_char_dir) },
-        { GV_OPT_NODE_NAME, offsetof(gv_config_t, node_name) },
-        { GV_OPT_NAMESPACE, offsetof(gv_config_t, namespace) },
-        { GV_OPT_KUBECONFIG, offsetof(gv_config_t, kubeconfig) },
-        { GV_OPT_KUBE_CONTEXT, offsetof(gv_config_t, kube_context) },
-        { GV_OPT_WORKLOAD_TEMPLATE, offsetof(gv_config_t, workload_template) },
-        { GV_OPT_VALIDATOR_POD_NAME, offsetof(gv_config_t, validator_pod_name) },
-        { GV_OPT_SYSFS_ROOT, offsetof(gv_config_t, sysfs_root) },
-        { GV_OPT_DEFAULT_WORKLOAD_CONFIG, offsetof(gv_config_t, default_workload_config) },
-        { GV_OPT_MOFED_READY_FILE, offsetof(gv_config_t, mofed_ready_file) },
+        { GV_OPT_HOST_ROOT, offsetof(gv_config_t, driver.host_root) },
+        { GV_OPT_HOST_ROOT_CTR_PATH, offsetof(gv_config_t, driver.host_root_ctr_path) },
+        { GV_OPT_DRIVER_INSTALL_DIR, offsetof(gv_config_t, driver.driver_install_dir) },
+        { GV_OPT_DRIVER_INSTALL_DIR_CTR_PATH, offsetof(gv_config_t, driver.driver_install_dir_ctr_path) },
+        { GV_OPT_DEV_CHAR_DIR, offsetof(gv_config_t, driver.dev_char_dir) },
+        { GV_OPT_NODE_NAME, offsetof(gv_config_t, kube.node_name) },
+        { GV_OPT_NAMESPACE, offsetof(gv_config_t, kube.namespace) },
+        { GV_OPT_KUBECONFIG, offsetof(gv_config_t, kube.kubeconfig) },
+        { GV_OPT_KUBE_CONTEXT, offsetof(gv_config_t, kube.kube_context) },
+        { GV_OPT_WORKLOAD_TEMPLATE, offsetof(gv_config_t, workload.workload_template) },
+        { GV_OPT_VALIDATOR_POD_NAME, offsetof(gv_config_t, workload.validator_pod_name) },
+        { GV_OPT_SYSFS_ROOT, offsetof(gv_config_t, sandbox.sysfs_root) },
+        { GV_OPT_DEFAULT_WORKLOAD_CONFIG, offsetof(gv_config_t, sandbox.default_workload_config) },
+        { GV_OPT_MOFED_READY_FILE, offsetof(gv_config_t, sandbox.mofed_ready_file) },
 };
 
 /* The options that set a whole number in gv_config_t, with their flag for messages. */
@@ -247,13 +250,13 @@ static const struct {
         const char *flag;
         size_t offset;
 } uint_opts[] = {
-        { GV_OPT_POD_TIMEOUT, "--pod-timeout", offsetof(gv_config_t, pod_timeout_s) },
-        { GV_OPT_CAPACITY_WAIT, "--capacity-wait", offsetof(gv_config_t, capacity_wait_s) },
+        { GV_OPT_POD_TIMEOUT, "--pod-timeout", offsetof(gv_config_t, workload.pod_timeout_s) },
+        { GV_OPT_CAPACITY_WAIT, "--capacity-wait", offsetof(gv_config_t, workload.capacity_wait_s) },
         { GV_OPT_SLEEP_INTERVAL, "--sleep-interval", offsetof(gv_config_t, sleep_interval_s) },
         { GV_OPT_MAX_WAIT, "--max-wait", offsetof(gv_config_t, max_wait_s) },
         { GV_OPT_MAX_BACKOFF, "--max-backoff", offsetof(gv_config_t, max_backoff_s) },
-        { GV_OPT_DEV_NODE_WAIT, "--dev-node-wait", offsetof(gv_config_t, dev_node_wait_s) },
-        { GV_OPT_EXPECTED_GPUS, "--expected-gpus", offsetof(gv_config_t, expected_gpus) },
+        { GV_OPT_DEV_NODE_WAIT, "--dev-node-wait", offsetof(gv_config_t, driver.dev_node_wait_s) },
+        { GV_OPT_EXPECTED_GPUS, "--expected-gpus", offsetof(gv_config_t, driver.expected_gpus) },
 };
 
 /* The options without an argument that set a bool in gv_config_t to @value. */
@@ -262,12 +265,12 @@ static const struct {
         size_t offset;
         bool value;
 } bool_opts[] = {
-        { GV_OPT_NO_DEV_CHAR_SYMLINKS, offsetof(gv_config_t, disable_dev_char_symlinks), true },
-        { GV_OPT_SKIP_GPU_INIT, offsetof(gv_config_t, skip_gpu_init), true },
+        { GV_OPT_NO_DEV_CHAR_SYMLINKS, offsetof(gv_config_t, driver.disable_dev_char_symlinks), true },
+        { GV_OPT_SKIP_GPU_INIT, offsetof(gv_config_t, driver.skip_gpu_init), true },
         { GV_OPT_WAIT, offsetof(gv_config_t, with_wait), true },
         { GV_OPT_NO_WAIT, offsetof(gv_config_t, with_wait), false },
-        { GV_OPT_STRICT, offsetof(gv_config_t, strict), true },
-        { GV_OPT_NO_NVIDIA_SMI, offsetof(gv_config_t, run_nvidia_smi), false },
+        { GV_OPT_STRICT, offsetof(gv_config_t, driver.strict), true },
+        { GV_OPT_NO_NVIDIA_SMI, offsetof(gv_config_t, driver.run_nvidia_smi), false },
 };
 
 /* Sets the path or name option @opt from @arg; 1 when handled, 0 when @opt is not one, or a negative errno. */
@@ -287,7 +290,7 @@ static int handle_string(gv_options_t *o, int opt, const char *arg, gv_error_t *
                                             "empty value for an option that needs a path or name");
                 const char *v = own(o, arg);
                 if (!v)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 *(const char **) ((char *) &o->cfg + string_opts[i].offset) = v;
                 return 1;
         }
@@ -321,7 +324,7 @@ int gv_options_handle(gv_options_t *o, int opt, const char *arg, gv_error_t **er
                 return r;
         switch (opt) {
         case GV_OPT_WITH_WORKLOAD:
-                if (gv_parse_bool(arg, &c->with_workload) < 0)
+                if (gv_parse_bool(arg, &c->workload.with_workload) < 0)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--with-workload %s: expected true or false",
                                             arg);
                 return 1;
@@ -357,20 +360,20 @@ void gv_options_resolve_mounts(gv_config_t *c, const char *host_mount, const cha
          * hostDevCharPath = "/host-dev-char", resolveHostNvidiaSMI("/host"); and
          * assets/state-operator-validation/0500_daemonset.yaml).  Follow it when nothing was
          * said explicitly and those mounts are there. */
-        bool host_is_root = !c->host_root || strcmp(c->host_root, "/") == 0;
-        if (!c->host_root_ctr_path && host_is_root && is_dir(host_mount))
-                c->host_root_ctr_path = host_mount;
-        if (!c->dev_char_dir)
-                c->dev_char_dir = is_dir(dev_char_mount) ? dev_char_mount : "/dev/char";
+        bool host_is_root = !c->driver.host_root || strcmp(c->driver.host_root, "/") == 0;
+        if (!c->driver.host_root_ctr_path && host_is_root && is_dir(host_mount))
+                c->driver.host_root_ctr_path = host_mount;
+        if (!c->driver.dev_char_dir)
+                c->driver.dev_char_dir = is_dir(dev_char_mount) ? dev_char_mount : "/dev/char";
 }
 
 void gv_options_finish(gv_options_t *o)
 {
         gv_options_resolve_mounts(&o->cfg, GV_OPERATOR_HOST_MOUNT, GV_OPERATOR_DEV_CHAR_MOUNT);
-        o->cfg.lib_search = (const char *const *) o->lib_search;
-        o->cfg.bin_search = (const char *const *) o->bin_search;
-        o->cfg.cdi_dirs = (const char *const *) o->cdi_dirs;
-        o->cfg.runtime_configs = (const char *const *) o->runtime_configs;
+        o->cfg.driver.lib_search = (const char *const *) o->lib_search;
+        o->cfg.driver.bin_search = (const char *const *) o->bin_search;
+        o->cfg.toolkit.cdi_dirs = (const char *const *) o->cdi_dirs;
+        o->cfg.toolkit.runtime_configs = (const char *const *) o->runtime_configs;
         o->cfg.assume_ready = (const char *const *) o->assume_ready;
 }
 
@@ -519,9 +522,9 @@ int gv_options_check_driver_roots(const gv_options_t *o, gv_error_t **err)
         const struct {
                 const char *var, *path, *from, *what;
         } roots[] = {
-                { "DRIVER_INSTALL_DIR_CTR_PATH", o->cfg.driver_install_dir_ctr_path, o->driver_install_dir_ctr_path_from,
+                { "DRIVER_INSTALL_DIR_CTR_PATH", o->cfg.driver.driver_install_dir_ctr_path, o->driver_install_dir_ctr_path_from,
                   "the containerised driver root as mounted here" },
-                { "DRIVER_INSTALL_DIR", o->cfg.driver_install_dir, o->driver_install_dir_from,
+                { "DRIVER_INSTALL_DIR", o->cfg.driver.driver_install_dir, o->driver_install_dir_from,
                   "the containerised driver root as the host sees it" },
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(roots); i++) {

@@ -8,10 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "abi/host/nvidia-host.h"
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 
-#define DRIVER_CTR_READY ".driver-ctr-ready" /* upstream's driver container flag, in the status folder */
 
 void gv_node_state_clear(gv_node_state_t *s)
 {
@@ -41,7 +42,7 @@ bool gv_reval_classify(const gv_node_state_t *base, const gv_node_state_t *now, 
         const char *w = NULL;
         if (base->ctr_flag.present && !same_file(&base->ctr_flag, &now->ctr_flag)) {
                 r = GV_REVAL_DRIVER_CTR_RESTART;
-                w = now->ctr_flag.present ? DRIVER_CTR_READY " replaced" : DRIVER_CTR_READY " removed";
+                w = now->ctr_flag.present ? GV_DRIVER_CTR_READY_FILE " replaced" : GV_DRIVER_CTR_READY_FILE " removed";
         }
         for (char *const *n = base->dev_nodes; r == GV_REVAL__MAX && n && *n; n++) {
                 if (!listed(now->dev_nodes, *n)) {
@@ -91,7 +92,7 @@ void gv_reval_paths_clear(gv_reval_paths_t *p)
 /* The first <root>/<dir>/libnvidia-ml.so.1 that exists, and its folder; 0 (nothing found is fine) or -ENOMEM. */
 static int find_lib(const gv_config_t *cfg, const char *root, gv_reval_paths_t *p)
 {
-        const char *const *dirs = cfg->lib_search ? cfg->lib_search : gv_driver_default_lib_search();
+        const char *const *dirs = cfg->driver.lib_search ? cfg->driver.lib_search : gv_driver_default_lib_search();
         for (; *dirs; dirs++) {
                 _cleanup_free_ char *dir = gv_path_join(root, *dirs);
                 _cleanup_free_ char *lib = dir ? gv_path_join(dir, "libnvidia-ml.so.1") : NULL;
@@ -112,15 +113,15 @@ int gv_reval_paths_find(const gv_config_t *cfg, const gv_kvlist_t *driver_ready,
 {
         const char *drv_ctr = driver_ready ? gv_kvlist_get(driver_ready, "DRIVER_ROOT_CTR_PATH") : NULL;
         const char *dev_ctr = driver_ready ? gv_kvlist_get(driver_ready, "DEV_ROOT_CTR_PATH") : NULL;
-        const char *host = gv_driver_host_root_here(cfg);
-        const char *driver_root = drv_ctr && strcmp(drv_ctr, "/host") == 0 ? host : gv_driver_ctr_root_here(cfg);
+        const char *host = gv_driver_host_root_here(&cfg->driver);
+        const char *driver_root = drv_ctr && strcmp(drv_ctr, "/host") == 0 ? host : gv_driver_ctr_root_here(&cfg->driver);
         const char *dev_root = dev_ctr && strcmp(dev_ctr, "/host") == 0 ? host : driver_root;
 
         _cleanup_(gv_reval_paths_clear) gv_reval_paths_t p = { 0 };
-        p.flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR, DRIVER_CTR_READY);
+        p.flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR, GV_DRIVER_CTR_READY_FILE);
         p.dev_dir = gv_path_join(dev_root, "dev");
         if (!p.flag || !p.dev_dir || find_lib(cfg, driver_root, &p) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = p;
         p = (gv_reval_paths_t) { 0 };
         return 0;
@@ -148,21 +149,16 @@ static int list_nodes(const char *dir, char ***out)
         _cleanup_closedir_ DIR *d = dir ? opendir(dir) : NULL;
         if (!d)
                 return 0;
-        size_t n = 0, cap = 8;
-        _cleanup_strv_free_ char **v = calloc(cap + 1, sizeof(*v));
+        size_t n = 0, cap = 9;
+        _cleanup_strv_free_ char **v = calloc(cap, sizeof(*v));
         if (!v)
                 return -ENOMEM;
         struct dirent *e;
         while ((e = readdir(d))) {
                 if (strncmp(e->d_name, "nvidia", 6) != 0)
                         continue;
-                if (n == cap) {
-                        char **nv = realloc(v, (2 * cap + 1) * sizeof(*v));
-                        if (!nv)
-                                return -ENOMEM;
-                        v = nv;
-                        cap *= 2;
-                }
+                if (!GV_GREEDY_REALLOC(v, cap, n + 2))
+                        return -ENOMEM;
                 if (!(v[n] = strdup(e->d_name)))
                         return -ENOMEM;
                 v[++n] = NULL;
@@ -178,7 +174,7 @@ int gv_reval_read_state(gv_store_t *store, const gv_reval_paths_t *p, gv_node_st
         file_id(p->flag, &out->ctr_flag);
         file_id(p->lib, &out->driver_lib);
         if (list_nodes(p->dev_dir, &out->dev_nodes) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_marker_info_t info = { 0 };
         int r = gv_store_inspect(store, GV_MARKER_DRIVER, &info, err);
         if (r < 0) {

@@ -84,7 +84,7 @@ void gv_reval_paths_clear(gv_reval_paths_t *p);
  * root): DRIVER_ROOT_CTR_PATH "/host" means the host driver (the host root
  * as mounted here), anything else the driver container root
  * (DRIVER_INSTALL_DIR_CTR_PATH); DEV_ROOT_CTR_PATH says which of the two
- * holds /dev.  The library is looked for in cfg->lib_search (or the
+ * holds /dev.  The library is looked for in cfg->driver.lib_search (or the
  * default list) under that root.  @out is filled only on success.
  * Errors: -ENOMEM (GV_REASON_INTERNAL).
  */

@@ -32,13 +32,13 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                 if ((r = gv_result_fact(result, "CC_CAPABLE", "false", err)) < 0)
                         return r;
                 gv_result_summary(result, "node %s is not labelled nvidia.com/cc.capable=true: nothing to set",
-                             cfg->node_name);
+                             cfg->kube.node_name);
                 return 0;
         }
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                                                  ".cc-manager-ctr-ready");
         if (!flag)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         struct stat st;
         if (stat(flag, &st) < 0)
                 return gv_error_set(err, errno, GV_REASON_DEPENDENCY, "%s: %s (the cc-manager has not set the CC mode%s)",

@@ -81,7 +81,7 @@ static int scalar_dup(parse_ctx_t *c, yaml_node_t *n, const char *what, bool non
                                     line_of(n), what);
         char *s = strndup((const char *) n->data.scalar.value, n->data.scalar.length);
         if (!s)
-                return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(c->err);
         *out = s;
         return 0;
 }
@@ -103,7 +103,7 @@ static int read_nodes(parse_ctx_t *c, yaml_node_t *owner, char ***out)
                                     line_of(seq));
         _cleanup_strv_free_ char **nodes = calloc(n + 1, sizeof(*nodes));
         if (!nodes)
-                return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(c->err);
         for (size_t i = 0; i < n; i++) {
                 yaml_node_t *item = yaml_document_get_node(c->doc, seq->data.sequence.items.start[i]);
                 if (!item || item->type != YAML_MAPPING_NODE)
@@ -161,7 +161,7 @@ static int parse_doc(parse_ctx_t *c, gv_cdi_spec_t *spec)
         size_t n = (size_t) (devs->data.sequence.items.top - devs->data.sequence.items.start);
         spec->devices = calloc(n ? n : 1, sizeof(*spec->devices));
         if (!spec->devices)
-                return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(c->err);
         for (size_t i = 0; i < n; i++) {
                 yaml_node_t *item = yaml_document_get_node(c->doc, devs->data.sequence.items.start[i]);
                 if (!item || item->type != YAML_MAPPING_NODE)
@@ -188,7 +188,7 @@ int gv_cdi_spec_parse(const char *data, size_t len, gv_cdi_spec_t *out, gv_error
                                     GV_CDI_SPEC_MAX_BYTES);
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         yaml_parser_set_input_string(&parser, (const unsigned char *) data, len);
         yaml_document_t doc;
         if (!yaml_parser_load(&parser, &doc)) {

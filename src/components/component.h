@@ -27,14 +27,15 @@
 #define GV_DEFAULT_MAX_WAIT_S_TEXT "900"
 
 /*
- * Everything a component needs, filled by the CLI from flags and the
- * upstream environment variables (names in comments; see
- * shared/reference/upstream-compat.md).  Strings are borrowed; lists are
- * NULL-terminated arrays of borrowed strings.  Times in seconds.
+ * What the components need, filled by the CLI from flags and the upstream
+ * environment variables (names in comments; see
+ * shared/reference/upstream-compat.md), in one part per concern; a helper
+ * takes the part it needs.  Strings are borrowed; lists are NULL-terminated
+ * arrays of borrowed strings.  Times in seconds.
  */
-typedef struct gv_config {
-        const char *output_dir;                  /* OUTPUT_DIR, /run/nvidia/validations */
-        const char *boot_id_path;                /* --boot-id-file (tests), /proc/sys/kernel/random/boot_id */
+
+/* The driver check: where the driver is and what is checked (driver component). */
+typedef struct gv_driver_config {
         const char *host_root;                   /* HOST_ROOT, "/": the host filesystem as the host sees it
                                                     (written into driver-ready) */
         const char *host_root_ctr_path;          /* HOST_ROOT_CTR_PATH: where that filesystem is mounted
@@ -44,26 +45,37 @@ typedef struct gv_config {
         const char *dev_char_dir;                /* where /dev/char symlinks go; "/dev/char" */
         bool disable_dev_char_symlinks;          /* DISABLE_DEV_CHAR_SYMLINK_CREATION */
         bool skip_gpu_init;                      /* DRIVER_VALIDATION_SKIP_GPU_INIT */
-        bool with_wait;                          /* WITH_WAIT: retry until success or max_wait_s */
-        bool with_workload;                      /* WITH_WORKLOAD */
-        unsigned sleep_interval_s;               /* SLEEP_INTERVAL_SECONDS: first backoff step, 5 */
-        unsigned max_backoff_s;                  /* cap of the exponential backoff, 60 */
-        unsigned max_wait_s;                     /* --max-wait / MAX_WAIT_SECONDS; 0 = no bound (upstream) */
-        unsigned dev_node_wait_s;                /* how long to wait for late /dev/nvidia* nodes (FR03), 30 */
-        bool strict;                             /* nvidia-smi exit 14 is a failure (FR13) */
+        unsigned dev_node_wait_s;                /* how long to wait for late /dev/nvidia* nodes, 30 */
+        bool strict;                             /* nvidia-smi exit 14 (infoROM warning) is a failure */
         bool run_nvidia_smi;                     /* also run nvidia-smi in the driver check, true */
         const char *const *lib_search;           /* folders under a root searched for libnvidia-ml.so.1 */
         const char *const *bin_search;           /* folders under a root searched for nvidia-smi */
+        unsigned expected_gpus;                  /* --expected-gpus / EXPECTED_GPU_COUNT: GPUs NVML must see;
+                                                    0: as many as the PCI bus shows (docs/components.md) */
+        bool mock;                               /* validating a mock driver root as a containerised driver:
+                                                    no host-driver probe, no kernel module (run --mock) */
+} gv_driver_config_t;
+
+/* The container toolkit check (toolkit component). */
+typedef struct gv_toolkit_config {
         const char *const *cdi_dirs;             /* CDI spec folders, /etc/cdi /var/run/cdi */
         const char *const *runtime_configs;      /* containerd/CRI-O/Docker config files to look for nvidia runtime */
-        const char *node_name;                   /* NODE_NAME */
-        const char *namespace;                   /* OPERATOR_NAMESPACE */
-        /* cuda and plugin on Kubernetes (docs/workload-lifecycle.md); strings may be NULL */
-        const char *kubeconfig;                  /* --kubeconfig / KUBECONFIG (first of a ':' list) */
-        const char *kube_context;                /* --kube-context, NULL: current-context */
-        const char *k8s_service_host;            /* KUBERNETES_SERVICE_HOST (in-cluster configuration) */
-        const char *k8s_service_port;            /* KUBERNETES_SERVICE_PORT */
-        const char *home_dir;                    /* HOME, for ~/.kube/config */
+} gv_toolkit_config_t;
+
+/* The sandbox, vGPU and GPUDirect components (docs/components.md). */
+typedef struct gv_sandbox_config {
+        const char *sysfs_root;                  /* --sysfs-root / GV_SYSFS_ROOT: where sysfs is read, "/sys" */
+        const char *default_workload_config;     /* DEFAULT_GPU_WORKLOAD_CONFIG: used when the node has no valid
+                                                    nvidia.com/gpu.workload.config label; NULL: vm-passthrough */
+        const char *mofed_ready_file;            /* --mofed-ready-file / MOFED_READY_FILE,
+                                                    /run/mellanox/drivers/.driver-ready */
+        bool use_host_mofed;                     /* USE_HOST_MOFED: mofed is ready when mlx5_core is loaded */
+        bool gpu_direct_rdma_enabled;            /* GPU_DIRECT_RDMA_ENABLED: mofed validates only when true */
+} gv_sandbox_config_t;
+
+/* The validation pods of cuda and plugin (docs/workload-lifecycle.md); strings may be NULL. */
+typedef struct gv_workload_config {
+        bool with_workload;                      /* WITH_WORKLOAD */
         const char *workload_template;           /* --workload-template / WORKLOAD_TEMPLATE: override file */
         const char *validator_image;             /* VALIDATOR_IMAGE */
         const char *validator_image_pull_policy; /* VALIDATOR_IMAGE_PULL_POLICY */
@@ -73,18 +85,27 @@ typedef struct gv_config {
         const char *validator_pod_uid;           /* VALIDATOR_POD_UID (else POD_UID) */
         unsigned pod_timeout_s;                  /* --pod-timeout / POD_TIMEOUT_SECONDS: one bound per pod, 300 (0: 300) */
         unsigned capacity_wait_s;                /* --capacity-wait / CAPACITY_WAIT_SECONDS: GPU capacity wait, 150 */
-        bool mock;                               /* validating a mock driver root as a containerised driver:
-                                                    no host-driver probe, no kernel module (run --mock) */
-        /* sandbox, vGPU and GPUDirect components (docs/components.md) */
-        const char *sysfs_root;                  /* --sysfs-root / GV_SYSFS_ROOT: where sysfs is read, "/sys" */
-        unsigned expected_gpus;                  /* --expected-gpus / EXPECTED_GPU_COUNT: GPUs NVML must see;
-                                                    0: as many as the PCI bus shows (docs/components.md) */
-        const char *default_workload_config;     /* DEFAULT_GPU_WORKLOAD_CONFIG: used when the node has no valid
-                                                    nvidia.com/gpu.workload.config label; NULL: vm-passthrough */
-        const char *mofed_ready_file;            /* --mofed-ready-file / MOFED_READY_FILE,
-                                                    /run/mellanox/drivers/.driver-ready */
-        bool use_host_mofed;                     /* USE_HOST_MOFED: mofed is ready when mlx5_core is loaded */
-        bool gpu_direct_rdma_enabled;            /* GPU_DIRECT_RDMA_ENABLED: mofed validates only when true */
+} gv_workload_config_t;
+
+/* The Kubernetes API and this node in it (cuda, plugin, node labels; strings may be NULL). */
+typedef struct gv_kube_config {
+        const char *node_name;                   /* NODE_NAME */
+        const char *namespace;                   /* OPERATOR_NAMESPACE */
+        const char *kubeconfig;                  /* --kubeconfig / KUBECONFIG (first of a ':' list) */
+        const char *kube_context;                /* --kube-context, NULL: current-context */
+        const char *k8s_service_host;            /* KUBERNETES_SERVICE_HOST (in-cluster configuration) */
+        const char *k8s_service_port;            /* KUBERNETES_SERVICE_PORT */
+        const char *home_dir;                    /* HOME, for ~/.kube/config */
+} gv_kube_config_t;
+
+/* The whole configuration: the run (markers, retries, stop, log) and the parts above. */
+typedef struct gv_config {
+        const char *output_dir;                  /* OUTPUT_DIR, /run/nvidia/validations */
+        const char *boot_id_path;                /* --boot-id-file (tests), /proc/sys/kernel/random/boot_id */
+        bool with_wait;                          /* WITH_WAIT: retry until success or max_wait_s */
+        unsigned sleep_interval_s;               /* SLEEP_INTERVAL_SECONDS: first backoff step, 5 */
+        unsigned max_backoff_s;                  /* cap of the exponential backoff, 60 */
+        unsigned max_wait_s;                     /* --max-wait / MAX_WAIT_SECONDS; 0 = no bound (upstream) */
         const char *const *assume_ready;         /* --assume-ready / ASSUME_READY: components provided outside;
                                                     their marker is published without validating, with
                                                     ASSUMED=true and ASSUMED_BY (docs/components.md) */
@@ -92,13 +113,18 @@ typedef struct gv_config {
         const volatile sig_atomic_t *stop;       /* set by SIGTERM/SIGINT; components give up promptly */
         gv_log_fn log;                           /* may be NULL */
         void *log_userdata;
+        gv_driver_config_t driver;
+        gv_toolkit_config_t toolkit;
+        gv_sandbox_config_t sandbox;
+        gv_workload_config_t workload;
+        gv_kube_config_t kube;
 } gv_config_t;
 
 /* What a successful validation learned; published into the marker. */
 typedef struct gv_result {
         gv_kvlist_t facts;  /* extra marker keys (driver-ready's upstream keys, versions, GPU_COUNT) */
         bool host_driver;   /* driver only: also write host-driver-ready */
-        bool skipped;       /* nothing to validate here (FR08): exit 0, no marker ... */
+        bool skipped;       /* nothing to validate here (device plugin disabled on the node): exit 0, no marker ... */
         bool record_skip;   /* ... unless set: skipped on purpose, the marker is published with the facts
                                (SKIPPED=true, SKIP_REASON) so the chain and the node signal see it complete */
         char *summary;      /* one line for the run report (heap), may be NULL */
@@ -189,10 +215,10 @@ double gv_backoff_delay_s(unsigned attempt, unsigned first_s, unsigned cap_s, do
 
 /*
  * The default folders searched, under a driver root, for libnvidia-ml.so.1
- * and for nvidia-smi: upstream's lists plus ours (FR06: /lib64, /lib, /bin,
+ * and for nvidia-smi: upstream's lists plus ours (/lib64, /lib, /bin,
  * /usr/local/bin, /usr/local/nvidia/lib64, /usr/local/glibc/lib, ...).
  * NULL-terminated static tables, for --help and as defaults when
- * cfg->lib_search / cfg->bin_search are NULL.  docs/components.md lists them.
+ * cfg->driver.lib_search / cfg->driver.bin_search are NULL.  docs/components.md lists them.
  */
 const char *const *gv_driver_default_lib_search(void);
 const char *const *gv_driver_default_bin_search(void);
@@ -201,10 +227,10 @@ const char *const *gv_driver_default_bin_search(void);
  * Where the driver check looks, as seen from this process: the host root
  * (HOST_ROOT_CTR_PATH, else HOST_ROOT, else "/") and the driver container's
  * root (DRIVER_INSTALL_DIR_CTR_PATH, else DRIVER_INSTALL_DIR, else
- * upstream's /run/nvidia/driver).  Borrowed from @cfg or static; never NULL.
+ * upstream's /run/nvidia/driver).  Borrowed from @d or static; never NULL.
  */
-const char *gv_driver_host_root_here(const gv_config_t *cfg);
-const char *gv_driver_ctr_root_here(const gv_config_t *cfg);
+const char *gv_driver_host_root_here(const gv_driver_config_t *d);
+const char *gv_driver_ctr_root_here(const gv_driver_config_t *d);
 
 /* Default CDI spec folders (/etc/cdi, /var/run/cdi); NULL-terminated static table. */
 const char *const *gv_toolkit_default_cdi_dirs(void);
@@ -217,7 +243,7 @@ const char *const *gv_toolkit_default_cdi_dirs(void);
 const char *const *gv_toolkit_default_runtime_configs(void);
 
 /*
- * gv_nvidia_smi_exit_reason - the FR13 exit-code policy of nvidia-smi.
+ * gv_nvidia_smi_exit_reason - the exit-code policy of nvidia-smi (nvidia-smi(1), "RETURN VALUE").
  * 0: GV_REASON_NONE.  14 (infoROM warning): GV_REASON_NONE with *warning set
  * to true, or GV_REASON_NVIDIA_SMI when @strict.  9: driver-not-loaded
  * (retryable).  12: library-not-found (not retried).  18:

@@ -135,8 +135,9 @@ size_t gv_strv_len(const char *const *v);
 void gv_result_summary(gv_result_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * gv_devnodes_wait - FR03: wait up to cfg->dev_node_wait_s seconds for every
- * node of @names (NULL-terminated, "nvidiactl", "nvidia0", ...) to be there
+ * gv_devnodes_wait - wait up to cfg->driver.dev_node_wait_s seconds for every node
+ * of @names (NULL-terminated, "nvidiactl", "nvidia0", ...) to be there (the
+ * driver creates nvidia-uvm and nvidia-uvm-tools 10-15 s after nvidia0)
  * under <@dev_root>/dev (character devices; regular files too when
  * @files_ok, as a mock root without root privileges has), woken by the
  * folder watcher and looking again at least every 100 ms (cfg->stop ends the
@@ -147,7 +148,7 @@ void gv_result_summary(gv_result_t *r, const char *fmt, ...) __attribute__((form
 int gv_devnodes_wait(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok, gv_error_t **err);
 
 /*
- * gv_devnodes_link_char - create cfg->dev_char_dir/MAJ:MIN -> <@dev_root_host>/dev/<name>
+ * gv_devnodes_link_char - create cfg->driver.dev_char_dir/MAJ:MIN -> <@dev_root_host>/dev/<name>
  * for each character device of @names found under @dev_root_here, as
  * upstream's validator does; a link that exists and points elsewhere is
  * replaced.  Failures are logged as warnings, never errors.  (devnodes.c)

@@ -18,11 +18,11 @@
 int gv_kube_client(const gv_config_t *cfg, const char *component, gv_k8s_client_t **out, gv_error_t **err)
 {
         gv_k8s_env_t env = {
-                .kubeconfig = cfg->kubeconfig,
-                .context = cfg->kube_context,
-                .service_host = cfg->k8s_service_host,
-                .service_port = cfg->k8s_service_port,
-                .home = cfg->home_dir,
+                .kubeconfig = cfg->kube.kubeconfig,
+                .context = cfg->kube.kube_context,
+                .service_host = cfg->kube.k8s_service_host,
+                .service_port = cfg->kube.k8s_service_port,
+                .home = cfg->kube.home_dir,
         };
         gv_k8s_config_t *kc = NULL;
         int r = gv_k8s_config_load(&env, &kc, err);
@@ -42,31 +42,31 @@ void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, const char *co
         *job = (gv_workload_job_t) {
                 .run = {
                         .kind = kind,
-                        .namespace = cfg->namespace,
-                        .node_name = cfg->node_name,
-                        .timeout_s = cfg->pod_timeout_s,
+                        .namespace = cfg->kube.namespace,
+                        .node_name = cfg->kube.node_name,
+                        .timeout_s = cfg->workload.pod_timeout_s,
                         .stop = cfg->stop,
                         .log = cfg->log,
                         .log_userdata = cfg->log_userdata,
                         .log_component = component,
                 },
-                .template_path = cfg->workload_template,
-                .image = cfg->validator_image,
-                .image_pull_policy = cfg->validator_image_pull_policy,
-                .image_pull_secrets = cfg->validator_image_pull_secrets,
-                .runtime_class = cfg->validator_runtime_class,
-                .validator_pod_name = cfg->validator_pod_name,
-                .validator_pod_uid = cfg->validator_pod_uid,
+                .template_path = cfg->workload.workload_template,
+                .image = cfg->workload.validator_image,
+                .image_pull_policy = cfg->workload.validator_image_pull_policy,
+                .image_pull_secrets = cfg->workload.validator_image_pull_secrets,
+                .runtime_class = cfg->workload.validator_runtime_class,
+                .validator_pod_name = cfg->workload.validator_pod_name,
+                .validator_pod_uid = cfg->workload.validator_pod_uid,
         };
 }
 
 int gv_kube_require(const gv_config_t *cfg, const char *component, bool need_namespace, gv_error_t **err)
 {
-        if (!cfg->node_name || !*cfg->node_name)
+        if (!cfg->kube.node_name || !*cfg->kube.node_name)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "%s: NODE_NAME is not set (the DaemonSet passes spec.nodeName; or --node-name)",
                                     component);
-        if (need_namespace && (!cfg->namespace || !*cfg->namespace))
+        if (need_namespace && (!cfg->kube.namespace || !*cfg->kube.namespace))
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "%s: OPERATOR_NAMESPACE is not set (the DaemonSet passes metadata.namespace; or "
                                     "--namespace); needed for the validation pod (set WITH_WORKLOAD=false to skip it)",
@@ -85,11 +85,11 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
 {
         (void) store;
         gv_result_t res = { 0 };
-        if (!cfg->with_workload) {
+        if (!cfg->workload.with_workload) {
                 /* upstream: WITH_WORKLOAD=false writes cuda-ready with no check */
                 res.summary = strdup("no CUDA workload check (WITH_WORKLOAD=false, as upstream)");
                 if (!res.summary)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 *result = res;
                 return 0;
         }
@@ -110,7 +110,7 @@ static int cuda_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t 
                      pr.duration_s, pr.creations > 1 ? " (re-created after deletion)" : "") < 0) {
                 res.summary = NULL;
                 gv_pod_run_result_clear(&pr);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         gv_pod_run_result_clear(&pr);
         *result = res;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The driver check's device nodes (part of the driver component, apart from
- * driver.c): wait for /dev/nvidia* under the device root (FR03) and create
+ * driver.c): wait for /dev/nvidia* under the device root (they may appear
+ * seconds after the driver loads, or never) and create
  * the /dev/char/MAJ:MIN links upstream's consumers expect.
  */
 #include <errno.h>
@@ -67,7 +68,7 @@ static int nodes_error(const gv_config_t *cfg, const char *dev_root, char **name
         size_t mlen = 0;
         FILE *mf = open_memstream(&msg, &mlen);
         if (!mf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         const char *sep = "";
         for (char **n = names; *n; n++) {
                 node_state_t s = node_check(dev_root, *n, files_ok, NULL);
@@ -80,12 +81,12 @@ static int nodes_error(const gv_config_t *cfg, const char *dev_root, char **name
                 sep = ", ";
         }
         if (gv_memstream_close(mf, &msg) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = denied ? gv_error_set(err, EACCES, GV_REASON_PERMISSION_DENIED,
                                       "device nodes under %s not accessible: %s", dev_root, msg ? msg : "")
                        : gv_error_set(err, ENOENT, GV_REASON_DEVICE_NODE_MISSING,
                                       "device nodes missing under %s after waiting %u s: %s", dev_root,
-                                      cfg->dev_node_wait_s, msg ? msg : "");
+                                      cfg->driver.dev_node_wait_s, msg ? msg : "");
         free(msg);
         return r;
 }
@@ -102,7 +103,7 @@ static gv_dirwatch_t *watch_dev(const char *dev_root)
 
 int gv_devnodes_wait(const gv_config_t *cfg, const char *dev_root, char **names, bool files_ok, gv_error_t **err)
 {
-        int64_t deadline = gv_now_ms() + (int64_t) cfg->dev_node_wait_s * 1000;
+        int64_t deadline = gv_now_ms() + (int64_t) cfg->driver.dev_node_wait_s * 1000;
         _cleanup_(gv_dirwatch_close) gv_dirwatch_t *watch = NULL;
         bool logged = false;
         for (;;) {
@@ -117,7 +118,7 @@ int gv_devnodes_wait(const gv_config_t *cfg, const char *dev_root, char **names,
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted while waiting for device nodes");
                 if (!logged) {
                         gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
-                                    "waiting up to %u s for %zu device node(s) under %s/dev", cfg->dev_node_wait_s, bad,
+                                    "waiting up to %u s for %zu device node(s) under %s/dev", cfg->driver.dev_node_wait_s, bad,
                                     dev_root);
                         logged = true;
                         watch = watch_dev(dev_root);
@@ -133,7 +134,7 @@ int gv_devnodes_wait(const gv_config_t *cfg, const char *dev_root, char **names,
 void gv_devnodes_link_char(const gv_config_t *cfg, const char *dev_root_here, const char *dev_root_host,
                            char **names, bool files_ok)
 {
-        const char *dir = cfg->dev_char_dir && *cfg->dev_char_dir ? cfg->dev_char_dir : "/dev/char";
+        const char *dir = cfg->driver.dev_char_dir && *cfg->driver.dev_char_dir ? cfg->driver.dev_char_dir : "/dev/char";
         bool dir_ready = false;
         for (char **n = names; *n; n++) {
                 struct stat st;

@@ -20,7 +20,6 @@
 #include "markers/markers.h"
 
 #define COMPONENT "plugin"
-#define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
 /* Backoff between two looks at the ResourceSlices: first step and cap, seconds. */
 #define DRA_BACKOFF_FIRST_S 1u
 #define DRA_BACKOFF_CAP_S 15u
@@ -142,7 +141,7 @@ static int count_devices(gv_dra_census_t *c, json_object *spec, const char *driv
                         uuid = attr_string(dev, driver, "parentUUID");
                 }
                 if (uuid && *uuid && add_uuid(c, uuid) < 0)
-                        return OOM(err);
+                        return gv_error_oom(err);
         }
         return 0;
 }
@@ -237,8 +236,8 @@ int gv_dra_census(json_object *list, const char *node, const char *driver, gv_dr
         size_t names_len = 0;
         FILE *f = current ? open_memstream(&names, &names_len) : NULL;
         if (!f)
-                return OOM(err);
-        int r = items && mark_current(&c, items, node, driver, current) < 0 ? OOM(err) : 0;
+                return gv_error_oom(err);
+        int r = items && mark_current(&c, items, node, driver, current) < 0 ? gv_error_oom(err) : 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
                 json_object *item = json_object_array_get_idx(items, i), *spec;
                 if (!ours(item, node, driver, &spec)) {
@@ -253,7 +252,7 @@ int gv_dra_census(json_object *list, const char *node, const char *driver, gv_dr
         }
         int fr = fclose(f);
         if (r >= 0 && fr != 0)
-                r = OOM(err);
+                r = gv_error_oom(err);
         if (r < 0) {
                 gv_dra_census_clear(&c);
                 return r;
@@ -271,7 +270,7 @@ int gv_dra_census_text(const char *data, size_t len, const char *node, const cha
                                     GV_DRA_MAX_TEXT_BYTES);
         json_tokener *tok = json_tokener_new();
         if (!tok)
-                return OOM(err);
+                return gv_error_oom(err);
         _cleanup_json_ json_object *list = json_tokener_parse_ex(tok, data, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         bool whole = jerr == json_tokener_success && json_tokener_get_parse_end(tok) == len;
@@ -290,7 +289,7 @@ int gv_dra_missing(const gv_dra_census_t *c, const char *nvml_uuids, char **miss
         size_t len = 0;
         FILE *f = copy ? open_memstream(&buf, &len) : NULL;
         if (!f)
-                return OOM(err);
+                return gv_error_oom(err);
         int count = 0;
         char *save = NULL;
         for (char *u = strtok_r(copy, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
@@ -303,7 +302,7 @@ int gv_dra_missing(const gv_dra_census_t *c, const char *nvml_uuids, char **miss
                 }
         }
         if (fclose(f) != 0)
-                return OOM(err);
+                return gv_error_oom(err);
         *missing = TAKE_PTR(buf);
         return count;
 }
@@ -331,7 +330,7 @@ static int nvml_view(gv_store_t *store, nvml_view_t *v, gv_error_t **err)
         v->uuids = have ? strdup(u) : NULL;
         gv_marker_info_clear(&info); /* u and n point into it */
         if (have && !v->uuids)
-                return OOM(err);
+                return gv_error_oom(err);
         if (v->uuids && !v->count) { /* count the list when GPU_COUNT is absent */
                 v->count = 1;
                 for (const char *p = strchr(v->uuids, ','); p; p = strchr(p + 1, ','))
@@ -374,10 +373,10 @@ static int look(const gv_config_t *cfg, gv_k8s_client_t *client, const nvml_view
 {
         look_clear(l);
         _cleanup_json_ json_object *list = NULL;
-        int r = gv_k8s_resource_slice_list(client, cfg->node_name, GV_DRA_DRIVER, &l->version, &list, err);
+        int r = gv_k8s_resource_slice_list(client, cfg->kube.node_name, GV_DRA_DRIVER, &l->version, &list, err);
         if (r < 0)
                 return r;
-        if ((r = gv_dra_census(list, cfg->node_name, GV_DRA_DRIVER, &l->census, err)) < 0)
+        if ((r = gv_dra_census(list, cfg->kube.node_name, GV_DRA_DRIVER, &l->census, err)) < 0)
                 return r;
         l->published = l->census.n_uuids ? (unsigned) l->census.n_uuids : l->census.gpus;
         if (v->uuids && (l->n_missing = gv_dra_missing(&l->census, v->uuids, &l->missing, err)) < 0)
@@ -391,7 +390,7 @@ static char *describe_node_slices(const gv_config_t *cfg, gv_k8s_client_t *clien
         _cleanup_json_ json_object *list = NULL;
         gv_error_t *e = NULL;
         const char *ver = version;
-        int r = gv_k8s_resource_slice_list(client, cfg->node_name, NULL, &ver, &list, &e);
+        int r = gv_k8s_resource_slice_list(client, cfg->kube.node_name, NULL, &ver, &list, &e);
         if (r < 0) {
                 char *s = NULL;
                 if (asprintf(&s, "unknown (%s)", e ? e->msg : "list failed") < 0)
@@ -432,25 +431,25 @@ static int dra_failure(const gv_config_t *cfg, gv_k8s_client_t *client, const nv
                                     "driver " GV_DRA_DRIVER " for it after %u s (resource.k8s.io/%s; %u stale; "
                                     "ResourceSlices on this node: %s); is the NVIDIA DRA driver's kubelet plugin "
                                     "running there? (bound: CAPACITY_WAIT_SECONDS / --capacity-wait)",
-                                    cfg->node_name, cfg->capacity_wait_s, l->version ? l->version : "?", c->stale,
+                                    cfg->kube.node_name, cfg->workload.capacity_wait_s, l->version ? l->version : "?", c->stale,
                                     found ? found : "unknown");
         }
         if (c->incomplete_pool)
                 return gv_error_set(err, ETIMEDOUT, GV_REASON_DRA_DRIVER_NOT_READY,
                                     "the ResourceSlices of driver " GV_DRA_DRIVER " for node %s are incomplete after "
                                     "%u s: %s (found: %s)",
-                                    cfg->node_name, cfg->capacity_wait_s, c->incomplete_pool, c->names);
+                                    cfg->kube.node_name, cfg->workload.capacity_wait_s, c->incomplete_pool, c->names);
         if (v->uuids && c->n_uuids > 0)
                 return gv_error_set(err, ETIMEDOUT, GV_REASON_DRA_GPUS_MISSING,
                                     "the ResourceSlices of driver " GV_DRA_DRIVER " for node %s (%s) publish %u GPU(s) "
                                     "but NVML sees %u; missing after %u s: %s",
-                                    cfg->node_name, c->names, l->published, v->count, cfg->capacity_wait_s,
+                                    cfg->kube.node_name, c->names, l->published, v->count, cfg->workload.capacity_wait_s,
                                     l->missing ? l->missing : "");
         return gv_error_set(err, ETIMEDOUT, GV_REASON_DRA_GPUS_MISSING,
                             "the ResourceSlices of driver " GV_DRA_DRIVER " for node %s (%s) publish %u GPU(s) "
                             "(%u device(s), no GPU UUID attribute) but %u expected (driver-ready GPU_COUNT) after %u s",
-                            cfg->node_name, c->names, l->published, c->devices, v->count ? v->count : 1,
-                            cfg->capacity_wait_s);
+                            cfg->kube.node_name, c->names, l->published, c->devices, v->count ? v->count : 1,
+                            cfg->workload.capacity_wait_s);
 }
 
 static double jitter(void)
@@ -478,7 +477,7 @@ static int dra_success(const dra_look_t *l, gv_result_t *res, gv_error_t **err)
                      "(%s, %s); no device plugin",
                      l->published, l->census.slices, l->census.names, api) < 0) {
                 res->summary = NULL;
-                return OOM(err);
+                return gv_error_oom(err);
         }
         return 0;
 }
@@ -493,18 +492,18 @@ int gv_dra_validate(const gv_config_t *cfg, gv_k8s_client_t *client, gv_store_t 
         gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
                     "node %s is in DRA mode (" GV_DRA_DEPLOY_LABEL "=true): waiting up to %u s for the "
                     "ResourceSlices of driver " GV_DRA_DRIVER " to publish its %u GPU(s) (CAPACITY_WAIT_SECONDS)",
-                    cfg->node_name, cfg->capacity_wait_s, v.count);
-        int64_t deadline = gv_now_ms() + (int64_t) cfg->capacity_wait_s * 1000;
+                    cfg->kube.node_name, cfg->workload.capacity_wait_s, v.count);
+        int64_t deadline = gv_now_ms() + (int64_t) cfg->workload.capacity_wait_s * 1000;
         dra_look_t l = { 0 };
         for (unsigned attempt = 1;; attempt++) {
                 r = look(cfg, client, &v, &l, err);
                 if (r == -ENOENT && !l.version) {
                         gv_error_set_reason(err, GV_REASON_CONFIG);
-                        gv_error_prefix(err, "node %s is in DRA mode (" GV_DRA_DEPLOY_LABEL "=true)", cfg->node_name);
+                        gv_error_prefix(err, "node %s is in DRA mode (" GV_DRA_DEPLOY_LABEL "=true)", cfg->kube.node_name);
                         break;
                 }
                 if (r < 0) {
-                        gv_error_prefix(err, "list ResourceSlices of node %s", cfg->node_name);
+                        gv_error_prefix(err, "list ResourceSlices of node %s", cfg->kube.node_name);
                         break;
                 }
                 if (look_ok(&l, &v)) {
@@ -520,7 +519,7 @@ int gv_dra_validate(const gv_config_t *cfg, gv_k8s_client_t *client, gv_store_t 
                                                              jitter()) * 1000);
                 if (gv_sleep_ms(step < left ? step : left, cfg->stop) < 0) {
                         r = gv_error_set(err, EINTR, GV_REASON_INTERRUPTED,
-                                         "stopped while waiting for the ResourceSlices of node %s", cfg->node_name);
+                                         "stopped while waiting for the ResourceSlices of node %s", cfg->kube.node_name);
                         break;
                 }
         }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * DRA mode of the plugin component (issue 11 item 5): on a node whose GPUs
+ * DRA mode of the plugin component: on a node whose GPUs
  * are allocated through Dynamic Resource Allocation instead of the device
  * plugin, the plugin step checks that NVIDIA's DRA driver (driver name
  * gpu.nvidia.com) published this node's GPUs in ResourceSlices.
@@ -90,7 +90,7 @@ int gv_dra_missing(const gv_dra_census_t *c, const char *nvml_uuids, char **miss
  * ResourceSlices of GV_DRA_DRIVER (gv_k8s_resource_slice_list(), v1 then
  * v1beta2 then v1beta1) until they publish every GPU that driver-ready's
  * GPU_UUIDS names (or, without UUIDs, at least GPU_COUNT GPUs, else one),
- * bounded by cfg->capacity_wait_s (0: one look) with a capped backoff
+ * bounded by cfg->workload.capacity_wait_s (0: one look) with a capped backoff
  * (1 s doubling to 15 s, jittered, never past the bound).  On success
  * fills @res: MODE=dra, RESOURCE_API, RESOURCE_SLICES, DRA_DRIVER, DRA_GPUS
  * and the summary.  @store gives driver-ready; @client is borrowed.

@@ -2,8 +2,9 @@
 /*
  * The driver component: find the driver (host or container, upstream's
  * rule), load its NVML in-process and check every GPU, optionally run its
- * nvidia-smi (FR13 policy), check the device nodes (FR03) and the kernel
- * module (FR02), create /dev/char symlinks, and describe the result in
+ * nvidia-smi (its exit-code policy: gv_nvidia_smi_exit_reason()), wait for
+ * the device nodes, which may appear seconds after the driver loads, check the
+ * kernel module (markers must not outlive a removed driver), create /dev/char symlinks, and describe the result in
  * driver-ready's upstream keys.  See docs/components.md.
  */
 #include <dirent.h>
@@ -15,17 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi/host/nvidia-host.h"
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "components-internal.h"
+#include "driver-internal.h"
 #include "mock/mock.h"
 #include "nvml/nvml.h"
 #include "sandbox.h"
 
 #define COMPONENT "driver"
-#define DRIVER_CTR_READY ".driver-ctr-ready"
 
-/* upstream's lib list, then ours (FR06: /opt/nvidia, Talos, GKE-style /usr/local/nvidia) */
+/* upstream's lib list, then ours: drivers installed under /opt/nvidia, Talos (/usr/local/glibc/lib), GKE (/usr/local/nvidia) */
 static const char *const default_lib_search[] = {
         "/",
         "/usr/lib64",
@@ -70,25 +72,25 @@ const char *const *gv_driver_default_bin_search(void)
         return default_bin_search;
 }
 
-const char *gv_driver_host_root_here(const gv_config_t *cfg)
+const char *gv_driver_host_root_here(const gv_driver_config_t *d)
 {
-        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
-                return cfg->host_root_ctr_path;
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        if (d->host_root_ctr_path && *d->host_root_ctr_path)
+                return d->host_root_ctr_path;
+        return d->host_root && *d->host_root ? d->host_root : "/";
 }
 
 /* The host root as the host sees it (HOST_ROOT), for driver-ready. */
 static const char *host_root_view(const gv_config_t *cfg)
 {
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        return cfg->driver.host_root && *cfg->driver.host_root ? cfg->driver.host_root : "/";
 }
 
-const char *gv_driver_ctr_root_here(const gv_config_t *cfg)
+const char *gv_driver_ctr_root_here(const gv_driver_config_t *d)
 {
-        if (cfg->driver_install_dir_ctr_path && *cfg->driver_install_dir_ctr_path)
-                return cfg->driver_install_dir_ctr_path;
-        if (cfg->driver_install_dir && *cfg->driver_install_dir)
-                return cfg->driver_install_dir;
+        if (d->driver_install_dir_ctr_path && *d->driver_install_dir_ctr_path)
+                return d->driver_install_dir_ctr_path;
+        if (d->driver_install_dir && *d->driver_install_dir)
+                return d->driver_install_dir;
         return "/run/nvidia/driver";
 }
 
@@ -101,7 +103,7 @@ typedef struct driver_loc {
         char *smi;        /* nvidia-smi or NULL */
         char *smi_dir;
         char *smi_tried;  /* where nvidia-smi was looked for (for the error when it is needed) */
-        bool mock;        /* a mock root (manifest present, or cfg->mock) */
+        bool mock;        /* a mock root (manifest present, or cfg->driver.mock) */
         bool files_ok;    /* the mock's device nodes are regular files */
         bool dev_char_links; /* a mock root whose install asked for /dev/char links (mock install --dev-char-links) */
 } driver_loc_t;
@@ -129,34 +131,38 @@ static bool root_is_dir(const char *root, const char *rel)
         return gv_root_resolve(root, rel, &p, NULL) == 0 && is_dir(p);
 }
 
-/* A short note for FR02: is the kernel module there at all? "" when it is or for a mock. */
+/* A short note for a missing library: is the kernel module there at all (a removed driver)? "" when it is or for a mock. */
 static const char *module_note(const gv_config_t *cfg)
 {
         _cleanup_free_ char *p = NULL;
-        if (cfg->mock)
+        if (cfg->driver.mock)
                 return "";
-        if (gv_root_resolve(gv_driver_host_root_here(cfg), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
+        if (gv_root_resolve(gv_driver_host_root_here(&cfg->driver), "/sys/module/nvidia", &p, NULL) == 0 && is_dir(p))
                 return "";
         return "\nthe NVIDIA kernel module is not loaded either (no /sys/module/nvidia under the host root)";
 }
 
 /*
- * Decide host or container driver (upstream's order; FR05: the container
- * root only counts when it actually holds the library) and find the files.
+ * Decide host or container driver (upstream's order; the container root only
+ * counts when it actually holds the library, so an empty leftover
+ * /run/nvidia/driver on a host-driver node changes nothing) and find the files.
  */
+static int driver_not_found(const gv_config_t *cfg, const char *host, const char *ctr, const char *tried,
+                            gv_error_t **err);
+
 static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t **err)
 {
-        const char *const *libs = cfg->lib_search ? cfg->lib_search : default_lib_search;
-        const char *const *bins = cfg->bin_search ? cfg->bin_search : default_bin_search;
-        const char *host = gv_driver_host_root_here(cfg);
-        const char *ctr = gv_driver_ctr_root_here(cfg);
+        const char *const *libs = cfg->driver.lib_search ? cfg->driver.lib_search : default_lib_search;
+        const char *const *bins = cfg->driver.bin_search ? cfg->driver.bin_search : default_bin_search;
+        const char *host = gv_driver_host_root_here(&cfg->driver);
+        const char *ctr = gv_driver_ctr_root_here(&cfg->driver);
 
         char *tried = NULL, *smi_tried = NULL;
         size_t tried_len = 0, smi_tried_len = 0;
         _cleanup_free_ char *tried_keep = NULL;
         FILE *tf = open_memstream(&tried, &tried_len);
         if (!tf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         driver_loc_t loc = { 0 };
 
         /*
@@ -167,7 +173,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
          */
         char *hsmi = NULL, *hsmi_dir = NULL, *hlib = NULL, *hlib_dir = NULL;
         int rs = -ENOENT, rl = -ENOENT;
-        if (!cfg->mock) {
+        if (!cfg->driver.mock) {
                 rs = gv_root_find(host, bins, "nvidia-smi", &hsmi, &hsmi_dir, tf);
                 rl = gv_root_find(host, libs, "libnvidia-ml.so.1", &hlib, &hlib_dir, tf);
         }
@@ -186,7 +192,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
         if (rs == -ENOMEM || rl == -ENOMEM) {
                 (void) fclose(tf); /* 'tried' is dropped */
                 free(tried);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
 
         /* 2. container driver: only when its root really holds the library */
@@ -198,7 +204,7 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 free(tried);
                 free(clib);
                 free(clib_dir);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         tried_keep = tried;
         if (rc == 0) {
@@ -206,17 +212,31 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                 FILE *sf = open_memstream(&smi_tried, &smi_tried_len);
                 if (!sf) {
                         driver_loc_clear(&loc);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
                 (void) gv_root_find(ctr, bins, "nvidia-smi", &loc.smi, &loc.smi_dir, sf);
                 if (gv_memstream_close(sf, &smi_tried) < 0) {
                         driver_loc_clear(&loc);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
                 loc.smi_tried = smi_tried;
                 *out = loc;
                 return 0;
         }
+        return driver_not_found(cfg, host, ctr, tried_keep, err);
+}
+
+/*
+ * No driver anywhere.  Upstream waits for the driver container: until it has
+ * written .driver-ctr-ready, an empty driver root (the folder the DaemonSet
+ * mounts, so it exists) means "not yet", which --wait retries (bounded by
+ * --max-wait).  Once the driver container says it is up, or for a mock root,
+ * the roots are wrong and retrying cannot help: the error lists every path
+ * @tried and the setting to change.
+ */
+static int driver_not_found(const gv_config_t *cfg, const char *host, const char *ctr, const char *tried,
+                            gv_error_t **err)
+{
         /* A driver root whose mount source was deleted stays empty: waiting cannot help. */
         _cleanup_free_ char *gone = NULL;
         if (gv_mount_source_deleted(ctr, &gone) > 0)
@@ -225,55 +245,27 @@ static int locate_driver(const gv_config_t *cfg, driver_loc_t *out, gv_error_t *
                                     "as %s): the driver container's folder was removed on the host after this "
                                     "container started, so it stays empty here",
                                     ctr, gone);
-        /*
-         * Nothing anywhere.  Upstream waits for the driver container: until it
-         * has written .driver-ctr-ready, an empty driver root (the folder the
-         * DaemonSet mounts, so it exists) means "not yet",
-         * which --wait retries (bounded by --max-wait).  Once the driver
-         * container says it is up, or for a mock root, the roots are wrong and
-         * retrying cannot help (FR06).
-         */
         _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
-                                                 DRIVER_CTR_READY);
+                                                 GV_DRIVER_CTR_READY_FILE);
         _cleanup_free_ char *manifest = gv_path_join(ctr, GV_MOCK_MANIFEST_NAME);
         if (!flag || !manifest)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        if (!cfg->mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
+                return gv_error_oom(err);
+        if (!cfg->driver.mock && is_dir(ctr) && access(flag, F_OK) < 0 && access(manifest, F_OK) < 0)
                 return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                     "no NVIDIA driver yet: no host driver under HOST_ROOT=%s, and the driver "
                                     "container has not signalled readiness (%s absent) nor installed "
                                     "libnvidia-ml.so.1 under DRIVER_INSTALL_DIR(_CTR_PATH)=%s; tried:%s%s\n"
                                     "if the driver is elsewhere, change HOST_ROOT, DRIVER_INSTALL_DIR / "
                                     "DRIVER_INSTALL_DIR_CTR_PATH, or the search lists with --lib-search / --bin-search",
-                                    host, flag, ctr, tried_keep ? tried_keep : "", module_note(cfg));
+                                    host, flag, ctr, tried ? tried : "", module_note(cfg));
         return gv_error_set(err, ENOENT, GV_REASON_LIBRARY_NOT_FOUND,
                             "no NVIDIA driver found: no host driver (nvidia-smi and libnvidia-ml.so.1) under "
                             "HOST_ROOT=%s and no libnvidia-ml.so.1 under the driver container root "
                             "DRIVER_INSTALL_DIR(_CTR_PATH)=%s; tried:%s%s\n"
                             "change HOST_ROOT, DRIVER_INSTALL_DIR / DRIVER_INSTALL_DIR_CTR_PATH, or the search "
                             "lists with --lib-search / --bin-search",
-                            host, ctr, tried_keep ? tried_keep : "", module_note(cfg));
+                            host, ctr, tried ? tried : "", module_note(cfg));
 }
-
-/* One GPU as NVML showed it: its bus id and fabric (NVSwitch systems). */
-typedef struct gpu_info {
-        char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1]; /* "00000000:18:00.0" or "" */
-        bool fabric;                      /* NVML answered fabric info with a state other than NOT_SUPPORTED */
-        unsigned char fabric_state;       /* NVML_GPU_FABRIC_STATE_* */
-        nvmlReturn_t fabric_status;       /* meaningful once COMPLETED */
-} gpu_info_t;
-
-/* What NVML told us. */
-typedef struct nvml_facts {
-        char driver_version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
-        char cuda_version[32]; /* "12.4" or "" */
-        char first_name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
-        unsigned count;
-        unsigned *minors; /* heap, count entries: /dev/nvidia<minor> */
-        char *uuids;      /* heap, comma-separated */
-        bool init_no_attach;
-        gpu_info_t *gpus; /* heap, count entries: bus id and fabric of each GPU */
-} nvml_facts_t;
 
 static void nvml_facts_clear(nvml_facts_t *f)
 {
@@ -281,46 +273,6 @@ static void nvml_facts_clear(nvml_facts_t *f)
         free(f->uuids);
         free(f->gpus);
         *f = (nvml_facts_t) { 0 };
-}
-
-/*
- * The fabric of @dev (NVSwitch systems): nvmlDeviceGetGpuFabricInfoV (struct
- * v3, then v2 for drivers that know only v2), else nvmlDeviceGetGpuFabricInfo
- * (older drivers); both are optional in the loader.  Fills *g's fabric fields.
- * Returns NVML_SUCCESS, or NVML's error; NOT_SUPPORTED when the library has
- * neither call.  Field facts: shared/reference/nvml-abi.md.
- */
-static nvmlReturn_t fabric_query(const gv_nvml_t *nvml, nvmlDevice_t dev, gpu_info_t *g)
-{
-        nvmlReturn_t ret = NVML_ERROR_NOT_SUPPORTED;
-        if (nvml->nvmlDeviceGetGpuFabricInfoV) {
-                nvmlGpuFabricInfoV_t v;
-                memset(&v, 0, sizeof(v));
-                v.version = nvmlGpuFabricInfo_v3;
-                ret = nvml->nvmlDeviceGetGpuFabricInfoV(dev, &v);
-                if (ret == NVML_ERROR_ARGUMENT_VERSION_MISMATCH) {
-                        memset(&v, 0, sizeof(v));
-                        v.version = nvmlGpuFabricInfo_v2;
-                        ret = nvml->nvmlDeviceGetGpuFabricInfoV(dev, &v);
-                }
-                if (ret == NVML_SUCCESS) {
-                        g->fabric_state = v.state;
-                        g->fabric_status = v.status;
-                        return ret;
-                }
-                if (ret != NVML_ERROR_FUNCTION_NOT_FOUND && ret != NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
-                        return ret;
-        }
-        if (nvml->nvmlDeviceGetGpuFabricInfo) {
-                nvmlGpuFabricInfo_t v;
-                memset(&v, 0, sizeof(v));
-                ret = nvml->nvmlDeviceGetGpuFabricInfo(dev, &v);
-                if (ret == NVML_SUCCESS) {
-                        g->fabric_state = v.state;
-                        g->fabric_status = v.status;
-                }
-        }
-        return ret == NVML_ERROR_FUNCTION_NOT_FOUND ? NVML_ERROR_NOT_SUPPORTED : ret;
 }
 
 /* A per-device NVML failure: GPU_IS_LOST names the GPU's index and bus id (gpu-lost). */
@@ -358,7 +310,7 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
                 return device_error(err, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
         gpu_info_t *g = &f->gpus[i];
         snprintf(g->bus_id, sizeof(g->bus_id), "%s", bus_id);
-        ret = fabric_query(nvml, dev, g);
+        ret = gv_driver_fabric_query(nvml, dev, g);
         if (ret == NVML_SUCCESS)
                 g->fabric = g->fabric_state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
         else if (ret != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED: not a fabric GPU (PCIe cards) */
@@ -388,7 +340,7 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
         }
         f->minors[i] = minor;
 
-        /* FR14: MIG enabled with no instance is not a usable GPU */
+        /* MIG enabled with no GPU instance is not a usable GPU */
         if (nvml->nvmlDeviceGetMigMode) {
                 unsigned cur = 0, pend = 0;
                 ret = nvml->nvmlDeviceGetMigMode(dev, &cur, &pend);
@@ -447,7 +399,7 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
         size_t ulen = 0;
         FILE *uf = f->minors && f->gpus ? open_memstream(&ubuf, &ulen) : NULL;
         if (!uf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = 0;
         for (unsigned i = 0; i < count && r == 0; i++) {
                 if (cfg->stop && *cfg->stop)
@@ -462,64 +414,9 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
                 return r;
         }
         if (cr < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         f->uuids = ubuf;
         return 0;
-}
-
-static const char *fabric_state_name(unsigned char state)
-{
-        switch (state) {
-        case NVML_GPU_FABRIC_STATE_NOT_STARTED:
-                return "NOT_STARTED";
-        case NVML_GPU_FABRIC_STATE_IN_PROGRESS:
-                return "IN_PROGRESS";
-        case NVML_GPU_FABRIC_STATE_COMPLETED:
-                return "COMPLETED";
-        default:
-                return "UNKNOWN";
-        }
-}
-
-/*
- * Every fabric GPU's fabric must be COMPLETED with status SUCCESS, else CUDA
- * fails with "system not yet initialized" (gpu-operator #1043, #2511).  GPUs
- * without fabric info (PCIe cards) pass.  Fails with GV_REASON_FABRIC_NOT_READY
- * (retryable: --wait waits for the fabric manager) naming each GPU that is
- * not ready: index, bus id, state and status (NVML's text).
- */
-static int check_fabric(const gv_nvml_t *nvml, const nvml_facts_t *f, gv_error_t **err)
-{
-        char *msg = NULL;
-        size_t mlen = 0;
-        FILE *mf = open_memstream(&msg, &mlen);
-        if (!mf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        unsigned bad = 0, fabric = 0;
-        for (unsigned i = 0; i < f->count; i++) {
-                const gpu_info_t *g = &f->gpus[i];
-                if (!g->fabric)
-                        continue;
-                fabric++;
-                bool done = g->fabric_state == NVML_GPU_FABRIC_STATE_COMPLETED;
-                if (done && g->fabric_status == NVML_SUCCESS)
-                        continue;
-                fprintf(mf, "\n  GPU %u (bus id %s): state %s, status %s", i, *g->bus_id ? g->bus_id : "unknown",
-                        fabric_state_name(g->fabric_state),
-                        done ? gv_nvml_strerror(nvml, g->fabric_status) : "N/A");
-                if (done)
-                        fprintf(mf, " (%s, %d): fabric training failed", gv_nvml_return_name(g->fabric_status),
-                                (int) g->fabric_status);
-                bad++;
-        }
-        if (gv_memstream_close(mf, &msg) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        int r = 0;
-        if (bad)
-                r = gv_error_set(err, EAGAIN, GV_REASON_FABRIC_NOT_READY,
-                                 "NVSwitch fabric not ready on %u of %u fabric GPU(s):%s", bad, fabric, msg ? msg : "");
-        free(msg);
-        return r;
 }
 
 /* "00000000:3B:00.0" and "0000:3b:00.0" name the same function. */
@@ -532,7 +429,7 @@ static bool same_pci_address(const char *a, const char *b)
 }
 
 /*
- * NVML must see as many GPUs as expected: cfg->expected_gpus when set, else
+ * NVML must see as many GPUs as expected: cfg->driver.expected_gpus when set, else
  * the NVIDIA display/3D controllers (vendor 0x10de, class 0x030000/0x030200)
  * the PCI bus shows under the sysfs root, not counting SR-IOV VFs (physfn
  * link) nor functions bound to vfio-pci (handed to VMs).  A mock root has no
@@ -542,7 +439,7 @@ static bool same_pci_address(const char *a, const char *b)
  */
 static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t *f, gv_error_t **err)
 {
-        const char *sysfs = gv_sysfs_root(cfg);
+        const char *sysfs = gv_sysfs_root(&cfg->sandbox);
         gv_pci_list_t pci = { 0 };
         bool use_pci = !mock || strcmp(sysfs, "/sys") != 0;
         if (use_pci) {
@@ -555,7 +452,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
         FILE *mf = open_memstream(&missing, &mlen);
         if (!mf) {
                 gv_pci_list_clear(&pci);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         unsigned on_pci = 0;
         const char *sep = "";
@@ -574,8 +471,8 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
         }
         gv_pci_list_clear(&pci);
         if (gv_memstream_close(mf, &missing) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        unsigned want = cfg->expected_gpus ? cfg->expected_gpus : on_pci;
+                return gv_error_oom(err);
+        unsigned want = cfg->driver.expected_gpus ? cfg->driver.expected_gpus : on_pci;
         int r = 0;
         if (f->count < want) {
                 _cleanup_free_ char *pci_text = NULL;
@@ -585,7 +482,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
                                   missing && *missing ? ", not seen by NVML: " : "", missing ? missing : "") < 0)
                         pci_text = NULL;
                 r = gv_error_set(err, ENODEV, GV_REASON_GPU_MISSING, "NVML sees %u GPU(s), %u expected (%s); PCI shows %s",
-                                 f->count, want, cfg->expected_gpus ? "--expected-gpus / EXPECTED_GPU_COUNT" : "PCI bus",
+                                 f->count, want, cfg->driver.expected_gpus ? "--expected-gpus / EXPECTED_GPU_COUNT" : "PCI bus",
                                  pci_text ? pci_text : "(out of memory)");
         }
         free(missing);
@@ -602,7 +499,7 @@ static int nvml_check(const gv_config_t *cfg, const driver_loc_t *loc, nvml_fact
                 return gv_error_prefix(err, "load NVML");
         nvmlReturn_t ret;
         const char *what;
-        if (cfg->skip_gpu_init && nvml->nvmlInitWithFlags) {
+        if (cfg->driver.skip_gpu_init && nvml->nvmlInitWithFlags) {
                 /* DRIVER_VALIDATION_SKIP_GPU_INIT: talk to the driver without attaching to the GPUs */
                 what = "nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH)";
                 ret = nvml->nvmlInitWithFlags(NVML_INIT_FLAG_NO_ATTACH);
@@ -626,7 +523,7 @@ static int nvml_check(const gv_config_t *cfg, const driver_loc_t *loc, nvml_fact
         if (r == 0)
                 r = check_gpu_count(cfg, loc->mock, f, err);
         if (r == 0)
-                r = check_fabric(nvml, f, err);
+                r = gv_driver_fabric_check(nvml, f, err);
         nvml->nvmlShutdown();
         gv_nvml_close(&nvml);
         return r;
@@ -699,14 +596,14 @@ static int set_fact(gv_kvlist_t *l, const char *k, const char *v, gv_error_t **e
         return gv_kvlist_set(l, k, v, err);
 }
 
-/* Whether @loc's root is a mock root (its manifest, or cfg->mock) and what the manifest allows. */
+/* Whether @loc's root is a mock root (its manifest, or cfg->driver.mock) and what the manifest allows. */
 static int probe_mock(const gv_config_t *cfg, driver_loc_t *loc, gv_error_t **err)
 {
         bool files_ok = false, links = false;
         int r = gv_mock_manifest_probe(loc->root, &files_ok, &links, err);
         if (r < 0)
                 return r;
-        loc->mock = cfg->mock || r > 0;
+        loc->mock = cfg->driver.mock || r > 0;
         loc->files_ok = r > 0 && files_ok;
         loc->dev_char_links = r > 0 && links;
         return 0;
@@ -720,7 +617,7 @@ static int probe_mock(const gv_config_t *cfg, driver_loc_t *loc, gv_error_t **er
 static void link_dev_char(const gv_config_t *cfg, const driver_loc_t *loc, const char *dev_root_here,
                           const char *dev_root_host, char **names)
 {
-        if (cfg->disable_dev_char_symlinks)
+        if (cfg->driver.disable_dev_char_symlinks)
                 return;
         if (loc->mock && !loc->dev_char_links) {
                 gv_cfg_logf(cfg, GV_LOG_DEBUG, COMPONENT, GV_REASON_NONE,
@@ -742,13 +639,13 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         if ((r = probe_mock(cfg, &loc, err)) < 0)
                 return r;
-        const char *host = gv_driver_host_root_here(cfg);
+        const char *host = gv_driver_host_root_here(&cfg->driver);
 
         if (!loc.host && !loc.mock) {
                 _cleanup_free_ char *flag = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
-                                                         DRIVER_CTR_READY);
+                                                         GV_DRIVER_CTR_READY_FILE);
                 if (!flag)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (access(flag, F_OK) < 0)
                         return gv_error_set(err, ENOENT, GV_REASON_DRIVER_NOT_LOADED,
                                             "waiting for the driver container (%s): found %s but the driver "
@@ -770,7 +667,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                 return r;
 
         _cleanup_free_ char *warning = NULL;
-        if (cfg->run_nvidia_smi && !cfg->skip_gpu_init) {
+        if (cfg->driver.run_nvidia_smi && !cfg->driver.skip_gpu_init) {
                 r = run_smi(cfg, &loc, &warning, err);
                 if (r < 0)
                         return r;
@@ -779,8 +676,8 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
         /* dev root: the driver root if it has a /dev folder, else the host root (upstream) */
         bool dev_in_driver_root = root_is_dir(loc.root, "/dev");
         const char *host_view = host_root_view(cfg);
-        const char *driver_root_host = loc.host ? host_view : (cfg->driver_install_dir && *cfg->driver_install_dir
-                                                                  ? cfg->driver_install_dir
+        const char *driver_root_host = loc.host ? host_view : (cfg->driver.driver_install_dir && *cfg->driver.driver_install_dir
+                                                                  ? cfg->driver.driver_install_dir
                                                                   : "/run/nvidia/driver");
         const char *driver_root_ctr = loc.host ? "/host" : "/driver-root";
         const char *dev_root_here = dev_in_driver_root ? loc.root : host;
@@ -789,7 +686,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
 
         _cleanup_strv_free_ char **names = node_names(&f);
         if (!names)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         r = gv_devnodes_wait(cfg, dev_root_here, names, loc.files_ok, err);
         if (r < 0)
                 return r;
@@ -817,7 +714,7 @@ static int driver_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_
                      f.init_no_attach ? ", GPU init skipped" : "") < 0) {
                 res.summary = NULL;
                 gv_result_clear(&res);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         res.warning = TAKE_PTR(warning);
         *result = res;

@@ -25,7 +25,7 @@ int gv_kube_client(const gv_config_t *cfg, const char *component, gv_k8s_client_
 /*
  * gv_kube_job - fill @job's image settings, template path, validator pod,
  * bounds (pod_timeout_s) and log (cfg->log as @component) from @cfg, for
- * @kind on cfg->node_name in cfg->namespace.  @component must outlive the job.
+ * @kind on cfg->kube.node_name in cfg->kube.namespace.  @component must outlive the job.
  */
 void gv_kube_job(const gv_config_t *cfg, gv_workload_kind_t kind, const char *component, gv_workload_job_t *job);
 

@@ -31,7 +31,7 @@ static int skip(gv_result_t *result, const char *why)
 static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         (void) store;
-        if (!cfg->gpu_direct_rdma_enabled)
+        if (!cfg->sandbox.gpu_direct_rdma_enabled)
                 return skip(result, "GPU_DIRECT_RDMA_ENABLED is not true: nothing to validate");
         _cleanup_free_ char *present = NULL;
         int r = gv_node_label(cfg, COMPONENT, "feature.node.kubernetes.io/pci-15b3.present", &present, err);
@@ -40,11 +40,11 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         if (r == 1 && (!present || strcmp(present, "true") != 0))
                 return skip(result, "node is not labelled feature.node.kubernetes.io/pci-15b3.present=true (no "
                                     "Mellanox NIC): nothing to validate");
-        if (r == 0 && gv_pci_count_vendor(gv_sysfs_root(cfg), GV_PCI_VENDOR_MELLANOX) == 0)
+        if (r == 0 && gv_pci_count_vendor(gv_sysfs_root(&cfg->sandbox), GV_PCI_VENDOR_MELLANOX) == 0)
                 return skip(result, "no Mellanox (0x15b3) PCI function under the sysfs root: nothing to validate");
-        if (cfg->use_host_mofed) {
+        if (cfg->sandbox.use_host_mofed) {
                 _cleanup_free_ char *detail = NULL;
-                if (!gv_module_loaded(gv_sysfs_root(cfg), "mlx5_core", &detail))
+                if (!gv_module_loaded(gv_sysfs_root(&cfg->sandbox), "mlx5_core", &detail))
                         return gv_error_set(err, ENOENT, GV_REASON_MODULE_NOT_LOADED,
                                             "USE_HOST_MOFED=true but kernel module mlx5_core is not loaded (%s)",
                                             detail ? detail : "absent");
@@ -53,7 +53,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                 result->summary = strdup("host MOFED: mlx5_core loaded");
                 return 0;
         }
-        const char *flag = cfg->mofed_ready_file && *cfg->mofed_ready_file ? cfg->mofed_ready_file : MOFED_READY_FILE;
+        const char *flag = cfg->sandbox.mofed_ready_file && *cfg->sandbox.mofed_ready_file ? cfg->sandbox.mofed_ready_file : MOFED_READY_FILE;
         struct stat st;
         if (stat(flag, &st) < 0)
                 return gv_error_set(err, errno, GV_REASON_DEPENDENCY, "%s: %s (the MOFED driver container is not ready)",

@@ -3,11 +3,12 @@
  * plugin: the device plugin advertises GPUs on this node.  Watches the Node
  * (never polls) until status.allocatable has nvidia.com/gpu* or
  * nvidia.com/mig-* >= 1, bounded by CAPACITY_WAIT_SECONDS; skips when the
- * node carries nvidia.com/gpu.deploy.device-plugin=false (FR08), and records
- * that in plugin-ready (SKIPPED=true, SKIP_REASON; issue 11 item 5); with
+ * node carries nvidia.com/gpu.deploy.device-plugin=false (the operator then runs
+ * no device plugin there), and records that in plugin-ready (SKIPPED=true,
+ * SKIP_REASON) so that the chain reads as complete; with
  * WITH_WORKLOAD runs the plugin validation pod asking for one unit of the
  * resource found (MIG first, as upstream), which detects "every GPU already
- * allocated" (FR07).  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
+ * allocated" (the pod's UnexpectedAdmissionError) within seconds.  Publishes DEVICE_PLUGIN_DEVICES for the metrics.
  * In DRA mode (node label nvidia.com/gpu.deploy.dra-driver=true, which wins
  * over the device-plugin label) there is no nvidia.com/gpu capacity to wait
  * for: the check is that the DRA driver's ResourceSlices publish this node's
@@ -30,7 +31,7 @@ typedef struct node_wait {
         bool seen;             /* the node was delivered at least once */
         bool missing;          /* the list had no such node (and once) or it was deleted */
         bool deleted;          /* a DELETED event came after the node was seen: the wait ends at once */
-        bool disabled;         /* FR08 label */
+        bool disabled;         /* the device-plugin deploy label is "false" */
         bool dra;              /* DRA mode label (dra.h) */
         unsigned long devices; /* gv_node_gpu_devices() of the last version */
         json_object *node;     /* last version (owned) */
@@ -110,21 +111,21 @@ static int capacity_check(const gv_config_t *cfg, const node_wait_t *w, int r, g
                 return gv_error_set(err, ETIMEDOUT, GV_REASON_TIMEOUT,
                                     "no GPU advertised on node %s after %u s (allocatable: %s); is the NVIDIA device "
                                     "plugin running there? (bound: CAPACITY_WAIT_SECONDS / --capacity-wait)",
-                                    cfg->node_name, cfg->capacity_wait_s,
+                                    cfg->kube.node_name, cfg->workload.capacity_wait_s,
                                     described ? described : w->seen ? "unknown" : "node never seen");
         }
         if (r < 0) {
-                gv_error_prefix(err, "watch node %s", cfg->node_name);
+                gv_error_prefix(err, "watch node %s", cfg->kube.node_name);
                 return r;
         }
         if (w->deleted)
                 return gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
                                     "node %s was deleted while waiting for GPU capacity; nothing to validate on a Node "
                                     "that is gone (it is validated again when it registers anew)",
-                                    cfg->node_name);
+                                    cfg->kube.node_name);
         if (w->missing && !w->node)
                 return gv_error_set(err, ENOENT, GV_REASON_KUBERNETES,
-                                    "node %s not found in the API (NODE_NAME must be this node's name)", cfg->node_name);
+                                    "node %s not found in the API (NODE_NAME must be this node's name)", cfg->kube.node_name);
         return w->dra ? 2 : w->disabled ? 1 : 0;
 }
 
@@ -132,13 +133,13 @@ static int capacity_check(const gv_config_t *cfg, const node_wait_t *w, int r, g
 static int disabled_result(const gv_config_t *cfg, gv_result_t *res, gv_error_t **err)
 {
         res->skipped = true;
-        res->record_skip = true; /* skipped on purpose: plugin-ready says so (issue 11 item 5) */
+        res->record_skip = true; /* skipped on purpose: plugin-ready says so, the chain stays complete */
         if (asprintf(&res->summary,
                      "the device plugin is disabled on node %s (label " GV_DEVICE_PLUGIN_DEPLOY_LABEL
                      "=false); nothing to validate, plugin-ready records SKIPPED=true",
-                     cfg->node_name) < 0) {
+                     cfg->kube.node_name) < 0) {
                 res->summary = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         return 0;
 }
@@ -156,10 +157,10 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
         if (r < 0)
                 return r;
         gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE, "node %s advertises %lu GPU device(s) (%s)",
-                    cfg->node_name, w->devices, described ? described : "");
+                    cfg->kube.node_name, w->devices, described ? described : "");
 
         gv_pod_run_result_t pr = { 0 };
-        if (cfg->with_workload) {
+        if (cfg->workload.with_workload) {
                 gv_workload_job_t job;
                 gv_kube_job(cfg, GV_WORKLOAD_PLUGIN, COMPONENT, &job);
                 job.gpu_resource = resource;
@@ -170,7 +171,7 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
         if (r >= 0 && (r = gv_kvlist_set(&res->facts, "MODE", "device-plugin", err)) >= 0)
                 r = gv_kvlist_set(&res->facts, "DEVICE_PLUGIN_DEVICES", count, err);
         if (r >= 0 &&
-            (cfg->with_workload
+            (cfg->workload.with_workload
                      ? asprintf(&res->summary, "%lu GPU device(s) advertised (%s); validation pod %s got one %s in "
                                 "%.1f s",
                                 w->devices, described ? described : "", pr.pod_name ? pr.pod_name : "", resource,
@@ -179,7 +180,7 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
                                 "(WITH_WORKLOAD=false)",
                                 w->devices, described ? described : "")) < 0) {
                 res->summary = NULL;
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
         }
         gv_pod_run_result_clear(&pr);
         return r < 0 ? r : 0;
@@ -188,16 +189,16 @@ static int node_result(const gv_config_t *cfg, gv_k8s_client_t *client,
 static int plugin_validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *result, gv_error_t **err)
 {
         gv_k8s_client_t *client = NULL;
-        int r = gv_kube_open(cfg, COMPONENT, cfg->with_workload, &client, err);
+        int r = gv_kube_open(cfg, COMPONENT, cfg->workload.with_workload, &client, err);
         if (r < 0)
                 return r;
 
         gv_result_t res = { 0 };
-        node_wait_t w = { .once = cfg->capacity_wait_s == 0 };
+        node_wait_t w = { .once = cfg->workload.capacity_wait_s == 0 };
         gv_cfg_logf(cfg, GV_LOG_INFO, COMPONENT, GV_REASON_NONE,
-                    "waiting up to %u s for GPU capacity on node %s (CAPACITY_WAIT_SECONDS)", cfg->capacity_wait_s,
-                    cfg->node_name);
-        r = gv_k8s_node_watch(client, cfg->node_name, NULL, cfg->capacity_wait_s ? cfg->capacity_wait_s : 1, node_cb,
+                    "waiting up to %u s for GPU capacity on node %s (CAPACITY_WAIT_SECONDS)", cfg->workload.capacity_wait_s,
+                    cfg->kube.node_name);
+        r = gv_k8s_node_watch(client, cfg->kube.node_name, NULL, cfg->workload.capacity_wait_s ? cfg->workload.capacity_wait_s : 1, node_cb,
                               &w, err);
         r = capacity_check(cfg, &w, r, err);
         if (r == 2)

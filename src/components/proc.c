@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Child processes for the components (nvidia-smi): fork/exec with captured
- * output, a timeout and prompt cancellation, and the FR13 exit-code policy.
+ * output, a timeout and prompt cancellation, and nvidia-smi's exit-code policy.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
+#include "base/process.h"
 #include "components-internal.h"
 
 extern char **environ;
@@ -112,20 +113,6 @@ oom:
         return NULL;
 }
 
-/*
- * Kill the child's whole process group (it leads one: see gv_proc_run()), so
- * that nothing it started -- a helper, a sleeping grandchild -- outlives a
- * time-out or a stop, then reap the child.  A failing waitpid() (ECHILD when
- * SIGCHLD is ignored) ends the wait.
- */
-static void kill_and_reap(pid_t pid)
-{
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-}
-
 /* Append up to what GV_PROC_OUTPUT_MAX still allows of @chunk to @mem. */
 static void keep_output(FILE *mem, size_t *kept, const char *chunk, size_t n)
 {
@@ -178,10 +165,10 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         else if (!(prog = path_lookup(argv[0])))
                 return gv_error_set(err, ENOENT, GV_REASON_NVIDIA_SMI, "%s: not found in PATH", argv[0]);
         if (!prog)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_strv_free_ char **env = child_env(ld_library_path);
         if (!env)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         int fds[2];
         if (pipe2(fds, O_CLOEXEC) < 0)
@@ -189,7 +176,8 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         _cleanup_close_ int rfd = fds[0];
         int wfd = fds[1];
 
-        pid_t pid = fork();
+        /* Until reaped below, every way out kills the child's whole group (it leads one) and reaps it. */
+        _cleanup_pid_ pid_t pid = fork();
         if (pid < 0) {
                 int e = errno;
                 close(wfd);
@@ -204,22 +192,18 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         _cleanup_fclose_ FILE *mem = open_memstream(&buf, &len);
-        if (!mem) {
-                kill_and_reap(pid);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        }
+        if (!mem)
+                return gv_error_oom(err);
         size_t kept = 0;
         bool eof = false, timed_out = false;
         int status = 0;
         int64_t deadline = gv_now_ms() + timeout_ms;
         for (;;) {
-                if (stop && *stop) {
-                        kill_and_reap(pid);
+                if (stop && *stop)
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s: interrupted", argv[0]);
-                }
                 if (gv_now_ms() >= deadline) {
                         timed_out = true;
-                        kill_and_reap(pid);
+                        gv_pid_kill_and_reap(&pid);
                         break;
                 }
                 if (!eof) {
@@ -236,6 +220,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                 }
                 pid_t w = waitpid(pid, &status, eof ? 0 : WNOHANG);
                 if (w == pid) {
+                        (void) TAKE_PID(pid); /* reaped */
                         /* drain what is already there; a grandchild may keep the pipe open */
                         int fl = fcntl(rfd, F_GETFL);
                         if (fl >= 0)
@@ -252,7 +237,6 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                          * kernel reaped the child).  Never read that as exit 0.
                          */
                         int e = errno;
-                        kill_and_reap(pid);
                         return gv_error_set(err, e, GV_REASON_NVIDIA_SMI,
                                             "%s: waitpid: %s; its exit status is unknown (is SIGCHLD ignored?)",
                                             argv[0], strerror(e));
@@ -261,7 +245,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
         /* A write or the last flush that failed (out of memory) leaves a truncated output: never judge that. */
         bool mem_ok = !ferror(mem);
         if (fclose(TAKE_PTR(mem)) != 0 || !mem_ok || !buf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_proc_result_t res = { .output = TAKE_PTR(buf), .timed_out = timed_out };
         set_outcome(&res, timed_out, status);
         *out = res;
@@ -309,7 +293,7 @@ int gv_nvidia_smi_check(const gv_config_t *cfg, const char *smi, const char *lib
                 return r;
         }
         bool warn = false;
-        gv_reason_t reason = gv_nvidia_smi_exit_reason(res.exit_code, cfg->strict, &warn);
+        gv_reason_t reason = gv_nvidia_smi_exit_reason(res.exit_code, cfg->driver.strict, &warn);
         if (reason == GV_REASON_NONE) {
                 if (warn && warning) {
                         if (asprintf(warning,

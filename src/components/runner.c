@@ -145,7 +145,7 @@ static int read_parent_generation(gv_store_t *store, gv_marker_id_t id, char **g
         const char *g = gv_kvlist_get(&info.content, "GENERATION");
         if (g && !(*gen = strdup(g))) {
                 gv_marker_info_clear(&info);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         gv_marker_info_clear(&info);
         return 0;
@@ -167,8 +167,8 @@ static int assume(const gv_component_t *c, const gv_config_t *cfg, gv_result_t *
         if ((r = gv_kvlist_set(&res->facts, "ASSUMED", "true", err)) < 0 ||
             (r = gv_kvlist_set(&res->facts, "ASSUMED_BY", by, err)) < 0)
                 return r;
-        if (cfg->validator_pod_name && *cfg->validator_pod_name &&
-            (r = gv_kvlist_set(&res->facts, "ASSUMED_BY_POD", cfg->validator_pod_name, err)) < 0)
+        if (cfg->workload.validator_pod_name && *cfg->workload.validator_pod_name &&
+            (r = gv_kvlist_set(&res->facts, "ASSUMED_BY_POD", cfg->workload.validator_pod_name, err)) < 0)
                 return r;
         if (asprintf(&res->summary, "assumed ready (provided outside, %s): %s not validated", by,
                      gv_marker_file(c->marker)) < 0)
@@ -226,6 +226,30 @@ static char *dup_or_null(const char *s)
         return s ? strdup(s) : NULL;
 }
 
+/* Fill @report from the successful attempt number @attempt and log its warning and verdict. */
+static void report_success(const gv_component_t *c, const gv_config_t *cfg, const gv_result_t *res, unsigned attempt,
+                           gv_run_report_t *report)
+{
+        report->skipped = res->skipped;
+        report->assumed = gv_component_assumed(cfg, c->name);
+        report->message = dup_or_null(res->summary);
+        report->warning = dup_or_null(res->warning);
+        if (res->warning)
+                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_NONE, "%s", res->warning);
+        gv_cfg_logf(cfg, GV_LOG_INFO, c->name, GV_REASON_NONE, "%s%s (attempt %u)",
+                    res->skipped ? "skipped: " : "ready: ", res->summary ? res->summary : c->name, attempt);
+}
+
+/* After a failed attempt the marker (and everything downstream) stays removed; a failure to remove is logged. */
+static void fail_marker(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store)
+{
+        _cleanup_error_ gv_error_t *ferr = NULL;
+        if (gv_store_fail(store, c->marker, &ferr) < 0)
+                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason,
+                            "could not remove %s and the markers downstream of it, which may still read as ready: %s",
+                            gv_marker_file(c->marker), ferr->msg);
+}
+
 int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t *store, gv_run_report_t *report)
 {
         *report = (gv_run_report_t) { .component = c };
@@ -244,38 +268,23 @@ int gv_component_run(const gv_component_t *c, const gv_config_t *cfg, gv_store_t
                 }
                 if (deadline >= 0) {
                         int64_t left_s = (deadline - gv_now_ms() + 999) / 1000;
-                        local.dev_node_wait_s = left_s < (int64_t) cfg->dev_node_wait_s
+                        local.driver.dev_node_wait_s = left_s < (int64_t) cfg->driver.dev_node_wait_s
                                                         ? (unsigned) (left_s > 0 ? left_s : 0)
-                                                        : cfg->dev_node_wait_s;
+                                                        : cfg->driver.dev_node_wait_s;
                 }
                 report->attempts = attempt;
                 gv_result_t res = { 0 };
                 gv_error_free(&err);
                 status = attempt_once(c, &local, store, &res, report->generation, &err);
                 if (status == 0) {
-                        report->skipped = res.skipped;
-                        report->assumed = gv_component_assumed(cfg, c->name);
-                        report->message = dup_or_null(res.summary);
-                        report->warning = dup_or_null(res.warning);
-                        if (res.warning)
-                                gv_cfg_logf(cfg, GV_LOG_WARN, c->name, GV_REASON_NONE, "%s", res.warning);
-                        gv_cfg_logf(cfg, GV_LOG_INFO, c->name, GV_REASON_NONE, "%s%s (attempt %u)",
-                                    res.skipped ? "skipped: " : "ready: ", res.summary ? res.summary : c->name,
-                                    attempt);
+                        report_success(c, cfg, &res, attempt, report);
                         gv_result_clear(&res);
                         break;
                 }
                 gv_result_clear(&res);
                 if (!err)
                         gv_error_set(&err, status, GV_REASON_INTERNAL, "failed without an error message");
-
-                /* the marker (and everything downstream) stays removed after a failure */
-                _cleanup_error_ gv_error_t *ferr = NULL;
-                if (gv_store_fail(store, c->marker, &ferr) < 0)
-                        gv_cfg_logf(cfg, GV_LOG_WARN, c->name, ferr->reason,
-                                    "could not remove %s and the markers downstream of it, which may still read "
-                                    "as ready: %s",
-                                    gv_marker_file(c->marker), ferr->msg);
+                fail_marker(c, cfg, store);
 
                 gv_reason_t reason = err->reason;
                 report->last_reason = reason;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Helpers of the sandbox, vGPU and GPUDirect components (see sandbox.h):
- * sysfs reading under a root, node labels, workload config, .driver-ctr-ready.
+ * the sysfs root, loaded modules, node labels, workload config, .driver-ctr-ready.
  */
 #include "sandbox.h"
 
@@ -21,215 +21,14 @@
 #include "base/fileio.h"
 #include "kube-internal.h"
 
-#define SYSFS_MAX_BYTES 4096
-
-const char *gv_sysfs_root(const gv_config_t *cfg)
+const char *gv_sysfs_root(const gv_sandbox_config_t *sb)
 {
-        return cfg && cfg->sysfs_root && *cfg->sysfs_root ? cfg->sysfs_root : "/sys";
+        return sb && sb->sysfs_root && *sb->sysfs_root ? sb->sysfs_root : "/sys";
 }
 
 int gv_result_fact(gv_result_t *r, const char *key, const char *value, gv_error_t **err)
 {
         return gv_kvlist_set(&r->facts, key, value ? value : "", err);
-}
-
-/* Read a small sysfs file (following links, as sysfs needs) into a trimmed heap string; NULL when unreadable. */
-static char *read_attr(const char *dir, const char *name)
-{
-        _cleanup_free_ char *p = gv_path_join(dir, name);
-        char *text = NULL;
-        if (!p || gv_read_file_at(AT_FDCWD, p, false, SYSFS_MAX_BYTES, &text, NULL, NULL) < 0)
-                return NULL;
-        size_t l = strlen(text);
-        while (l > 0 && (text[l - 1] == '\n' || text[l - 1] == ' ' || text[l - 1] == '\t'))
-                text[--l] = '\0';
-        return text;
-}
-
-/* A hex attribute ("0x10de"); -1 when unreadable or not a number. */
-static long read_hex(const char *dir, const char *name)
-{
-        _cleanup_free_ char *t = read_attr(dir, name);
-        if (!t || !*t)
-                return -1;
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(t, &end, 16);
-        return errno || *end ? -1 : v;
-}
-
-/* A decimal attribute ("16"); -1 when absent or not a number. */
-static long read_dec(const char *dir, const char *name)
-{
-        _cleanup_free_ char *t = read_attr(dir, name);
-        if (!t || !*t)
-                return -1;
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(t, &end, 10);
-        return errno || *end || v < 0 ? -1 : v;
-}
-
-/* Basename of the symlink @dir/@name, heap; NULL when there is no such link. */
-static char *link_base(const char *dir, const char *name)
-{
-        _cleanup_free_ char *p = gv_path_join(dir, name);
-        if (!p)
-                return NULL;
-        char buf[4096];
-        ssize_t n = readlink(p, buf, sizeof(buf) - 1);
-        if (n <= 0)
-                return NULL;
-        buf[n] = '\0';
-        const char *b = strrchr(buf, '/');
-        return strdup(b ? b + 1 : buf);
-}
-
-static bool exists(const char *dir, const char *name)
-{
-        _cleanup_free_ char *p = gv_path_join(dir, name);
-        struct stat st;
-        return p && stat(p, &st) == 0;
-}
-
-/* Number of entries (not . or ..) in @dir/@name; 0 when absent. */
-static size_t count_entries(const char *dir, const char *name)
-{
-        _cleanup_free_ char *p = gv_path_join(dir, name);
-        _cleanup_closedir_ DIR *d = p ? opendir(p) : NULL;
-        size_t n = 0;
-        if (!d)
-                return 0;
-        for (struct dirent *e; (e = readdir(d));)
-                if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-                        n++;
-        return n;
-}
-
-static void pci_fn_clear(gv_pci_fn_t *f)
-{
-        free(f->address);
-        free(f->path);
-        free(f->driver);
-        free(f->physfn);
-        free(f->vgpu_type);
-        *f = (gv_pci_fn_t) { 0 };
-}
-
-void gv_pci_list_clear(gv_pci_list_t *l)
-{
-        if (!l)
-                return;
-        for (size_t i = 0; i < l->n; i++)
-                pci_fn_clear(&l->items[i]);
-        free(l->items);
-        *l = (gv_pci_list_t) { 0 };
-}
-
-static int cmp_fn(const void *a, const void *b)
-{
-        return strcmp(((const gv_pci_fn_t *) a)->address, ((const gv_pci_fn_t *) b)->address);
-}
-
-/* Fill @f from the device folder; the address and path are set. */
-static int pci_fn_read(const char *sysfs, gv_pci_fn_t *f, gv_error_t **err)
-{
-        f->device = (unsigned) (read_hex(f->path, "device") & 0xffff);
-        f->driver = link_base(f->path, "driver");
-        f->physfn = link_base(f->path, "physfn");
-        f->sriov_numvfs = read_dec(f->path, "sriov_numvfs");
-        f->sriov_totalvfs = read_dec(f->path, "sriov_totalvfs");
-        f->mdev_types = count_entries(f->path, "mdev_supported_types");
-        _cleanup_free_ char *bus = gv_path_join(sysfs, "class/mdev_bus");
-        if (!bus)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        f->mdev_parent = f->mdev_types > 0 || exists(bus, f->address);
-        char *t = read_attr(f->path, "nvidia/current_vgpu_type");
-        if (t && *t && strcmp(t, "0") != 0)
-                f->vgpu_type = t;
-        else
-                free(t);
-        return 0;
-}
-
-int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **err)
-{
-        *out = (gv_pci_list_t) { 0 };
-        _cleanup_free_ char *devs = gv_path_join(sysfs_root, "bus/pci/devices");
-        if (!devs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-        _cleanup_closedir_ DIR *d = opendir(devs);
-        if (!d)
-                return errno == ENOENT ? 0 : gv_error_set(err, errno, GV_REASON_IO, "%s: %s", devs, strerror(errno));
-        gv_pci_list_t l = { 0 };
-        size_t cap = 0;
-        int r = 0;
-        for (struct dirent *e; (e = readdir(d));) {
-                if (e->d_name[0] == '.')
-                        continue;
-                _cleanup_free_ char *path = gv_path_join(devs, e->d_name);
-                if (!path) {
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        break;
-                }
-                long vendor = read_hex(path, "vendor");
-                if (vendor < 0) {
-                        r = gv_error_set(err, EIO, GV_REASON_IO, "%s/vendor: unreadable or not a hex number", path);
-                        break;
-                }
-                if (vendor != GV_PCI_VENDOR_NVIDIA)
-                        continue;
-                long cls = read_hex(path, "class");
-                if (cls < 0) {
-                        r = gv_error_set(err, EIO, GV_REASON_IO, "%s/class: unreadable or not a hex number", path);
-                        break;
-                }
-                if (cls != 0x030000 && cls != 0x030200)
-                        continue;
-                if (l.n == cap) {
-                        size_t nc = cap ? cap * 2 : 8;
-                        gv_pci_fn_t *ni = realloc(l.items, nc * sizeof(*ni));
-                        if (!ni) {
-                                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                                break;
-                        }
-                        l.items = ni;
-                        cap = nc;
-                }
-                gv_pci_fn_t *f = &l.items[l.n++];
-                *f = (gv_pci_fn_t) { .address = strdup(e->d_name), .path = TAKE_PTR(path) };
-                if (!f->address) {
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                        break;
-                }
-                if ((r = pci_fn_read(sysfs_root, f, err)) < 0)
-                        break;
-        }
-        if (r < 0) {
-                gv_pci_list_clear(&l);
-                return r;
-        }
-        if (l.n > 1)
-                qsort(l.items, l.n, sizeof(*l.items), cmp_fn);
-        *out = l;
-        return 0;
-}
-
-size_t gv_pci_count_vendor(const char *sysfs_root, unsigned vendor)
-{
-        _cleanup_free_ char *devs = gv_path_join(sysfs_root, "bus/pci/devices");
-        _cleanup_closedir_ DIR *d = devs ? opendir(devs) : NULL;
-        size_t n = 0;
-        if (!d)
-                return 0;
-        for (struct dirent *e; (e = readdir(d));) {
-                if (e->d_name[0] == '.')
-                        continue;
-                _cleanup_free_ char *path = gv_path_join(devs, e->d_name);
-                if (path && read_hex(path, "vendor") == (long) vendor)
-                        n++;
-        }
-        return n;
 }
 
 bool gv_module_loaded(const char *sysfs_root, const char *name, char **detail)
@@ -239,7 +38,7 @@ bool gv_module_loaded(const char *sysfs_root, const char *name, char **detail)
                 return false;
         struct stat st;
         bool present = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-        _cleanup_free_ char *state = present ? read_attr(dir, "initstate") : NULL;
+        _cleanup_free_ char *state = present ? gv_sysfs_attr(dir, "initstate") : NULL;
         bool live = present && (!state || strcmp(state, "live") == 0);
         if (detail) {
                 if (asprintf(detail, "%s %s", dir,
@@ -259,23 +58,23 @@ bool gv_module_loaded(const char *sysfs_root, const char *name, char **detail)
 int gv_node_label(const gv_config_t *cfg, const char *component, const char *key, char **value, gv_error_t **err)
 {
         *value = NULL;
-        if (!cfg->node_name || !*cfg->node_name)
+        if (!cfg->kube.node_name || !*cfg->kube.node_name)
                 return 0;
         gv_k8s_client_t *client = NULL;
         int r = gv_kube_client(cfg, component, &client, err);
         if (r < 0)
-                return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
+                return gv_error_prefix(err, "read label %s of node %s", key, cfg->kube.node_name);
         _cleanup_json_ json_object *node = NULL;
-        r = gv_k8s_node_get(client, cfg->node_name, &node, err);
+        r = gv_k8s_node_get(client, cfg->kube.node_name, &node, err);
         gv_k8s_client_free(client);
         if (r < 0)
-                return gv_error_prefix(err, "read label %s of node %s", key, cfg->node_name);
+                return gv_error_prefix(err, "read label %s of node %s", key, cfg->kube.node_name);
         json_object *meta = NULL, *labels = NULL, *v = NULL;
         if (json_object_object_get_ex(node, "metadata", &meta) && json_object_object_get_ex(meta, "labels", &labels) &&
             json_object_object_get_ex(labels, key, &v) && json_object_is_type(v, json_type_string)) {
                 *value = strdup(json_object_get_string(v));
                 if (!*value)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         return 1;
 }
@@ -294,15 +93,15 @@ int gv_workload_config(const gv_config_t *cfg, const char *component, const char
 {
         const char *src = "default";
         const char *def = "vm-passthrough"; /* upstream validator's own default */
-        if (cfg->default_workload_config && *cfg->default_workload_config) {
-                if (workload_allowed(cfg->default_workload_config)) {
-                        def = workload_allowed(cfg->default_workload_config);
+        if (cfg->sandbox.default_workload_config && *cfg->sandbox.default_workload_config) {
+                if (workload_allowed(cfg->sandbox.default_workload_config)) {
+                        def = workload_allowed(cfg->sandbox.default_workload_config);
                         src = "DEFAULT_GPU_WORKLOAD_CONFIG";
                 } else {
                         gv_cfg_logf(cfg, GV_LOG_WARN, component, GV_REASON_CONFIG,
                                     "DEFAULT_GPU_WORKLOAD_CONFIG=%s is not container, vm-passthrough or vm-vgpu; "
                                     "using vm-passthrough",
-                                    cfg->default_workload_config);
+                                    cfg->sandbox.default_workload_config);
                 }
         }
         _cleanup_free_ char *label = NULL;
@@ -314,7 +113,7 @@ int gv_workload_config(const gv_config_t *cfg, const char *component, const char
                 gv_cfg_logf(cfg, GV_LOG_WARN, component, GV_REASON_CONFIG,
                             "node %s: label nvidia.com/gpu.workload.config=%s is not container, vm-passthrough or "
                             "vm-vgpu; using %s",
-                            cfg->node_name, label, def);
+                            cfg->kube.node_name, label, def);
         *config = v ? v : def;
         if (source)
                 *source = v ? "label" : src;
@@ -376,9 +175,9 @@ int gv_driver_ctr_flag(const gv_config_t *cfg, const char *key, bool *file_prese
         if (file_present)
                 *file_present = false;
         _cleanup_free_ char *file = gv_path_join(cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
-                                                 ".driver-ctr-ready");
+                                                 GV_DRIVER_CTR_READY_FILE);
         if (!file)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *rerr = NULL;
@@ -403,7 +202,7 @@ int gv_driver_ctr_flag_parse(const char *text, size_t len, const char *key, cons
         yaml_parser_t parser;
         yaml_document_t doc;
         if (!yaml_parser_initialize(&parser))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         yaml_parser_set_input_string(&parser, (const unsigned char *) text, len);
         if (!yaml_parser_load(&parser, &doc)) {
                 r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "%s: line %lu: %s", file,
@@ -427,15 +226,15 @@ int gv_gpudirect_validate(const gv_config_t *cfg, const char *component, const c
                 return r;
         if (r == 0) {
                 result->skipped = true;
-                gv_result_summary(result, "%s is not true in %s/.driver-ctr-ready%s", flag,
+                gv_result_summary(result, "%s is not true in %s/" GV_DRIVER_CTR_READY_FILE "%s", flag,
                              cfg->output_dir ? cfg->output_dir : GV_DEFAULT_OUTPUT_DIR,
                              present ? "" : " (no such file: no driver container)");
                 return 0;
         }
         _cleanup_free_ char *detail = NULL;
-        if (!gv_module_loaded(gv_sysfs_root(cfg), module, &detail))
+        if (!gv_module_loaded(gv_sysfs_root(&cfg->sandbox), module, &detail))
                 return gv_error_set(err, ENOENT, GV_REASON_MODULE_NOT_LOADED,
-                                    "%s: true in .driver-ctr-ready but kernel module %s is not loaded (%s)", flag,
+                                    "%s: true in " GV_DRIVER_CTR_READY_FILE " but kernel module %s is not loaded (%s)", flag,
                                     module, detail ? detail : "absent");
         if ((r = gv_result_fact(result, "KERNEL_MODULE", module, err)) < 0)
                 return r;

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What the sandbox, vGPU and GPUDirect components share (private to
- * src/components; defined in sandbox.c): NVIDIA PCI functions read from
- * sysfs under cfg->sysfs_root, mdev parents and devices, loaded kernel
- * modules, one node label, the workload config and the flags of
- * .driver-ctr-ready.  Upstream facts: shared/reference/upstream-components.md
+ * src/components; defined in sandbox.c): the sysfs root (its PCI bus is read
+ * through src/pci), loaded kernel modules, one node label, the workload
+ * config and the flags of .driver-ctr-ready.  Upstream facts: shared/reference/upstream-components.md
  * (go-nvlib nvpci/nvmdev, cmd/nvidia-validator/main.go).
  */
 #ifndef GV_COMPONENTS_SANDBOX_H
@@ -14,46 +13,10 @@
 #include <stddef.h>
 
 #include "components-internal.h"
+#include "pci/pci.h"
 
-#define GV_PCI_VENDOR_NVIDIA 0x10de
-#define GV_PCI_VENDOR_MELLANOX 0x15b3
-
-/* One PCI function of an NVIDIA GPU, as sysfs shows it. */
-typedef struct gv_pci_fn {
-        char *address;        /* "0000:3b:00.0" (heap) */
-        char *path;           /* "<sysfs>/bus/pci/devices/0000:3b:00.0" (heap) */
-        unsigned device;      /* PCI device id */
-        char *driver;         /* basename of the bound driver, heap, NULL when none is bound */
-        char *physfn;         /* for a VF: address of its PF (heap); NULL for a PF */
-        long sriov_numvfs;    /* -1 when the file is absent (no SR-IOV) */
-        long sriov_totalvfs;  /* -1 when absent */
-        bool mdev_parent;     /* listed in <sysfs>/class/mdev_bus or has mdev_supported_types */
-        size_t mdev_types;    /* entries of mdev_supported_types */
-        char *vgpu_type;      /* VF: nvidia/current_vgpu_type when present and not "0" (heap), else NULL */
-} gv_pci_fn_t;
-
-typedef struct gv_pci_list {
-        size_t n;
-        gv_pci_fn_t *items;   /* heap, sorted by address */
-} gv_pci_list_t;
-
-/* Free what @l holds and zero it. */
-void gv_pci_list_clear(gv_pci_list_t *l);
-
-/*
- * gv_pci_list_gpus - the NVIDIA GPUs (vendor 0x10de, class exactly 0x030000
- * or 0x030200, as go-nvlib nvpci) under <@sysfs_root>/bus/pci/devices, PFs
- * and VFs (a VF has a physfn link).  A missing folder is an empty list.
- * Errors: an unreadable vendor/class file of a device: negative errno with
- * GV_REASON_IO naming the file; -ENOMEM.
- */
-int gv_pci_list_gpus(const char *sysfs_root, gv_pci_list_t *out, gv_error_t **err);
-
-/* Number of PCI functions of @vendor under <@sysfs_root>/bus/pci/devices (0 when none or unreadable). */
-size_t gv_pci_count_vendor(const char *sysfs_root, unsigned vendor);
-
-/* The sysfs root of @cfg: cfg->sysfs_root or "/sys". */
-const char *gv_sysfs_root(const gv_config_t *cfg);
+/* The sysfs root of @sb: sb->sysfs_root or "/sys". */
+const char *gv_sysfs_root(const gv_sandbox_config_t *sb);
 
 /*
  * gv_module_loaded - whether the kernel module @name is loaded: the folder
@@ -63,7 +26,7 @@ const char *gv_sysfs_root(const gv_config_t *cfg);
 bool gv_module_loaded(const char *sysfs_root, const char *name, char **detail);
 
 /*
- * gv_node_label - the value of label @key on cfg->node_name, read through
+ * gv_node_label - the value of label @key on cfg->kube.node_name, read through
  * the Kubernetes API (configuration as for cuda/plugin).  *@value: heap
  * string or NULL when the node does not carry the label.  Returns 1 when the
  * node was read, 0 when no node name is set (nothing asked, *@value NULL),
@@ -74,7 +37,7 @@ int gv_node_label(const gv_config_t *cfg, const char *component, const char *key
 /*
  * gv_workload_config - upstream's workload config for this node: the label
  * nvidia.com/gpu.workload.config when it holds container, vm-passthrough or
- * vm-vgpu, else cfg->default_workload_config when valid, else
+ * vm-vgpu, else cfg->sandbox.default_workload_config when valid, else
  * vm-passthrough.  *@config: static string; *@source (may be NULL): static
  * "label", "DEFAULT_GPU_WORKLOAD_CONFIG" or "default".  Errors as
  * gv_node_label().

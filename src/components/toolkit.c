@@ -59,9 +59,9 @@ const char *const *gv_toolkit_default_runtime_configs(void)
 
 static const char *host_root_of(const gv_config_t *cfg)
 {
-        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
-                return cfg->host_root_ctr_path;
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        if (cfg->driver.host_root_ctr_path && *cfg->driver.host_root_ctr_path)
+                return cfg->driver.host_root_ctr_path;
+        return cfg->driver.host_root && *cfg->driver.host_root ? cfg->driver.host_root : "/";
 }
 
 /* The GPUs that driver-ready describes. */
@@ -126,7 +126,7 @@ static int gpu_set_from_marker(const gv_kvlist_t *content, gpu_set_t *out, gv_er
         return 0;
 oom:
         gpu_set_clear(&g);
-        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+        return gv_error_oom(err);
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -292,7 +292,7 @@ static bool scan_verdict(const cdi_scan_t *sc, bool any_dir, const char *missing
  */
 static int check_cdi(const gv_config_t *cfg, gpu_set_t *g, FILE *tried, bool *any_dir, char **source)
 {
-        const char *const *dirs = cfg->cdi_dirs ? cfg->cdi_dirs : default_cdi_dirs;
+        const char *const *dirs = cfg->toolkit.cdi_dirs ? cfg->toolkit.cdi_dirs : default_cdi_dirs;
         cdi_scan_t sc = { .root = host_root_of(cfg), .g = g, .tried = tried };
         sc.n_req = gv_strv_len((const char *const *) g->required);
         for (size_t i = 0; i < sc.n_req; i++)
@@ -409,7 +409,7 @@ static int check_one_config(const char *root, const char *path, FILE *tried, boo
 static int check_runtime(const gv_config_t *cfg, FILE *tried, bool *any, char **source)
 {
         const char *root = host_root_of(cfg);
-        const char *const *cfgs = cfg->runtime_configs ? cfg->runtime_configs : default_runtime_configs;
+        const char *const *cfgs = cfg->toolkit.runtime_configs ? cfg->toolkit.runtime_configs : default_runtime_configs;
         for (const char *const *c = cfgs; c && *c; c++) {
                 if (has_suffix(*c, "/*")) {
                         _cleanup_free_ char *inside = strndup(*c, strlen(*c) - 2);
@@ -467,7 +467,7 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
         size_t tlen = 0;
         FILE *tf = open_memstream(&tried, &tlen);
         if (!tf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *source = NULL;
         const char *mode = NULL;
         bool any_cdi = false, any_cfg = false;
@@ -500,7 +500,7 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
                 r = -ENOMEM;
         _cleanup_free_ char *tried_keep = tried;
         if (r < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (!mode)
                 return gv_error_set(err, ENOENT, GV_REASON_TOOLKIT,
                                     "no CDI spec for %s naming all %u GPU(s) and no configured NVIDIA container "
@@ -520,7 +520,7 @@ static int toolkit_validate(const gv_config_t *cfg, gv_store_t *store, gv_result
                      source ? source : "", g.count) < 0) {
                 res.summary = NULL;
                 gv_result_clear(&res);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         res.warning = TAKE_PTR(warning);
         *result = res;

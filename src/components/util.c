@@ -48,7 +48,7 @@ int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t *
         _cleanup_free_ char *resolved = strdup(""); /* "" or "/a/b": real folders inside the root */
         _cleanup_free_ char *rest = strdup(path ? path : "");
         if (!resolved || !rest)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         unsigned links = 0;
 
         for (;;) {
@@ -62,7 +62,7 @@ int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t *
                 char *next_rest = strdup(end);
                 if (!comp || !next_rest) {
                         free(next_rest);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
                 free(rest);
                 rest = next_rest;
@@ -75,10 +75,10 @@ int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t *
                 }
                 _cleanup_free_ char *cand = NULL;
                 if (asprintf(&cand, "%s/%s", resolved, comp) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 _cleanup_free_ char *host = gv_path_join(root, cand);
                 if (!host)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 struct stat st;
                 if (lstat(host, &st) < 0)
                         return gv_error_set(err, errno, GV_REASON_IO, "%s: %s", host, strerror(errno));
@@ -96,7 +96,7 @@ int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t *
                         free(target);
                         target = malloc(cap);
                         if (!target)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         ssize_t n = readlink(host, target, cap);
                         if (n < 0)
                                 return gv_error_set(err, errno, GV_REASON_IO, "%s: readlink: %s", host,
@@ -114,13 +114,13 @@ int gv_root_resolve(const char *root, const char *path, char **out, gv_error_t *
                         resolved[0] = '\0'; /* absolute target: start again at the root */
                 char *joined = NULL;
                 if (asprintf(&joined, "%s/%s", target, rest) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 free(rest);
                 rest = joined;
         }
         char *o = gv_path_join(root, resolved);
         if (!o)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = o;
         return 0;
 }

@@ -28,7 +28,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         (void) store; /* the workload config was resolved by the runner (gv_component_t.workload) */
         int r;
         gv_pci_list_t gpus = { 0 };
-        if ((r = gv_pci_list_gpus(gv_sysfs_root(cfg), &gpus, err)) < 0)
+        if ((r = gv_pci_list_gpus(gv_sysfs_root(&cfg->sandbox), &gpus, err)) < 0)
                 return r;
         _cleanup_free_ char *bad = NULL, *bound = NULL;
         size_t nbad = 0, npf = 0, badlen = 0, boundlen = 0;
@@ -36,7 +36,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         _cleanup_fclose_ FILE *fo = open_memstream(&bound, &boundlen);
         if (!fb || !fo) {
                 gv_pci_list_clear(&gpus);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         for (size_t i = 0; i < gpus.n; i++) {
                 const gv_pci_fn_t *g = &gpus.items[i];
@@ -53,7 +53,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         gv_pci_list_clear(&gpus);
         int cb = gv_memstream_close(TAKE_PTR(fb), &bad);
         if (gv_memstream_close(TAKE_PTR(fo), &bound) < 0 || cb < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (nbad)
                 return gv_error_set(err, EAGAIN, GV_REASON_PCI_NOT_READY,
                                     "%zu of %zu GPUs not bound to vfio-pci or nvgrace_gpu_vfio_pci: %s", nbad, npf,
@@ -65,7 +65,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
                 return r;
         if (npf == 0) {
                 if (asprintf(&result->warning, "no NVIDIA GPU under %s/bus/pci/devices (passes, as upstream)",
-                             gv_sysfs_root(cfg)) < 0)
+                             gv_sysfs_root(&cfg->sandbox)) < 0)
                         result->warning = NULL;
         }
         gv_result_summary(result, "%zu GPU%s bound for pass-through (workload config vm-passthrough)", npf,

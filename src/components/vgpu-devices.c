@@ -82,7 +82,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
 {
         (void) store; /* the workload config was resolved by the runner (gv_component_t.workload) */
         int r;
-        const char *sysfs = gv_sysfs_root(cfg);
+        const char *sysfs = gv_sysfs_root(&cfg->sandbox);
         gv_pci_list_t gpus = { 0 };
         if ((r = gv_pci_list_gpus(sysfs, &gpus, err)) < 0)
                 return r;
@@ -91,7 +91,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         FILE *list = open_memstream(&devices, &dlen);
         if (!list) {
                 gv_pci_list_clear(&gpus);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         r = count_mdevs(sysfs, &gpus, &nmdev, &total, list);
         for (size_t i = 0; r >= 0 && i < gpus.n; i++) {
@@ -109,7 +109,7 @@ static int validate(const gv_config_t *cfg, gv_store_t *store, gv_result_t *resu
         if (gv_memstream_close(list, &devices) < 0 && r >= 0)
                 r = -ENOMEM;
         if (r == -ENOMEM)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (r < 0)
                 return gv_error_set(err, -r, GV_REASON_IO, "%s/bus/mdev/devices: %s", sysfs, strerror(-r));
         size_t n = nmdev + nvf_typed;

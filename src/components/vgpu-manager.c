@@ -34,16 +34,16 @@ static const char *const ctr_bin_dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/s
 
 static const char *host_root_of(const gv_config_t *cfg)
 {
-        if (cfg->host_root_ctr_path && *cfg->host_root_ctr_path)
-                return cfg->host_root_ctr_path;
-        return cfg->host_root && *cfg->host_root ? cfg->host_root : "/";
+        if (cfg->driver.host_root_ctr_path && *cfg->driver.host_root_ctr_path)
+                return cfg->driver.host_root_ctr_path;
+        return cfg->driver.host_root && *cfg->driver.host_root ? cfg->driver.host_root : "/";
 }
 
 static const char *driver_root_of(const gv_config_t *cfg)
 {
-        if (cfg->driver_install_dir_ctr_path && *cfg->driver_install_dir_ctr_path)
-                return cfg->driver_install_dir_ctr_path;
-        return cfg->driver_install_dir && *cfg->driver_install_dir ? cfg->driver_install_dir : "/run/nvidia/driver";
+        if (cfg->driver.driver_install_dir_ctr_path && *cfg->driver.driver_install_dir_ctr_path)
+                return cfg->driver.driver_install_dir_ctr_path;
+        return cfg->driver.driver_install_dir && *cfg->driver.driver_install_dir ? cfg->driver.driver_install_dir : "/run/nvidia/driver";
 }
 
 /* Step 1: find the manager's nvidia-smi (host first) and run it. */
@@ -53,7 +53,7 @@ static int manager_check(const gv_config_t *cfg, bool *host, gv_result_t *result
         size_t tlen = 0;
         _cleanup_fclose_ FILE *t = open_memstream(&tried, &tlen);
         if (!t)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *host = gv_root_find(host_root_of(cfg), host_bin_dirs, "nvidia-smi", &smi, NULL, t) == 0;
         if (!*host && gv_root_find(driver_root_of(cfg), ctr_bin_dirs, "nvidia-smi", &smi, NULL, t) < 0) {
                 (void) gv_memstream_close(TAKE_PTR(t), &tried); /* NULL when cut short: "" below */
@@ -62,7 +62,7 @@ static int manager_check(const gv_config_t *cfg, bool *host, gv_result_t *result
                                     "container's root; tried:%s",
                                     tried ? tried : "");
         }
-        if (cfg->run_nvidia_smi) {
+        if (cfg->driver.run_nvidia_smi) {
                 /* as upstream (chroot <root> nvidia-smi) when we may; else run it in place */
                 const char *root = *host ? host_root_of(cfg) : driver_root_of(cfg);
                 size_t rl = strlen(root);
@@ -116,7 +116,7 @@ static void describe(const gv_pci_fn_t *pf, FILE *why)
 static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t **err)
 {
         gv_pci_list_t gpus = { 0 };
-        int r = gv_pci_list_gpus(gv_sysfs_root(cfg), &gpus, err);
+        int r = gv_pci_list_gpus(gv_sysfs_root(&cfg->sandbox), &gpus, err);
         if (r < 0)
                 return r;
         _cleanup_free_ char *why = NULL;
@@ -124,7 +124,7 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
         _cleanup_fclose_ FILE *w = open_memstream(&why, &wlen);
         if (!w) {
                 gv_pci_list_clear(&gpus);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         for (size_t i = 0; i < gpus.n; i++) {
                 const gv_pci_fn_t *pf = &gpus.items[i];
@@ -142,10 +142,10 @@ static int parents_check(const gv_config_t *cfg, gv_result_t *result, gv_error_t
         }
         gv_pci_list_clear(&gpus);
         if (gv_memstream_close(TAKE_PTR(w), &why) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (npf == 0)
                 return gv_error_set(err, ENOENT, GV_REASON_PCI_NOT_READY, "no NVIDIA GPU under %s/bus/pci/devices",
-                                    gv_sysfs_root(cfg));
+                                    gv_sysfs_root(&cfg->sandbox));
         if (nbad)
                 return gv_error_set(err, EAGAIN, GV_REASON_PCI_NOT_READY, "%zu of %zu GPUs not ready for vGPU: %s",
                                     nbad, npf, why);

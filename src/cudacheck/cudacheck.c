@@ -83,7 +83,7 @@ int gv_cuda_device_name(gv_cuda_t *cuda, int ordinal, char **out, gv_error_t **e
         name[sizeof(name) - 1] = '\0';
         char *copy = strdup(name[0] ? name : "unnamed device");
         if (!copy)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = copy;
         return 0;
 }
@@ -159,9 +159,10 @@ int gv_cudacheck_vector_add(gv_cuda_t *cuda, int ordinal, size_t elements, gv_cu
         _cleanup_free_ float *a = malloc(elements * sizeof(float));
         _cleanup_free_ float *b = malloc(elements * sizeof(float));
         _cleanup_free_ float *c = malloc(elements * sizeof(float));
-        if (!a || !b || !c)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory for %zu MiB of host buffers",
-                                    gv_cudacheck_bytes(elements) >> 20);
+        if (!a || !b || !c) {
+                gv_error_oom(err);
+                return gv_error_prefix(err, "%zu MiB of host buffers", gv_cudacheck_bytes(elements) >> 20);
+        }
         gv_cudacheck_fill(a, b, elements);
         /* A value the kernel cannot produce, so an element it skipped is caught. */
         memset(c, 0xff, elements * sizeof(float));
@@ -216,7 +217,7 @@ static int nvml_gpus(gv_nvml_t *nvml, gv_nvml_gpu_t **out, size_t *n_out, gv_err
         }
         gv_nvml_gpu_t *gpus = calloc(count, sizeof(*gpus));
         if (!gpus)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (unsigned i = 0; i < count; i++) {
                 nvmlDevice_t dev = NULL;
                 char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
@@ -238,7 +239,7 @@ static int nvml_gpus(gv_nvml_t *nvml, gv_nvml_gpu_t **out, size_t *n_out, gv_err
                 gpus[i].uuid = strdup(uuid);
                 if (!gpus[i].name || !gpus[i].uuid) {
                         gv_nvml_gpus_free(gpus, count);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
         }
         *out = gpus;

@@ -78,7 +78,7 @@ int gv_visible_devices_parse(const char *value, gv_visible_devices_t *out, gv_er
 {
         _cleanup_free_ char *whole = trimmed(value ? value : "", value ? strlen(value) : 0);
         if (!whole)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_visible_kind_t kind = GV_VISIBLE_LIST;
         if (!*whole)
                 kind = GV_VISIBLE_UNSET;
@@ -95,13 +95,13 @@ int gv_visible_devices_parse(const char *value, gv_visible_devices_t *out, gv_er
 
         _cleanup_strv_free_ char **ids = calloc(1, sizeof(*ids));
         if (!ids)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t n = 0;
         for (const char *p = whole; *p;) {
                 size_t len = strcspn(p, ",");
                 _cleanup_free_ char *item = trimmed(p, len);
                 if (!item)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 p += len;
                 if (*p)
                         p++;
@@ -119,7 +119,7 @@ int gv_visible_devices_parse(const char *value, gv_visible_devices_t *out, gv_er
                         continue;
                 char **nids = realloc(ids, (n + 2) * sizeof(*ids));
                 if (!nids)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 ids = nids;
                 ids[n++] = TAKE_PTR(item);
                 ids[n] = NULL;
@@ -185,11 +185,11 @@ static int no_such_device(const char *item, const char *const *uuids, size_t n_d
         size_t list_len = 0;
         FILE *f = open_memstream(&list, &list_len);
         if (!f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < n_devices; i++)
                 fprintf(f, "%s%zu: %s", i ? ", " : "", i, uuids && uuids[i] ? uuids[i] : "(UUID unknown)");
         if (fclose(f) != 0 || !list)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return gv_error_set(err, ENODEV, GV_REASON_NO_GPU,
                             "NVIDIA_VISIBLE_DEVICES names %s, but none of the %zu GPU(s) NVML reports has that "
                             "UUID (NVML has %s)", item, n_devices, list);
@@ -222,7 +222,7 @@ int gv_visible_devices_select(const gv_visible_devices_t *v, const char *const *
         _cleanup_free_ bool *seen = calloc(n_devices + 1, sizeof(*seen));
         _cleanup_free_ bool *holds = calloc(n_devices + 1, sizeof(*holds)); /* a MIG device G:M of GPU G */
         if (!seen || !holds)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t count = 0;
         for (size_t i = 0; i < v->n; i++) {
                 size_t dev = 0;

@@ -11,7 +11,6 @@
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 
-#define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
 
 static int need(const char *what, const char *v, gv_error_t **err)
 {
@@ -41,7 +40,7 @@ static int pod_path(const char *ns, const char *name, const char *sub, char **ou
         if ((r = need("namespace", ns, err)) < 0 || (r = need("pod name", name, err)) < 0)
                 return r;
         if (!(*out = ns_path(ns, "pods", name, sub)))
-                return OOM(err);
+                return gv_error_oom(err);
         return 0;
 }
 
@@ -71,12 +70,12 @@ int gv_k8s_pod_list(gv_k8s_client_t *c, const char *ns, const char *label_select
                 return r;
         _cleanup_free_ char *base = ns_path(ns, "pods", NULL, NULL), *fs = NULL;
         if (!base)
-                return OOM(err);
+                return gv_error_oom(err);
         if (node_name && *node_name && asprintf(&fs, "spec.nodeName=%s", node_name) < 0)
-                return OOM(err);
+                return gv_error_oom(err);
         _cleanup_free_ char *p = gv_k8s_build_path(base, "labelSelector", label_selector, "fieldSelector", fs, NULL);
         if (!p)
-                return OOM(err);
+                return gv_error_oom(err);
         return gv_k8s_get(c, p, out, err);
 }
 
@@ -87,7 +86,7 @@ int gv_k8s_pod_create(gv_k8s_client_t *c, const char *ns, json_object *pod, json
                 return r;
         _cleanup_free_ char *p = ns_path(ns, "pods", NULL, NULL);
         if (!p)
-                return OOM(err);
+                return gv_error_oom(err);
         return gv_k8s_post(c, p, pod, out, err);
 }
 
@@ -103,7 +102,7 @@ int gv_k8s_pod_delete(gv_k8s_client_t *c, const char *ns, const char *name, int 
                 if (!opts || json_object_object_add(opts, "kind", json_object_new_string("DeleteOptions")) < 0 ||
                     json_object_object_add(opts, "apiVersion", json_object_new_string("v1")) < 0 ||
                     json_object_object_add(opts, "gracePeriodSeconds", json_object_new_int(grace_period_s)) < 0)
-                        return OOM(err);
+                        return gv_error_oom(err);
         }
         return gv_k8s_delete(c, p, opts, NULL, err);
 }
@@ -117,7 +116,7 @@ int gv_k8s_pod_watch(gv_k8s_client_t *c, const char *ns, const char *label_selec
                 return r;
         _cleanup_free_ char *p = ns_path(ns, "pods", NULL, NULL), *fs = NULL;
         if (!p || (node_name && *node_name && asprintf(&fs, "spec.nodeName=%s", node_name) < 0))
-                return OOM(err);
+                return gv_error_oom(err);
         gv_k8s_watch_spec_t spec = { .path = p, .label_selector = label_selector, .field_selector = fs,
                                      .resource_version = resource_version, .timeout_s = timeout_s };
         return gv_k8s_watch(c, &spec, cb, userdata, err);
@@ -135,14 +134,14 @@ int gv_k8s_pod_log(gv_k8s_client_t *c, const char *ns, const char *name, const c
                 snprintf(tl, sizeof(tl), "%u", tail_lines);
         _cleanup_free_ char *p = gv_k8s_build_path(base, "container", container, "tailLines", tl, NULL);
         if (!p)
-                return OOM(err);
+                return gv_error_oom(err);
         _cleanup_json_ json_object *j = NULL;
         r = gv_k8s_get(c, p, &j, err);
         if (r < 0)
                 return r;
         char *s = strdup(j ? json_object_get_string(j) : "");
         if (!s)
-                return OOM(err);
+                return gv_error_oom(err);
         *out = s;
         return 0;
 }
@@ -154,7 +153,7 @@ int gv_k8s_node_get(gv_k8s_client_t *c, const char *name, json_object **out, gv_
                 return r;
         _cleanup_free_ char *p = node_path(name, NULL);
         if (!p)
-                return OOM(err);
+                return gv_error_oom(err);
         return gv_k8s_get(c, p, out, err);
 }
 
@@ -166,7 +165,7 @@ int gv_k8s_node_watch(gv_k8s_client_t *c, const char *name, const char *resource
                 return r;
         _cleanup_free_ char *fs = NULL;
         if (asprintf(&fs, "metadata.name=%s", name) < 0)
-                return OOM(err);
+                return gv_error_oom(err);
         gv_k8s_watch_spec_t spec = { .path = "/api/v1/nodes", .field_selector = fs,
                                      .resource_version = resource_version, .timeout_s = timeout_s };
         return gv_k8s_watch(c, &spec, cb, userdata, err);
@@ -180,7 +179,7 @@ int gv_k8s_node_patch(gv_k8s_client_t *c, const char *name, bool status, json_ob
                 return r;
         _cleanup_free_ char *p = node_path(name, status ? "status" : NULL);
         if (!p)
-                return OOM(err);
+                return gv_error_oom(err);
         return gv_k8s_patch(c, p, GV_K8S_PATCH_MERGE, patch, out, err);
 }
 
@@ -242,7 +241,7 @@ int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involve
         _cleanup_free_ char *name = NULL, *p = ns_path(ns, "events", NULL, NULL);
         if (!p || asprintf(&name, "%s.%llx%05lx", iname ? iname : "gpu-validator", (unsigned long long) ts.tv_sec,
                            (unsigned long) (ts.tv_nsec / 1000) & 0xfffff) < 0)
-                return OOM(err);
+                return gv_error_oom(err);
         _cleanup_json_ json_object *ev = json_object_new_object();
         json_object *md = ev ? put_obj(ev, "metadata") : NULL;
         json_object *io = ev ? put_obj(ev, "involvedObject") : NULL;
@@ -260,6 +259,6 @@ int gv_k8s_event_create(gv_k8s_client_t *c, const char *ns, json_object *involve
                   put_str(src, "component", component) && put_str(ev, "firstTimestamp", when) &&
                   put_str(ev, "lastTimestamp", when) && json_object_object_add(ev, "count", json_object_new_int(1)) == 0;
         if (!ok)
-                return OOM(err);
+                return gv_error_oom(err);
         return gv_k8s_post(c, p, ev, NULL, err);
 }

@@ -83,7 +83,7 @@ int gv_k8s_client_new(gv_k8s_config_t *cfg, const gv_k8s_options_t *opts, gv_k8s
         gv_k8s_client_t *c = calloc(1, sizeof(*c));
         if (!c) {
                 gv_k8s_config_free(cfg);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         c->cfg = cfg;
         if (opts)
@@ -152,7 +152,7 @@ int gv_k8s_refresh_token(gv_k8s_client_t *c, bool force, gv_error_t **err)
                 if (!c->token) {
                         c->token = strdup(c->cfg->token);
                         if (!c->token)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 }
                 return 0;
         }
@@ -291,13 +291,13 @@ static int parse_response(const gv_k8s_xfer_t *x, const char *method, const char
         if (!json) {
                 json_object *s = json_object_new_string_len(x->body, (int) x->len);
                 if (!s)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 *out = s;
                 return 0;
         }
         json_tokener *tok = json_tokener_new();
         if (!tok)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_json_ json_object *j = json_tokener_parse_ex(tok, x->body, (int) x->len);
         enum json_tokener_error je = json_tokener_get_error(tok);
         json_tokener_free(tok);
@@ -452,13 +452,13 @@ int gv_k8s_request(gv_k8s_client_t *c, const char *method, const char *path, con
 {
         _cleanup_free_ char *url = NULL;
         if (asprintf(&url, "%s%s", c->cfg->server, path) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         req_t q = { .c = c, .method = method, .url = url, .content_type = content_type, .out = out,
                     .http_status = http_status, .x = { .c = c, .easy = c->easy } };
         if (body) {
                 q.body = json_object_to_json_string_length(body, JSON_C_TO_STRING_PLAIN, &q.body_len);
                 if (!q.body)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         q.post = strcmp(method, "POST") == 0;
         q.start = (uint64_t) gv_now_ms();

@@ -70,7 +70,7 @@ static int kerr(kctx_t *k, int errnum, const char *field, const char *fmt, ...)
         int n = vasprintf(&msg, fmt, ap);
         va_end(ap);
         if (n < 0)
-                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(k->err);
         int r = gv_error_set(k->err, errnum, GV_REASON_CONFIG, "kubeconfig %s: %s: %s", k->name, field, msg);
         free(msg);
         return r;
@@ -113,7 +113,7 @@ static int get_str(kctx_t *k, yaml_node_t *map, const char *key, const char *whe
                 return kerr(k, EINVAL, where, "\"%s\" contains a NUL byte", key);
         *out = strndup((const char *) n->data.scalar.value, n->data.scalar.length);
         if (!*out)
-                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(k->err);
         return 0;
 }
 
@@ -157,7 +157,7 @@ static int find_named(kctx_t *k, yaml_node_t *root, const char *list, const char
                         if (!in || in->type != YAML_MAPPING_NODE) {
                                 _cleanup_free_ char *f = NULL;
                                 if (asprintf(&f, "%s[name=%s].%s", list, name, inner) < 0)
-                                        return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                        return gv_error_oom(k->err);
                                 return kerr(k, EINVAL, f, "missing or not a mapping");
                         }
                         *out = in;
@@ -173,7 +173,7 @@ static int resolve_path(kctx_t *k, char **p)
                 return 0;
         char *j = gv_path_join(k->base_dir, *p);
         if (!j)
-                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(k->err);
         free(*p);
         *p = j;
         return 0;
@@ -187,7 +187,7 @@ static int get_b64(kctx_t *k, yaml_node_t *map, const char *key, const char *whe
                 return r;
         r = gv_k8s_base64_decode(s, strlen(s), out, out_len);
         if (r == -ENOMEM)
-                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(k->err);
         if (r < 0)
                 return kerr(k, EINVAL, where, "\"%s\" is not valid base64", key);
         if (*out_len == 0) {
@@ -204,7 +204,7 @@ static int pick_context(kctx_t *k, yaml_node_t *root, const char *context, char 
         if (context && *context) {
                 *name = strdup(context);
                 if (!*name)
-                        return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(k->err);
                 return 0;
         }
         int r = get_str(k, root, "current-context", "current-context", name);
@@ -289,7 +289,7 @@ static int parse_entry(kctx_t *k, yaml_node_t *root, const char *list, const cha
                 return r;
         _cleanup_free_ char *where = NULL;
         if (asprintf(&where, "%s[name=%s].%s", list, name, item) < 0)
-                return gv_error_set(k->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(k->err);
         return fn(k, node, where, cfg);
 }
 
@@ -313,7 +313,7 @@ static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
 
         _cleanup_free_ char *where_ctx = NULL, *cluster_name = NULL, *user_name = NULL;
         if (asprintf(&where_ctx, "contexts[name=%s].context", ctx_name) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         r = get_str(k, ctx, "cluster", where_ctx, &cluster_name);
         if (r < 0)
                 return r;
@@ -325,7 +325,7 @@ static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
 
         _cleanup_config_ gv_k8s_config_t *cfg = calloc(1, sizeof(*cfg));
         if (!cfg)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = get_str(k, ctx, "namespace", where_ctx, &cfg->namespace)) < 0 ||
             (r = parse_entry(k, root, "clusters", "cluster", cluster_name, parse_cluster, cfg)) < 0)
                 return r;
@@ -334,7 +334,7 @@ static int parse_doc(kctx_t *k, const char *context, gv_k8s_config_t **out)
 
         if (asprintf(&cfg->source, "kubeconfig %s (context %s)", k->name, ctx_name) < 0) {
                 cfg->source = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         *out = TAKE_PTR(cfg);
         return 0;
@@ -348,7 +348,7 @@ int gv_k8s_config_from_kubeconfig_data(const char *data, size_t len, const char 
         yaml_parser_t parser;
         yaml_document_t doc;
         if (!yaml_parser_initialize(&parser))
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         yaml_parser_set_input_string(&parser, (const unsigned char *) data, len);
         if (!yaml_parser_load(&parser, &doc)) {
                 int r = gv_error_set(err, EINVAL, GV_REASON_CONFIG, "kubeconfig %s: line %zu column %zu: %s%s%s", name,
@@ -378,7 +378,7 @@ int gv_k8s_config_from_kubeconfig(const char *path, const char *context, gv_k8s_
         if (slash) {
                 dir = strndup(path, slash == path ? 1 : (size_t) (slash - path));
                 if (!dir)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         return gv_k8s_config_from_kubeconfig_data(data, len, path, dir, context, out, err);
 }
@@ -397,18 +397,18 @@ int gv_k8s_config_in_cluster(const char *host, const char *port, const char *sa_
                 sa_dir = GV_K8S_SA_DIR;
         _cleanup_config_ gv_k8s_config_t *cfg = calloc(1, sizeof(*cfg));
         if (!cfg)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         bool v6 = strchr(host, ':') != NULL && host[0] != '[';
         if (asprintf(&cfg->server, "https://%s%s%s:%s", v6 ? "[" : "", host, v6 ? "]" : "", port) < 0) {
                 cfg->server = NULL;
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         cfg->token_file = gv_path_join(sa_dir, "token");
         cfg->ca_file = gv_path_join(sa_dir, "ca.crt");
         cfg->source = strdup("in-cluster service account");
         _cleanup_free_ char *ns_path = gv_path_join(sa_dir, "namespace");
         if (!cfg->token_file || !cfg->ca_file || !cfg->source || !ns_path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (access(cfg->token_file, R_OK) < 0)
                 return gv_error_set(err, errno, GV_REASON_CONFIG, "in-cluster configuration: %s: %s", cfg->token_file,
                                     strerror(errno));
@@ -437,7 +437,7 @@ int gv_k8s_config_load(const gv_k8s_env_t *env, gv_k8s_config_t **out, gv_error_
                 _cleanup_free_ char *first = strndup(env->kubeconfig,
                                                      colon ? (size_t) (colon - env->kubeconfig) : strlen(env->kubeconfig));
                 if (!first)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 return gv_k8s_config_from_kubeconfig(first, env->context, out, err);
         }
         if (env->service_host && *env->service_host && env->service_port && *env->service_port)
@@ -445,7 +445,7 @@ int gv_k8s_config_load(const gv_k8s_env_t *env, gv_k8s_config_t **out, gv_error_
         if (env->home && *env->home) {
                 _cleanup_free_ char *p = gv_path_join(env->home, ".kube/config");
                 if (!p)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (access(p, F_OK) == 0)
                         return gv_k8s_config_from_kubeconfig(p, env->context, out, err);
         }

@@ -31,8 +31,8 @@
 
 /* Default folder of the mounted service-account token, CA and namespace
  * (Kubernetes docs "Accessing the Kubernetes API from a Pod"). */
-/* Longest response body read, bytes (issue 9 defect 13: a 50 MB body was
- * read whole); a larger one fails with -EMSGSIZE naming the request. */
+/* Longest response body read, bytes (a misbehaving server must not make us
+ * hold 50 MB); a larger one fails with -EMSGSIZE naming the request. */
 #define GV_K8S_MAX_BODY_BYTES (16u << 20)
 /* Longest watch event (one line of the stream), bytes; a larger one ends the
  * watch with -EMSGSIZE.  A Node or Pod is a few KiB; 2 MiB leaves room for

@@ -35,7 +35,7 @@ int gv_k8s_resource_slice_list(gv_k8s_client_t *c, const char *node_name, const 
 {
         _cleanup_free_ char *fs = slice_field_selector(node_name, driver);
         if (!fs)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         size_t first = 0;
         if (version && *version)
                 for (size_t i = 0; resource_versions[i]; i++)
@@ -44,10 +44,10 @@ int gv_k8s_resource_slice_list(gv_k8s_client_t *c, const char *node_name, const 
         for (size_t i = first; resource_versions[i]; i++) {
                 _cleanup_free_ char *base = NULL;
                 if (asprintf(&base, "/apis/resource.k8s.io/%s/resourceslices", resource_versions[i]) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 _cleanup_free_ char *p = gv_k8s_build_path(base, "fieldSelector", *fs ? fs : NULL, NULL);
                 if (!p)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 gv_error_t *e = NULL;
                 int r = gv_k8s_get(c, p, out, &e);
                 if (r == 0) {

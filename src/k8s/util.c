@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/alloc.h"
 #include "base/cleanup-json.h"
 #include "base/cleanup.h"
 #include "base/digits.h"
@@ -222,16 +223,8 @@ int gv_k8s_linebuf_feed(gv_k8s_linebuf_t *lb, const char *data, size_t len, gv_k
                         lb->len = 0;
                         return -EMSGSIZE;
                 }
-                if (lb->len + take + 1 > lb->cap) {
-                        size_t ncap = lb->cap ? lb->cap : 4096;
-                        while (ncap < lb->len + take + 1)
-                                ncap *= 2;
-                        char *nb = realloc(lb->buf, ncap);
-                        if (!nb)
-                                return -ENOMEM;
-                        lb->buf = nb;
-                        lb->cap = ncap;
-                }
+                if (!GV_GREEDY_REALLOC(lb->buf, lb->cap, lb->len + take + 1))
+                        return -ENOMEM;
                 memcpy(lb->buf + lb->len, data, take);
                 lb->len += take;
                 if (!nl)
@@ -324,7 +317,7 @@ int gv_k8s_watch_event_parse(const char *line, size_t len, gv_k8s_event_type_t *
                 return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "watch event: line too long");
         json_tokener *tok = json_tokener_new_ex(64);
         if (!tok)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_json_ json_object *root = json_tokener_parse_ex(tok, line, (int) len);
         enum json_tokener_error jerr = json_tokener_get_error(tok);
         size_t used = json_tokener_get_parse_end(tok);

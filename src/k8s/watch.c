@@ -132,7 +132,7 @@ static int relist(wstate_t *w, const gv_k8s_watch_spec_t *spec, gv_error_t **err
         _cleanup_free_ char *path = gv_k8s_build_path(spec->path, "labelSelector", spec->label_selector,
                                                       "fieldSelector", spec->field_selector, NULL);
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_json_ json_object *list = NULL;
         int r = gv_k8s_get(w->c, path, &list, err);
         if (r < 0)
@@ -143,7 +143,7 @@ static int relist(wstate_t *w, const gv_k8s_watch_spec_t *spec, gv_error_t **err
                 return gv_error_set(err, EBADMSG, GV_REASON_KUBERNETES, "GET %s%s: not a list with a resourceVersion",
                                     w->c->cfg->server, path);
         if (set_rv(w, json_object_get_string(rv)) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         deliver_list(w, items);
         return 0;
 }
@@ -299,7 +299,7 @@ static wstep_t watch_connect(wrun_t *r, gv_error_t **err)
                 return W_END;
         _cleanup_free_ char *url = watch_url(r);
         if (!url) {
-                r->ret = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r->ret = gv_error_oom(err);
                 return W_END;
         }
         wstate_t *w = &r->w;
@@ -331,7 +331,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
         r.need_list = !spec->resource_version || !*spec->resource_version;
 
         if (!r.need_list && set_rv(&r.w, spec->resource_version) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         r.x.easy = curl_easy_init();
         if (!r.x.easy) {
                 free(r.w.rv);

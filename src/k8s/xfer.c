@@ -6,6 +6,7 @@
  * the mapping of curl's failures.  The Authorization header is built per
  * request, wiped after it, and never logged (CURLOPT_VERBOSE stays off).
  */
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "client-internal.h"
 
@@ -68,16 +69,8 @@ static size_t append_body(gv_k8s_xfer_t *x, const char *data, size_t len)
                 x->too_big = true;
                 return 0;
         }
-        if (x->len + len + 1 > x->cap) {
-                size_t ncap = x->cap ? x->cap : 8192;
-                while (ncap < x->len + len + 1)
-                        ncap *= 2;
-                char *nb = realloc(x->body, ncap);
-                if (!nb)
-                        return 0;
-                x->body = nb;
-                x->cap = ncap;
-        }
+        if (!GV_GREEDY_REALLOC(x->body, x->cap, x->len + len + 1))
+                return 0;
         memcpy(x->body + x->len, data, len);
         x->len += len;
         x->body[x->len] = '\0';

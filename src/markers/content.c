@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "markers-internal.h"
 
@@ -179,7 +182,7 @@ static int kvlist_setn(gv_kvlist_t *l, const char *key, const char *value, size_
                                     key ? key : "(null)");
         _cleanup_free_ char *v = strndup(value, vlen);
         if (!v)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < l->n; i++)
                 if (strcmp(l->items[i].key, key) == 0) {
                         free(l->items[i].value);
@@ -188,10 +191,10 @@ static int kvlist_setn(gv_kvlist_t *l, const char *key, const char *value, size_
                 }
         _cleanup_free_ char *k = strdup(key);
         if (!k)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_kv_t *items = realloc(l->items, (l->n + 1) * sizeof(*items));
         if (!items)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         l->items = items;
         l->items[l->n].key = TAKE_PTR(k);
         l->items[l->n].value = TAKE_PTR(v);
@@ -232,7 +235,7 @@ int gv_marker_encode(const gv_kvlist_t *l, char **out, gv_error_t **err)
         size_t size = 0;
         FILE *f = open_memstream(&buf, &size);
         if (!f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < l->n; i++) {
                 const char *k = l->items[i].key, *v = l->items[i].value;
                 if (!key_valid(k)) {
@@ -261,10 +264,10 @@ int gv_marker_encode(const gv_kvlist_t *l, char **out, gv_error_t **err)
         }
         if (ferror(f)) {
                 (void) fclose(f); /* the text is dropped */
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         if (fclose(f) != 0 || !buf)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = TAKE_PTR(buf);
         return 0;
 }
@@ -278,16 +281,8 @@ typedef struct growbuf {
 
 static int growbuf_put(growbuf_t *b, const char *s, size_t n)
 {
-        if (b->n + n + 1 > b->cap) {
-                size_t cap = b->cap ? b->cap : 64;
-                while (cap < b->n + n + 1)
-                        cap *= 2;
-                char *np = realloc(b->p, cap);
-                if (!np)
-                        return -ENOMEM;
-                b->p = np;
-                b->cap = cap;
-        }
+        if (!GV_GREEDY_REALLOC(b->p, b->cap, b->n + n + 1))
+                return -ENOMEM;
         memcpy(b->p + b->n, s, n);
         b->n += n;
         b->p[b->n] = '\0';
@@ -443,7 +438,7 @@ int gv_marker_parse(const char *text, size_t len, gv_kvlist_t *out, gv_error_t *
                         break;
                 }
                 if (r < 0) {
-                        r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        r = gv_error_oom(err);
                         break;
                 }
                 r = kvlist_setn(&l, key, val.p, val.n, err);
@@ -457,5 +452,27 @@ int gv_marker_parse(const char *text, size_t len, gv_kvlist_t *out, gv_error_t *
                 return r;
         }
         *out = l;
+        return 0;
+}
+
+int gv_generation_new(char out[GV_GENERATION_HEX_LEN + 1])
+{
+        unsigned char raw[GV_GENERATION_HEX_LEN / 2];
+        size_t got = 0;
+        while (got < sizeof(raw)) {
+                ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                got += (size_t) n;
+        }
+        static const char hex[] = "0123456789abcdef";
+        for (size_t i = 0; i < sizeof(raw); i++) {
+                out[2 * i] = hex[raw[i] >> 4];
+                out[2 * i + 1] = hex[raw[i] & 0xf];
+        }
+        out[GV_GENERATION_HEX_LEN] = '\0';
         return 0;
 }

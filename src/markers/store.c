@@ -29,28 +29,6 @@
 
 /* ---- small helpers ---- */
 
-int gv_generation_new(char out[GV_GENERATION_HEX_LEN + 1])
-{
-        unsigned char raw[GV_GENERATION_HEX_LEN / 2];
-        size_t got = 0;
-        while (got < sizeof(raw)) {
-                ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                got += (size_t) n;
-        }
-        static const char hex[] = "0123456789abcdef";
-        for (size_t i = 0; i < sizeof(raw); i++) {
-                out[2 * i] = hex[raw[i] >> 4];
-                out[2 * i + 1] = hex[raw[i] & 0xf];
-        }
-        out[GV_GENERATION_HEX_LEN] = '\0';
-        return 0;
-}
-
 static bool generation_valid(const char *g)
 {
         if (!g || strlen(g) != GV_GENERATION_HEX_LEN)
@@ -288,7 +266,7 @@ static int read_boot_id(const char *path, char **out, gv_error_t **err)
         size_t len = 0;
         int r = gv_read_file_at(AT_FDCWD, path, false, 4096, &buf, &len, &rerr);
         if (r == -ENOMEM)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (r < 0)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "cannot read the boot id: %s (--boot-id-file must name a readable file "
@@ -377,20 +355,20 @@ int gv_store_open(const gv_store_options_t *opts, gv_store_t **out, gv_error_t *
         _cleanup_free_ char *spelled = NULL;
         gv_store_t *s = calloc(1, sizeof(*s));
         if (!s)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         s->dirfd = -1;
         s->create = opts->create;
         s->dir = strdup(opts->dir ? opts->dir : GV_DEFAULT_OUTPUT_DIR);
         s->version = strdup(opts->validator_version ? opts->validator_version : GV_VERSION);
         int r;
         if (!s->dir || !s->version) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
                 goto fail;
         }
         /* the original spelling goes into the messages of a refusal */
         spelled = strdup(s->dir);
         if (!spelled) {
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
                 goto fail;
         }
         r = normalize_dir(s->dir, err);
@@ -546,7 +524,7 @@ int gv_store_publish(gv_store_t *store, gv_marker_id_t id, const gv_kvlist_t *fa
                 return gv_error_set(err, r, GV_REASON_INTERNAL, "getrandom: %s", strerror(-r));
         _cleanup_free_ char *now = rfc3339_now();
         if (!now)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
 
         gv_kvlist_t l = { 0 };
         _cleanup_free_ char *text = NULL;
@@ -781,7 +759,7 @@ int gv_store_inspect(gv_store_t *store, gv_marker_id_t id, gv_marker_info_t *inf
         return 0;
 fail:
         if (r == -ENOMEM)
-                gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                gv_error_oom(err);
         gv_marker_info_clear(&self);
         return r;
 }
@@ -800,7 +778,7 @@ int gv_store_write_workload_type(gv_store_t *store, const char *config, gv_error
                 return lock;
         _cleanup_free_ char *text = NULL;
         if (asprintf(&text, "%s\n", config) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r = gv_atomic_write_at(store->dirfd, "workload-type", text, strlen(text), 0644, err);
         if (r < 0)
                 return gv_error_prefix(err, "%s", store->dir);

@@ -169,7 +169,7 @@ int gv_dirwatch_open(const char *dir, const gv_dirwatch_options_t *opts, gv_dirw
         gv_dirwatch_t *w = calloc(1, sizeof(*w));
         if (!w || !(w->dir = strdup(dir))) {
                 free(w);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         size_t n = strlen(w->dir);
         while (n > 1 && w->dir[n - 1] == '/')

@@ -40,7 +40,7 @@ int gv_metrics_parse_listen(const char *s, gv_listen_addr_t *out, gv_error_t **e
                                             "listen address '%s': expected ':PORT' after ']'", s);
                 host = strndup(s + 1, (size_t) (close - s - 1));
                 if (!host)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 if (strchr(host, '[') || strchr(host, ']'))
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                             "listen address '%s': stray bracket", s);
@@ -58,7 +58,7 @@ int gv_metrics_parse_listen(const char *s, gv_listen_addr_t *out, gv_error_t **e
                 if (colon != s) {
                         host = strndup(s, (size_t) (colon - s));
                         if (!host)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 }
                 port_str = colon + 1;
         }

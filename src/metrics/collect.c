@@ -10,6 +10,7 @@
 #include "base/cleanup.h"
 #include "base/digits.h"
 #include "metrics.h"
+#include "pci/pci.h"
 
 void gv_metrics_snapshot_init(gv_metrics_snapshot_t *s, const char *node, const char *version)
 {
@@ -124,7 +125,7 @@ int gv_metrics_collect(gv_store_t *store, const char *sysfs_root, gv_metrics_sna
         gv_metrics_snapshot_init(s, node, version);
 
         if (sysfs_root) {
-                int n = gv_metrics_count_pci_gpus(sysfs_root, NULL);
+                int n = gv_pci_count_gpus(sysfs_root, NULL);
                 if (n >= 0) {
                         s->have_pci_gpus = true;
                         s->pci_gpus = (unsigned long) n;

@@ -302,7 +302,7 @@ static int open_listen_socket(const gv_listen_addr_t *a, int *out, gv_error_t **
 {
         _cleanup_free_ char *port = NULL;
         if (asprintf(&port, "%u", (unsigned) a->port) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         int r;
         if (!a->host) {
                 struct sockaddr_in6 any6 = { .sin6_family = AF_INET6, .sin6_port = htons(a->port),
@@ -408,7 +408,7 @@ int gv_exporter_new(const gv_exporter_options_t *opts, gv_exporter_t **out, gv_e
 
         __attribute__((cleanup(exporter_freep))) gv_exporter_t *exp = calloc(1, sizeof(*exp));
         if (!exp)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         exp->epoll_fd = -1;
         exp->dirty = true;
         exp->started_at = unix_now();
@@ -426,7 +426,7 @@ int gv_exporter_new(const gv_exporter_options_t *opts, gv_exporter_t **out, gv_e
         exp->r_error = static_text("internal error: cannot render the metrics\n");
         if (!exp->output_dir || !exp->boot_id_path || !exp->sysfs_root || !exp->node || !exp->version ||
             !exp->r_health || !exp->r_not_found || !exp->r_not_allowed || !exp->r_error)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         MHD_add_response_header(exp->r_not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 
         gv_dirwatch_options_t wo = { .markers_only = true };

@@ -64,17 +64,6 @@ void gv_listen_addr_clear(gv_listen_addr_t *a);
 
 /* ---- facts ---- */
 
-/*
- * gv_metrics_count_pci_gpus - count NVIDIA GPUs on the PCI bus: entries of
- * <@sysfs_root>/bus/pci/devices whose `vendor` is 0x10de and whose `class`
- * is a VGA (0x0300xx) or 3D (0x0302xx) display controller.  Audio, USB,
- * serial functions and bridges of the same card are not counted.  An entry
- * whose files cannot be read is skipped.  Reads only.
- * @sysfs_root: "/sys" in production, a fake tree in tests.
- * Returns the count (>= 0), or a negative errno with *err set
- * (GV_REASON_IO) when the devices folder cannot be opened.
- */
-int gv_metrics_count_pci_gpus(const char *sysfs_root, gv_error_t **err);
 
 /*
  * gv_metrics_parse_rfc3339 - parse "YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)"
@@ -147,7 +136,7 @@ typedef struct gv_metrics_snapshot {
         bool have_nvml_gpus;                          /* driver-ready is READY and has GPU_COUNT */
         unsigned long nvml_gpus;
         unsigned long plugin_devices;                 /* plugin-ready's DEVICE_PLUGIN_DEVICES when READY, else 0 */
-        bool have_pci_gpus;                           /* the sysfs PCI folder could be read */
+        bool have_pci_gpus;                           /* the PCI bus could be scanned (src/pci/pci.h) */
         unsigned long pci_gpus;
         gv_revalidations_t revalidations;             /* present when `watch` wrote its counters file */
         double started_at;                            /* the exporter's start, Unix seconds (0: unknown) */

@@ -208,7 +208,8 @@ int gv_metrics_render(const gv_metrics_snapshot_t *s, char **out, size_t *len, g
         bool failed = ferror(f);
         if (fclose(f) != 0 || failed) {
                 free(buf);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "rendering metrics: out of memory");
+                gv_error_oom(err);
+                return gv_error_prefix(err, "rendering metrics");
         }
         *out = buf;
         if (len)

@@ -65,7 +65,7 @@ int gv_revalidations_read(const char *dir, gv_revalidations_t *out, gv_error_t *
 {
         _cleanup_free_ char *path = gv_path_join(dir ? dir : GV_DEFAULT_OUTPUT_DIR, GV_REVALIDATIONS_FILE);
         if (!path)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         _cleanup_error_ gv_error_t *e = NULL;
@@ -88,11 +88,11 @@ int gv_revalidations_write(const char *dir, const gv_revalidations_t *c, gv_erro
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (!f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (int i = 0; i < GV_REVAL__MAX; i++)
                 fprintf(f, "%s=%llu\n", reasons[i].key, (unsigned long long) c->count[i]);
         if (gv_memstream_close(f, &text) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         _cleanup_free_ char *keep = text;
         len = strlen(text);
         _cleanup_close_ int dfd = open(dir ? dir : GV_DEFAULT_OUTPUT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The node-level signal (docs/metrics.md, "Node-level signal"; FR18): the
+ * The node-level signal (docs/metrics.md, "Node-level signal"): the
  * readiness markers mirrored onto this node's Node object in the Kubernetes
  * API, opt-in:
  *   - a Node condition (status.conditions[type=GPUValidated by default]),

@@ -113,7 +113,7 @@ int gv_nodesignal_parse_taint(const char *s, gv_nodesignal_taint_t *out, gv_erro
         };
         if (!t.key || !t.effect || (val && vlen && !t.value)) {
                 gv_nodesignal_taint_clear(&t);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         *out = t;
         return 0;
@@ -135,7 +135,7 @@ int gv_nodesignal_parse_label(const char *s, char **key, char **value, gv_error_
                                     "starting and ending alphanumeric)", s, eq + 1);
         _cleanup_free_ char *k = strndup(s, klen), *v = strdup(eq + 1);
         if (!k || !v)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *key = TAKE_PTR(k);
         *value = TAKE_PTR(v);
         return 0;

@@ -14,7 +14,6 @@
 #include "base/cleanup.h"
 #include "nodesignal.h"
 
-#define OOM(err) gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
 
 /* ---- verdict ---- */
 
@@ -63,7 +62,7 @@ int gv_nodesignal_judge(gv_store_t *store, gv_marker_id_t last, gv_nodesignal_ve
                 v.state = GV_MARKER_MISSING;
                 v.detail = strdup("the status folder does not exist");
                 if (!v.detail)
-                        return OOM(err);
+                        return gv_error_oom(err);
                 *out = v;
                 return 0;
         }
@@ -516,7 +515,7 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
 
         _cleanup_free_ char *words = chain_words(v->last), *why = v->validated ? NULL : why_not(v);
         if (!words || (!v->validated && !why))
-                return OOM(err);
+                return gv_error_oom(err);
         const char *comp = v->validated ? NULL : gv_marker_component(v->failing);
         int r = 0;
         switch (p.after) {
@@ -536,7 +535,7 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
                 p.condition_message = NULL;
         if (!p.condition_reason || !p.condition_message) {
                 gv_nodesignal_plan_clear(&p);
-                return OOM(err);
+                return gv_error_oom(err);
         }
 
         if (spec->condition_type) {
@@ -544,13 +543,13 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
                                    p.condition_message, now, &p.status_patch);
                 if (r < 0) {
                         gv_nodesignal_plan_clear(&p);
-                        return OOM(err);
+                        return gv_error_oom(err);
                 }
         }
         r = plan_node(spec, node, rv, v->validated, &p.node_patch);
         if (r < 0) {
                 gv_nodesignal_plan_clear(&p);
-                return OOM(err);
+                return gv_error_oom(err);
         }
 
         /* The event of the transition. */
@@ -579,7 +578,7 @@ int gv_nodesignal_plan(const gv_nodesignal_spec_t *spec, const gv_nodesignal_ver
         if (r < 0) {
                 p.event_message = NULL;
                 gv_nodesignal_plan_clear(&p);
-                return OOM(err);
+                return gv_error_oom(err);
         }
         *out = p;
         return 0;

@@ -121,10 +121,9 @@ static char *dup_or(const char *s, const char *fallback, bool *ok)
         return d;
 }
 
-int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg, gv_nodesignal_t **out,
-                      gv_error_t **err)
+/* The checks of gv_nodesignal_new() on @opts alone; *@last: the last component the signal follows. */
+static int check_options(const gv_nodesignal_options_t *opts, gv_marker_id_t *last, gv_error_t **err)
 {
-        __attribute__((cleanup(k8s_config_freep))) gv_k8s_config_t *kc = cfg;
         if (!opts->node_name || !*opts->node_name)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                     "node signal: no node name (set NODE_NAME or --node-name)");
@@ -135,13 +134,25 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
         if (sp->condition_type && !gv_nodesignal_condition_type_valid(sp->condition_type))
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "node signal: '%s' is not a valid condition type",
                                     sp->condition_type);
-        gv_marker_id_t last = opts->last == GV_MARKER_INVALID ? GV_MARKER_PLUGIN : opts->last;
-        if (last < 0 || last >= GV_MARKER__MAX || last == GV_MARKER_HOST_DRIVER)
+        *last = opts->last == GV_MARKER_INVALID ? GV_MARKER_PLUGIN : opts->last;
+        if (*last < 0 || *last >= GV_MARKER__MAX || *last == GV_MARKER_HOST_DRIVER)
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "node signal: bad last component");
+        return 0;
+}
+
+int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg, gv_nodesignal_t **out,
+                      gv_error_t **err)
+{
+        __attribute__((cleanup(k8s_config_freep))) gv_k8s_config_t *kc = cfg;
+        gv_marker_id_t last = GV_MARKER_PLUGIN;
+        int r = check_options(opts, &last, err);
+        if (r < 0)
+                return r;
+        const gv_nodesignal_spec_t *sp = &opts->spec;
 
         __attribute__((cleanup(nodesignal_freep))) gv_nodesignal_t *ns = calloc(1, sizeof(*ns));
         if (!ns)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         gv_nodesignal_verdict_clear(&ns->synced);
         bool ok = true;
         ns->condition_type = dup_or(sp->condition_type, NULL, &ok);
@@ -175,7 +186,7 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
         ns->output_dir = dup_or(opts->output_dir, GV_DEFAULT_OUTPUT_DIR, &ok);
         ns->boot_id_path = dup_or(opts->boot_id_path, GV_DEFAULT_BOOT_ID_PATH, &ok);
         if (!ok)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         ns->spec = (gv_nodesignal_spec_t) {
                 .condition_type = ns->condition_type,
                 .label_key = ns->label_key,
@@ -209,7 +220,7 @@ int gv_nodesignal_new(const gv_nodesignal_options_t *opts, gv_k8s_config_t *cfg,
                 .log_userdata = opts->log_userdata,
                 .log_component = LOG_COMPONENT,
         };
-        int r = gv_k8s_client_new(TAKE_PTR(kc), &ko, &ns->client, err);
+        r = gv_k8s_client_new(TAKE_PTR(kc), &ko, &ns->client, err);
         if (r < 0)
                 return gv_error_prefix(err, "node signal");
 

@@ -11,7 +11,7 @@
 #include "abi/nvml/nvml-loader.h"
 #include "base/error.h"
 
-/* gv_nvml_reason - map an NVML return code to our failure class (FR12: 4 is permission-denied). */
+/* gv_nvml_reason - map an NVML return code to our failure class (NVML_ERROR_NO_PERMISSION, 4, is permission-denied, not driver-not-loaded). */
 gv_reason_t gv_nvml_reason(nvmlReturn_t ret);
 
 /*

@@ -120,14 +120,14 @@ static int fail_with(classify_ctx_t *cx, gv_pod_failure_t f, const char *contain
         cx->st.init_container = init;
         cx->st.exit_code = exit_code;
         if ((container && !(cx->st.container = strdup(container))) || (image && !(cx->st.image = strdup(image))))
-                return oom(err);
+                return gv_error_oom(err);
         va_list ap;
         va_start(ap, fmt);
         int n = vasprintf(&cx->st.message, fmt, ap);
         va_end(ap);
         if (n < 0) {
                 cx->st.message = NULL;
-                return oom(err);
+                return gv_error_oom(err);
         }
         return 1;
 }
@@ -212,7 +212,7 @@ static int check_statuses(classify_ctx_t *cx, json_object *list, const char *con
                 cstatus_t s = { .cs = json_object_array_get_idx(list, i), .init = init };
                 s.name = jstr(s.cs, "name");
                 if (!s.name || !in_list(names, s.name))
-                        continue; /* injected sidecar (FR09) or garbage */
+                        continue; /* injected sidecar (a service mesh's, never exiting) or garbage */
                 s.what = init ? "init container" : "container";
                 s.state = jget(s.cs, "state");
                 json_object *waiting = jget(s.state, "waiting");
@@ -274,7 +274,7 @@ int gv_pod_classify(json_object *pod, const char *const *init_names, const char 
         json_object *init_st = jget(status, "initContainerStatuses");
         json_object *main_st = jget(status, "containerStatuses");
         if (!(cx.st.phase = strdup(phase ? phase : "")))
-                return oom(err);
+                return gv_error_oom(err);
         cx.st.started = any_started(init_st) || any_started(main_st) || streq(phase, "Running") ||
                         streq(phase, "Succeeded");
         int r = 0;
@@ -314,7 +314,7 @@ int gv_pod_classify(json_object *pod, const char *const *init_names, const char 
                 cx.st.verdict = GV_POD_SUCCEEDED;
                 if (!(cx.st.message = strdup(all_ok ? "every validation container exited with code 0"
                                                     : "pod phase Succeeded")))
-                        r = oom(err);
+                        r = gv_error_oom(err);
                 goto done;
         }
         if (streq(phase, "Failed")) {
@@ -325,7 +325,7 @@ int gv_pod_classify(json_object *pod, const char *const *init_names, const char 
         cx.st.verdict = GV_POD_WAITING;
         if (asprintf(&cx.st.message, "phase %s", phase ? phase : "unknown") < 0) {
                 cx.st.message = NULL;
-                r = oom(err);
+                r = gv_error_oom(err);
         }
 done:
         if (r < 0) {

@@ -93,7 +93,7 @@ static int fill_resource_keys(json_object *ctr, const gv_workload_runtime_t *rt,
                                 return r;
                         if (json_object_object_add(m, gpu, json_object_get(q)) < 0) {
                                 json_object_put(q);
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         }
                         json_object_object_del(m, ph);
                 }
@@ -117,7 +117,7 @@ static int add_gpu_limit(json_object *ctr, const gv_workload_runtime_t *rt, gv_e
         json_object *one = json_object_new_int(1);
         if (!lim || !one || json_object_object_add(lim, gpu, one) < 0) {
                 json_object_put(one);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         return 0;
 }
@@ -126,7 +126,7 @@ static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **e
 {
         _cleanup_json_ json_object *arr = json_object_new_array();
         if (!arr)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (const char *p = list; *p;) {
                 size_t n = strcspn(p, ",");
                 const char *s = p, *e = p + n;
@@ -139,10 +139,10 @@ static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **e
                         _cleanup_json_ json_object *ent = json_object_new_object();
                         _cleanup_json_ json_object *name = json_object_new_string_len(s, (int) (e - s));
                         if (!ent || !name || json_object_object_add(ent, "name", name) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         name = NULL; /* owned by ent now */
                         if (json_object_array_add(arr, ent) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         ent = NULL; /* owned by arr now */
                 }
                 p += n;
@@ -152,7 +152,7 @@ static int fill_pull_secrets(json_object *spec, const char *list, gv_error_t **e
         if (json_object_array_length(arr) == 0)
                 return 0;
         if (json_object_object_add(spec, "imagePullSecrets", arr) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         arr = NULL; /* owned by spec now */
         return 0;
 }
@@ -166,7 +166,7 @@ static int fill_tolerations(json_object *spec, json_object *extra, gv_error_t **
                 list = json_object_new_array();
                 if (!list || json_object_object_add(spec, "tolerations", list) < 0) {
                         json_object_put(list);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
         }
         size_t n = json_object_array_length(extra);
@@ -181,7 +181,7 @@ static int fill_tolerations(json_object *spec, json_object *extra, gv_error_t **
                 json_object *copy = NULL;
                 if (json_object_deep_copy(t, &copy, NULL) < 0 || json_object_array_add(list, copy) < 0) {
                         json_object_put(copy);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
         }
         return 0;
@@ -193,18 +193,18 @@ static int set_owner(json_object *meta, const char *name, const char *uid, gv_er
         if (!refs || !ref || json_object_array_add(refs, ref) < 0) {
                 json_object_put(ref);
                 json_object_put(refs);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         if (json_object_object_add(meta, "ownerReferences", refs) < 0) {
                 json_object_put(refs);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         json_object *f = json_object_new_boolean(false), *b = json_object_new_boolean(false);
         if (set_string(ref, "apiVersion", "v1") < 0 || set_string(ref, "kind", "Pod") < 0 ||
             set_string(ref, "name", name) < 0 || set_string(ref, "uid", uid) < 0 || !f || !b ||
             json_object_object_add(ref, "controller", f) < 0 ||
             json_object_object_add(ref, "blockOwnerDeletion", b) < 0) {
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         return 0;
 }
@@ -251,18 +251,18 @@ static int fill_metadata(json_object *pod, gv_workload_kind_t kind, const gv_wor
         /* render's "<node-name>" stays readable in the label too */
         _cleanup_free_ char *node_label = nz(rt->node_name) ? gv_workload_node_label_value(node) : strdup(node);
         if (!labels || !spec || !node_label)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         const char *app = gv_workload_app_label(kind);
         if ((absent_or_placeholder(pod, "apiVersion") && set_string(pod, "apiVersion", "v1") < 0) ||
             (absent_or_placeholder(pod, "kind") && set_string(pod, "kind", "Pod") < 0) ||
             set_string(meta, "namespace", ns) < 0 || set_string(labels, "app", app) < 0 ||
             set_string(labels, GV_WORKLOAD_NODE_LABEL, node_label) < 0 || set_string(spec, "nodeName", node) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (absent_or_placeholder(meta, "name") && absent_or_placeholder(meta, "generateName")) {
                 _cleanup_free_ char *gen = NULL;
                 json_object_object_del(meta, "name");
                 if (asprintf(&gen, "%s-", app) < 0 || set_string(meta, "generateName", gen) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         if (nz(rt->owner_name) && nz(rt->owner_uid))
                 return set_owner(meta, rt->owner_name, rt->owner_uid, err);
@@ -282,11 +282,11 @@ static int fill_container(json_object *ctr, const gv_workload_runtime_t *rt, boo
                 if ((r = need_value(rt, rt->image, "<image>", "validator image (VALIDATOR_IMAGE)", &img, err)) < 0)
                         return r;
                 if (set_string(ctr, "image", img) < 0)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         if (absent_or_placeholder(ctr, "imagePullPolicy") &&
             set_string(ctr, "imagePullPolicy", nz(rt->image_pull_policy) ? rt->image_pull_policy : "IfNotPresent") < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return fill_resource_keys(ctr, rt, has_nvidia, err);
 }
 
@@ -329,7 +329,7 @@ static int fill_pod_settings(json_object *spec, const gv_workload_runtime_t *rt,
         if (absent_or_placeholder(spec, "runtimeClassName")) {
                 if (nz(rt->runtime_class)) {
                         if (set_string(spec, "runtimeClassName", rt->runtime_class) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 } else {
                         json_object_object_del(spec, "runtimeClassName");
                 }
@@ -340,7 +340,7 @@ static int fill_pod_settings(json_object *spec, const gv_workload_runtime_t *rt,
         if (json_object_object_get_ex(spec, "serviceAccountName", &sa) && gv_workload_is_placeholder(sa) &&
             set_string(spec, "serviceAccountName",
                        nz(rt->service_account) ? rt->service_account : "nvidia-operator-validator") < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         return fill_tolerations(spec, rt->tolerations, err);
 }
 

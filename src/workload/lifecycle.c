@@ -64,13 +64,13 @@ static int gone_fill(gone_ctx_t *g, json_object *list, gv_error_t **err)
         json_object *items = jget(list, "items");
         size_t n = items && json_object_is_type(items, json_type_array) ? json_object_array_length(items) : 0;
         if (!(g->names = calloc(n + 1, sizeof(char *))))
-                return oom(err);
+                return gv_error_oom(err);
         for (size_t i = 0; i < n; i++) {
                 const char *name = jstr(jget(json_object_array_get_idx(items, i), "metadata"), "name");
                 if (!name)
                         continue;
                 if (!(g->names[g->n] = strdup(name)))
-                        return oom(err);
+                        return gv_error_oom(err);
                 g->n++;
         }
         g->left = g->n;
@@ -99,7 +99,7 @@ int gv_workload_delete_old(gv_k8s_client_t *c, const gv_pod_run_options_t *opts,
 {
         _cleanup_free_ char *selector = gv_workload_label_selector(opts->kind, opts->node_name);
         if (!selector)
-                return oom(err);
+                return gv_error_oom(err);
         _cleanup_json_ json_object *list = NULL;
         int r = gv_k8s_pod_list(c, opts->namespace, selector, opts->node_name, &list, err);
         if (r < 0)
@@ -107,7 +107,7 @@ int gv_workload_delete_old(gv_k8s_client_t *c, const gv_pod_run_options_t *opts,
         _cleanup_free_ char *rv = NULL;
         const char *lrv = jstr(jget(list, "metadata"), "resourceVersion");
         if (lrv && !(rv = strdup(lrv)))
-                return oom(err);
+                return gv_error_oom(err);
         _cleanup_(gone_clear) gone_ctx_t g = { 0 };
         r = gone_fill(&g, list, err);
         if (r < 0)

@@ -42,7 +42,7 @@ typedef enum gv_pod_failure {
         GV_POD_FAIL_NONE = 0,
         GV_POD_FAIL_INIT_CONTAINER,   /* an init container terminated with a non-zero exit code */
         GV_POD_FAIL_CONTAINER,        /* a container terminated with a non-zero exit code */
-        GV_POD_FAIL_ADMISSION,        /* status.reason UnexpectedAdmissionError (FR07: no free GPU) */
+        GV_POD_FAIL_ADMISSION,        /* status.reason UnexpectedAdmissionError (no free GPU) */
         GV_POD_FAIL_IMAGE_PULL,       /* waiting ErrImagePull / ImagePullBackOff / InvalidImageName / ErrImageNeverPull */
         GV_POD_FAIL_UNSCHEDULABLE,    /* condition PodScheduled False, reason Unschedulable */
         GV_POD_FAIL_CRASH_LOOP,       /* waiting CrashLoopBackOff, or restartCount over the bound */
@@ -79,7 +79,7 @@ void gv_pod_status_clear(gv_pod_status_t *s);
  *
  * @init_names / @names: the init containers and containers the template
  * defines (gv_workload_container_names()); only they count: a container the
- * template did not define (an injected sidecar, FR09) is ignored, so a pod
+ * template did not define (an injected sidecar) is ignored, so a pod
  * whose validation containers all terminated with exit code 0 succeeds
  * while its sidecar still runs.  Phase Succeeded also counts as success.
  * Failures, first match wins: UnexpectedAdmissionError; a template
@@ -97,12 +97,12 @@ int gv_pod_classify(json_object *pod, const char *const *init_names, const char 
  * Node helpers (plugin component)
  * ====================================================================== */
 
-/* The label that disables the device plugin on a node (FR08) and its "off" value. */
+/* The label that disables the device plugin on a node and its "off" value. */
 #define GV_DEVICE_PLUGIN_DEPLOY_LABEL "nvidia.com/gpu.deploy.device-plugin"
 
 /*
  * gv_node_device_plugin_disabled - whether @node (a core/v1 Node) carries
- * metadata.labels["nvidia.com/gpu.deploy.device-plugin"] == "false" (FR08).
+ * metadata.labels["nvidia.com/gpu.deploy.device-plugin"] == "false".
  */
 bool gv_node_device_plugin_disabled(json_object *node);
 
@@ -136,7 +136,7 @@ typedef struct gv_pod_run_options {
         unsigned pending_timeout_s;     /* a pod the kubelet has not started after this long fails, seconds [120,
                                            at most timeout_s] */
         unsigned max_restarts;          /* restartCount above this is a crash loop [3] */
-        unsigned max_recreate;          /* re-creations after deletion by someone else (FR10) [3] */
+        unsigned max_recreate;          /* re-creations after deletion by someone else [3] */
         unsigned recreate_backoff_ms;   /* first backoff before a re-creation, doubled each time [1000] */
         unsigned log_tail_lines;        /* log lines of a failed container kept in the message [20] */
         const volatile sig_atomic_t *stop; /* SIGTERM/SIGINT: give up promptly (-EINTR), still delete the pod */

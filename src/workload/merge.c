@@ -70,7 +70,7 @@ static int merge_by_name(json_object *spec, const char *key, json_object *patch,
                 list = json_object_new_array();
                 if (!list || json_object_object_add(spec, key, list) < 0) {
                         json_object_put(list);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
         }
         size_t n = json_object_array_length(patch);
@@ -96,12 +96,12 @@ static int merge_by_name(json_object *spec, const char *key, json_object *patch,
                 json_object *old = at < len ? json_object_get(json_object_array_get_idx(list, at)) : NULL;
                 json_object *merged = gv_json_merge_patch(old, entry);
                 if (!merged)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 json_object_object_del(merged, "$patch");
                 int r = at < len ? json_object_array_put_idx(list, at, merged) : json_object_array_add(list, merged);
                 if (r < 0) {
                         json_object_put(merged);
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
                 }
         }
         return 0;
@@ -134,7 +134,7 @@ int gv_workload_merge(json_object *pod, json_object *patch, gv_error_t **err)
         json_object_object_foreach(patch, key, value) {
                 if (strcmp(key, "spec") != 0 || !json_object_is_type(value, json_type_object)) {
                         if (merge_member(pod, key, value) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         continue;
                 }
                 json_object *spec = NULL;
@@ -142,7 +142,7 @@ int gv_workload_merge(json_object *pod, json_object *patch, gv_error_t **err)
                         spec = json_object_new_object();
                         if (!spec || json_object_object_add(pod, "spec", spec) < 0) {
                                 json_object_put(spec);
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                         }
                 }
                 json_object_object_foreach(value, skey, svalue) {
@@ -154,7 +154,7 @@ int gv_workload_merge(json_object *pod, json_object *patch, gv_error_t **err)
                                 continue;
                         }
                         if (merge_member(spec, skey, svalue) < 0)
-                                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(err);
                 }
         }
         return 0;

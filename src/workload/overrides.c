@@ -121,7 +121,7 @@ static int check_string_map(struct vctx *c, json_object *v, json_object *parent,
         json_object_object_foreach(v, k, val) {
                 _cleanup_free_ char *p = NULL;
                 if (asprintf(&p, "%s.%s", path, k) < 0)
-                        return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(c->err);
                 if ((r = expect(c, val, v, p, json_type_string)) < 0)
                         return r;
         }
@@ -138,7 +138,7 @@ static int check_string_list(struct vctx *c, json_object *v, json_object *parent
                 json_object *e = json_object_array_get_idx(v, i);
                 _cleanup_free_ char *p = NULL;
                 if (asprintf(&p, "%s[%zu]", path, i) < 0)
-                        return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(c->err);
                 if (!e)
                         return vfail(c, e, v, p, "expected a string, got null");
                 if ((r = expect(c, e, v, p, json_type_string)) < 0)
@@ -161,7 +161,7 @@ static int check_list_of_maps(struct vctx *c, json_object *v, json_object *paren
                 json_object *e = json_object_array_get_idx(v, i), *name = NULL;
                 _cleanup_free_ char *p = NULL;
                 if (asprintf(&p, "%s[%zu]", path, i) < 0)
-                        return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(c->err);
                 if (!json_object_is_type(e, json_type_object))
                         return vfail(c, e, v, p, "expected a mapping, got %s", type_word(e));
                 if (need_name) {
@@ -169,7 +169,7 @@ static int check_list_of_maps(struct vctx *c, json_object *v, json_object *paren
                                 return vfail(c, e, v, p, "has no name");
                         _cleanup_free_ char *np = NULL;
                         if (asprintf(&np, "%s.name", p) < 0)
-                                return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return gv_error_oom(c->err);
                         if ((r = expect(c, name, e, np, json_type_string)) < 0)
                                 return r;
                         if (!*json_object_get_string(name))
@@ -185,7 +185,7 @@ static int check_list_of_maps(struct vctx *c, json_object *v, json_object *paren
 #define CHILD(var, path, key)                                                                         \
         _cleanup_free_ char *var = NULL;                                                              \
         if (asprintf(&(var), "%s.%s", (path), (key)) < 0)                                             \
-                return gv_error_set(c->err, ENOMEM, GV_REASON_INTERNAL, "out of memory")
+                return gv_error_oom(c->err)
 
 static int check_quantity_map(struct vctx *c, json_object *v, json_object *parent, const char *path)
 {
@@ -462,7 +462,7 @@ int gv_workload_overrides_parse(const char *data, size_t len, const char *name, 
         gv_workload_overrides_t *ov = calloc(1, sizeof(*ov));
         if (!ov) {
                 gv_doc_free(doc);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         ov->doc = doc;
         json_object *root = gv_doc_root(doc);

@@ -222,7 +222,7 @@ static gv_pod_run_state_t st_prepare(pod_run_t *pr)
         if (pr->r < 0)
                 return GV_POD_RUN_DONE;
         if (!(pr->selector = gv_workload_label_selector(o->kind, o->node_name))) {
-                pr->r = oom(pr->err);
+                pr->r = gv_error_oom(pr->err);
                 return GV_POD_RUN_DONE;
         }
         return GV_POD_RUN_DELETE_OLD;
@@ -273,7 +273,7 @@ static gv_pod_run_state_t st_create(pod_run_t *pr)
         const char *crv = jstr(md, "resourceVersion");
         pr->w.rv = crv ? strdup(crv) : NULL;
         if (!pr->res.pod_name || !pr->w.rv) {
-                pr->r = cname && crv ? oom(pr->err)
+                pr->r = cname && crv ? gv_error_oom(pr->err)
                                      : gv_error_set(pr->err, EPROTO, GV_REASON_KUBERNETES,
                                                     "the created %s validation pod has no name or resourceVersion",
                                                     pr->kind);

@@ -195,7 +195,7 @@ static int check_requests_within_limits(json_object *pod, const gv_workload_over
                                              : asprintf(&where, "%s", who);
                                 if (w < 0) {
                                         where = NULL;
-                                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                        return gv_error_oom(err);
                                 }
                                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
                                                     "%s: spec.%s[%zu].resources.requests: Invalid value: \"%s\": "
@@ -221,7 +221,7 @@ int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t 
                 /* A whole manifest replaces the default; nulls are dropped as a merge into {} does. */
                 pod = gv_json_merge_patch(NULL, section);
                 if (!pod)
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         } else {
                 gv_doc_t *doc = NULL;
                 const char *y = gv_workload_default_yaml(kind);
@@ -237,7 +237,7 @@ int gv_workload_template(gv_workload_kind_t kind, const gv_workload_overrides_t 
         _cleanup_free_ char *who = NULL;
         if (asprintf(&who, "%s%s%s template", ov && section ? gv_doc_name(ov->doc) : "",
                      ov && section ? ": " : "", kind_names[kind]) < 0)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if ((r = check_final(pod, who, err)) < 0 ||
             (r = check_requests_within_limits(pod, ov, section, kind_names[kind], who, err)) < 0)
                 return r;
@@ -260,14 +260,14 @@ static int names_of(json_object *spec, const char *key, char ***out, gv_error_t 
         }
         _cleanup_strv_free_ char **v = calloc(n + 1, sizeof(char *));
         if (!v)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         for (size_t i = 0; i < n; i++) {
                 json_object *c = json_object_array_get_idx(arr, i), *name = NULL;
                 if (!json_object_object_get_ex(c, "name", &name) || !json_object_is_type(name, json_type_string) ||
                     !*json_object_get_string(name))
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "spec.%s[%zu]: has no name", key, i);
                 if (!(v[i] = strdup(json_object_get_string(name))))
-                        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(err);
         }
         *out = TAKE_PTR(v);
         return 0;
@@ -381,7 +381,7 @@ int gv_workload_pick_gpu_resource(json_object *resources, char **out, gv_error_t
                                     "the node has no allocatable nvidia.com/gpu or nvidia.com/mig-* resource");
         char *s = strdup(pick);
         if (!s)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         *out = s;
         return 0;
 }

@@ -35,10 +35,4 @@ static inline bool streq(const char *a, const char *b)
         return a && b && strcmp(a, b) == 0;
 }
 
-/* -ENOMEM with GV_REASON_INTERNAL "out of memory". */
-static inline int oom(gv_error_t **err)
-{
-        return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-}
-
 #endif

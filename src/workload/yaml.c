@@ -13,6 +13,7 @@
 
 #include <yaml.h>
 
+#include "base/alloc.h"
 #include "base/cleanup.h"
 #include "workload.h"
 
@@ -91,14 +92,8 @@ static int note_line(struct parser_state *st, const json_object *node, unsigned 
         gv_doc_t *doc = st->doc;
         if (!node)
                 return 0;
-        if (doc->n_lines == doc->cap_lines) {
-                size_t cap = doc->cap_lines ? doc->cap_lines * 2 : 64;
-                struct line_entry *n = realloc(doc->lines, cap * sizeof(*n));
-                if (!n)
-                        return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
-                doc->lines = n;
-                doc->cap_lines = cap;
-        }
+        if (!GV_GREEDY_REALLOC(doc->lines, doc->cap_lines, doc->n_lines + 1))
+                return gv_error_oom(st->err);
         doc->lines[doc->n_lines++] = (struct line_entry){ node, line };
         return 0;
 }
@@ -250,7 +245,7 @@ static int make_typed(struct parser_state *st, const char *s, scalar_type_t t, u
                 break;
         }
         if (!*out)
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         return 0;
 }
 
@@ -286,7 +281,7 @@ static int scalar_value(struct parser_state *st, const yaml_event_t *ev, unsigne
                 return make_typed(st, s, classify_plain(s), line, out);
         *out = json_object_new_string_len(s, (int) (len > INT_MAX ? INT_MAX : len));
         if (!*out)
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         return 0;
 }
 
@@ -338,7 +333,7 @@ static int copy_tree(struct parser_state *st, json_object *src, unsigned line, j
                             json_object_object_add(dst, k, c) < 0) {
                                 json_object_put(c);
                                 json_object_put(dst);
-                                return r < 0 ? r : gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return r < 0 ? r : gv_error_oom(st->err);
                         }
                 }
                 break;
@@ -353,7 +348,7 @@ static int copy_tree(struct parser_state *st, json_object *src, unsigned line, j
                             json_object_array_add(dst, c) < 0) {
                                 json_object_put(c);
                                 json_object_put(dst);
-                                return r < 0 ? r : gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                                return r < 0 ? r : gv_error_oom(st->err);
                         }
                 }
                 break;
@@ -364,7 +359,7 @@ static int copy_tree(struct parser_state *st, json_object *src, unsigned line, j
                 break;
         }
         if (!dst)
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         if ((r = note_line(st, dst, line)) < 0) {
                 json_object_put(dst);
                 return r;
@@ -379,11 +374,11 @@ static int remember_anchor(struct parser_state *st, const char *name, json_objec
                 return 0;
         struct anchor *n = realloc(st->anchors, (st->n_anchors + 1) * sizeof(*n));
         if (!n)
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         st->anchors = n;
         char *copy = strdup(name);
         if (!copy)
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         st->anchors[st->n_anchors++] = (struct anchor){ copy, node, subtree_depth(node, GV_YAML_MAX_DEPTH + 1) };
         return 0;
 }
@@ -406,7 +401,7 @@ static int attach(struct parser_state *st, json_object *node, unsigned line)
         if (!f->is_map) {
                 if (json_object_array_add(f->node, node) < 0) {
                         json_object_put(node);
-                        return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(st->err);
                 }
                 return note_line(st, node, line);
         }
@@ -428,14 +423,14 @@ static int attach(struct parser_state *st, json_object *node, unsigned line)
                 f->key = strdup(k);
                 json_object_put(node);
                 if (!f->key)
-                        return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(st->err);
                 f->key_line = line;
                 return 0;
         }
         _cleanup_free_ char *key = TAKE_PTR(f->key);
         if (json_object_object_add(f->node, key, node) < 0) {
                 json_object_put(node);
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         }
         return note_line(st, node, f->key_line);
 }
@@ -445,7 +440,7 @@ static int key_scalar(struct parser_state *st, const yaml_event_t *ev, json_obje
 {
         *out = json_object_new_string_len((const char *) ev->data.scalar.value, (int) ev->data.scalar.length);
         if (!*out)
-                return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(st->err);
         return 0;
 }
 
@@ -496,7 +491,7 @@ static int on_event(struct parser_state *st, yaml_event_t *ev)
                 if (!n || (anchor && !a)) {
                         json_object_put(n);
                         free(a);
-                        return gv_error_set(st->err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                        return gv_error_oom(st->err);
                 }
                 st->stack[st->depth++] = (struct frame){ .node = n, .is_map = is_map, .line = line, .anchor = a };
                 return 0;
@@ -549,11 +544,11 @@ int gv_yaml_parse(const char *data, size_t len, const char *name, gv_doc_t **out
         st.doc = calloc(1, sizeof(*st.doc));
         if (!st.doc || !(st.doc->name = strdup(name ? name : "<input>"))) {
                 gv_doc_free(st.doc);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         if (!yaml_parser_initialize(&parser)) {
                 gv_doc_free(st.doc);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         yaml_parser_set_input_string(&parser, (const unsigned char *) data, len);
 
@@ -714,11 +709,11 @@ int gv_yaml_emit(json_object *obj, char **out, gv_error_t **err)
 
         FILE *f = open_memstream(&buf, &size);
         if (!f)
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         if (!yaml_emitter_initialize(&em)) {
                 (void) fclose(f); /* nothing was written */
                 free(buf);
-                return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                return gv_error_oom(err);
         }
         yaml_emitter_set_output(&em, write_handler, f);
         yaml_emitter_set_unicode(&em, 1);
@@ -743,7 +738,7 @@ int gv_yaml_emit(json_object *obj, char **out, gv_error_t **err)
                                                 : "failed");
         yaml_emitter_delete(&em);
         if (fclose(f) != 0 && r == 0)
-                r = gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "out of memory");
+                r = gv_error_oom(err);
         if (r < 0) {
                 free(buf);
                 return r;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * `gpu-validator env` against real shells (issue 9 defect 6): values made of
+ * `gpu-validator env` against real shells: values made of
  * the bytes that matter to a shell -- ' " \ $ ` newline, blanks, `export `,
  * '\'' itself, high bytes -- and random bytes, printed by gv_cli_print_env()
  * and sourced by dash and busybox sh (env-roundtrip.h), must come back

@@ -28,6 +28,21 @@ static void test_set_fills_message_errno_reason(void **state)
         assert_string_equal(err->msg, "file: 7");
 }
 
+static void test_oom_replaces_and_takes_context(void **state)
+{
+        (void) state;
+        _cleanup_error_ gv_error_t *err = NULL;
+        gv_error_set(&err, EACCES, GV_REASON_IO, "an earlier error");
+        assert_int_equal(gv_error_oom(&err), -ENOMEM);
+        assert_int_equal(err->errnum, ENOMEM);
+        assert_int_equal(err->reason, GV_REASON_INTERNAL);
+        assert_string_equal(err->msg, "out of memory");
+        assert_int_equal(gv_error_prefix(&err, "read %s", "x"), -ENOMEM);
+        assert_string_equal(err->msg, "read x: out of memory");
+        /* no slot: only the return value */
+        assert_int_equal(gv_error_oom(NULL), -ENOMEM);
+}
+
 static void test_set_normalises_errnum(void **state)
 {
         (void) state;
@@ -215,6 +230,7 @@ int main(void)
                 cmocka_unit_test(test_setv),
                 cmocka_unit_test(test_prefix_chains_context),
                 cmocka_unit_test(test_prefix_without_error),
+                cmocka_unit_test(test_oom_replaces_and_takes_context),
                 cmocka_unit_test(test_free_accepts_null_and_clears),
                 cmocka_unit_test(test_reason_names_are_stable),
                 cmocka_unit_test(test_reason_hints),

@@ -55,23 +55,23 @@ static void test_operator_mounts_used(void **state)
         fixture_t *f = *state;
         assert_int_equal(mkdir(f->host, 0755), 0);
         assert_int_equal(mkdir(f->dev_char, 0755), 0);
-        gv_config_t c = { .host_root = "/" };
+        gv_config_t c = { .driver.host_root = "/" };
         gv_options_resolve_mounts(&c, f->host, f->dev_char);
-        assert_string_equal(c.host_root_ctr_path, f->host);
-        assert_string_equal(c.dev_char_dir, f->dev_char);
+        assert_string_equal(c.driver.host_root_ctr_path, f->host);
+        assert_string_equal(c.driver.dev_char_dir, f->dev_char);
 
         gv_config_t unset = { 0 }; /* no HOST_ROOT at all reads as "/" */
         gv_options_resolve_mounts(&unset, f->host, f->dev_char);
-        assert_string_equal(unset.host_root_ctr_path, f->host);
+        assert_string_equal(unset.driver.host_root_ctr_path, f->host);
 }
 
 static void test_no_mounts_plain_defaults(void **state)
 {
         fixture_t *f = *state;
-        gv_config_t c = { .host_root = "/" };
+        gv_config_t c = { .driver.host_root = "/" };
         gv_options_resolve_mounts(&c, f->host, f->dev_char);
-        assert_null(c.host_root_ctr_path); /* the host root itself, as before */
-        assert_string_equal(c.dev_char_dir, "/dev/char");
+        assert_null(c.driver.host_root_ctr_path); /* the host root itself, as before */
+        assert_string_equal(c.driver.dev_char_dir, "/dev/char");
 }
 
 static void test_files_are_not_folders(void **state)
@@ -80,10 +80,10 @@ static void test_files_are_not_folders(void **state)
         FILE *fp = fopen(f->host, "w");
         assert_non_null(fp);
         assert_int_equal(fclose(fp), 0);
-        gv_config_t c = { .host_root = "/" };
+        gv_config_t c = { .driver.host_root = "/" };
         gv_options_resolve_mounts(&c, f->host, f->dev_char);
-        assert_null(c.host_root_ctr_path);
-        assert_string_equal(c.dev_char_dir, "/dev/char");
+        assert_null(c.driver.host_root_ctr_path);
+        assert_string_equal(c.driver.dev_char_dir, "/dev/char");
 }
 
 static void test_explicit_values_win(void **state)
@@ -91,19 +91,19 @@ static void test_explicit_values_win(void **state)
         fixture_t *f = *state;
         assert_int_equal(mkdir(f->host, 0755), 0);
         assert_int_equal(mkdir(f->dev_char, 0755), 0);
-        gv_config_t c = { .host_root = "/", .host_root_ctr_path = "/elsewhere", .dev_char_dir = "/my/dev/char" };
+        gv_config_t c = { .driver.host_root = "/", .driver.host_root_ctr_path = "/elsewhere", .driver.dev_char_dir = "/my/dev/char" };
         gv_options_resolve_mounts(&c, f->host, f->dev_char);
-        assert_string_equal(c.host_root_ctr_path, "/elsewhere");
-        assert_string_equal(c.dev_char_dir, "/my/dev/char");
+        assert_string_equal(c.driver.host_root_ctr_path, "/elsewhere");
+        assert_string_equal(c.driver.dev_char_dir, "/my/dev/char");
 
-        gv_config_t empty = { .host_root = "/", .host_root_ctr_path = "" }; /* HOST_ROOT_CTR_PATH= */
+        gv_config_t empty = { .driver.host_root = "/", .driver.host_root_ctr_path = "" }; /* HOST_ROOT_CTR_PATH= */
         gv_options_resolve_mounts(&empty, f->host, f->dev_char);
-        assert_string_equal(empty.host_root_ctr_path, "");
+        assert_string_equal(empty.driver.host_root_ctr_path, "");
 
-        gv_config_t other = { .host_root = "/mnt/host" }; /* a host root of its own: not upstream's case */
+        gv_config_t other = { .driver.host_root = "/mnt/host" }; /* a host root of its own: not upstream's case */
         gv_options_resolve_mounts(&other, f->host, f->dev_char);
-        assert_null(other.host_root_ctr_path);
-        assert_string_equal(other.dev_char_dir, f->dev_char);
+        assert_null(other.driver.host_root_ctr_path);
+        assert_string_equal(other.driver.dev_char_dir, f->dev_char);
 }
 
 int main(void)

@@ -51,10 +51,10 @@ static int setup(void **state)
         unsetenv("MOCK_NVML_CONFIG");
         w->cfg = (gv_config_t) {
                 .output_dir = w->out,
-                .host_root = w->host,
-                .driver_install_dir = "/run/nvidia/driver",
-                .driver_install_dir_ctr_path = w->ctr,
-                .run_nvidia_smi = true,
+                .driver.host_root = w->host,
+                .driver.driver_install_dir = "/run/nvidia/driver",
+                .driver.driver_install_dir_ctr_path = w->ctr,
+                .driver.run_nvidia_smi = true,
         };
         *state = w;
         return 0;

@@ -3,6 +3,7 @@
  * The driver component against fake roots: a test NVML (fake-nvml.c, path in
  * argv[1]) and a shell-script nvidia-smi whose exit code comes from
  * FAKE_SMI_EXIT.  Field reports FR02, FR03, FR05, FR06, FR12, FR13, FR14.
+ * The NVSwitch fabric and the expected GPU count: test-driver-gpus.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,170 +20,8 @@
 
 #include <cmocka.h>
 
-#include "base/fileio.h"
-#include "components/component.h"
-#include "components-test.h"
 
-static const char *fake_nvml_path;
-
-/* One test's world. */
-typedef struct world {
-        char *dir;  /* temp folder holding everything */
-        char *host; /* <dir>/host: HOST_ROOT */
-        char *ctr;  /* <dir>/ctr: DRIVER_INSTALL_DIR_CTR_PATH */
-        char *out;  /* <dir>/out: OUTPUT_DIR */
-        char *devchar;
-        char *sys;  /* <dir>/sys: the sysfs root (empty unless a test lays out PCI functions) */
-        gv_config_t cfg;
-        gv_result_t res;
-        gv_error_t *err;
-        th_log_t log;
-} world_t;
-
-static const char *const fake_env[] = { "FAKE_NVML_INIT_RC", "FAKE_NVML_COUNT", "FAKE_NVML_LOST_INDEX",
-                                        "FAKE_NVML_MIG", "FAKE_NVML_INIT_LOG", "FAKE_SMI_EXIT", "FAKE_SMI_LOG",
-                                        "FAKE_NVML_FABRIC",
-                                        NULL };
-
-static int setup(void **state)
-{
-        world_t *w = calloc(1, sizeof(*w));
-        assert_non_null(w);
-        for (const char *const *e = fake_env; *e; e++)
-                unsetenv(*e);
-        w->dir = th_tmpdir();
-        w->host = th_path(w->dir, "host");
-        w->ctr = th_path(w->dir, "ctr");
-        w->out = th_path(w->dir, "out");
-        w->devchar = th_path(w->dir, "devchar");
-        w->sys = th_path(w->dir, "sys");
-        th_mkdirs(w->dir, "host");
-        th_mkdirs(w->dir, "out");
-        th_log_open(&w->log);
-        w->cfg = (gv_config_t) {
-                .output_dir = w->out,
-                .host_root = w->host,
-                .driver_install_dir = "/run/nvidia/driver",
-                .driver_install_dir_ctr_path = w->ctr,
-                .dev_char_dir = w->devchar,
-                .sysfs_root = w->sys,
-                .sleep_interval_s = 0,
-                .max_backoff_s = 0,
-                .dev_node_wait_s = 0,
-                .run_nvidia_smi = true,
-                .with_workload = true,
-                .log = th_log_fn,
-                .log_userdata = &w->log,
-        };
-        *state = w;
-        return 0;
-}
-
-static int teardown(void **state)
-{
-        world_t *w = *state;
-        gv_result_clear(&w->res);
-        gv_error_free(&w->err);
-        th_log_close(&w->log);
-        th_rm_rf(w->dir);
-        free(w->dir);
-        free(w->host);
-        free(w->ctr);
-        free(w->out);
-        free(w->devchar);
-        free(w->sys);
-        free(w);
-        for (const char *const *e = fake_env; *e; e++)
-                unsetenv(*e);
-        return 0;
-}
-
-enum { NODES_FILES = 1, NODES_CHAR = 2, NO_SMI = 4, NO_MODULE = 8, NO_NODES = 16 };
-
-/*
- * A driver root at @root: usr/bin/nvidia-smi, usr/lib64/libnvidia-ml.so.1,
- * sys/module/nvidia, and device nodes for @gpus GPUs (regular files with a
- * mock manifest, or character devices).  Returns false when char nodes
- * cannot be made (not root).
- */
-static bool make_root(const char *root, unsigned gpus, int flags, const char *smi_dir, const char *lib_dir)
-{
-        char *rel = NULL;
-        char count[16];
-        snprintf(count, sizeof(count), "%u", gpus);
-        setenv("FAKE_NVML_COUNT", count, 1); /* NVML sees as many GPUs as the root has nodes for */
-        if (!(flags & NO_SMI)) {
-                assert_true(asprintf(&rel, "%s/nvidia-smi", smi_dir ? smi_dir : "usr/bin") > 0);
-                th_write(root, rel, th_smi_stub, 0755);
-                free(rel);
-        }
-        assert_true(asprintf(&rel, "%s/libnvidia-ml.so.1", lib_dir ? lib_dir : "usr/lib64") > 0);
-        th_copy(fake_nvml_path, root, rel);
-        free(rel);
-        if (!(flags & NO_MODULE))
-                th_mkdirs(root, "sys/module/nvidia");
-        if (flags & NO_NODES)
-                return true;
-        const char *names[] = { "dev/nvidiactl", "dev/nvidia-uvm", "dev/nvidia-uvm-tools" };
-        if (flags & NODES_FILES) {
-                th_write(root, ".gpu-validator-mock.json", "{\"profile\": \"a100\", \"device_nodes\": \"files\"}\n",
-                         0644);
-                for (size_t i = 0; i < 3; i++)
-                        th_write(root, names[i], "", 0666);
-                for (unsigned g = 0; g < gpus; g++) {
-                        assert_true(asprintf(&rel, "dev/nvidia%u", g) > 0);
-                        th_write(root, rel, "", 0666);
-                        free(rel);
-                }
-                return true;
-        }
-        if (!th_mknod_char(root, "dev/nvidiactl", 195, 255) || !th_mknod_char(root, "dev/nvidia-uvm", 510, 0) ||
-            !th_mknod_char(root, "dev/nvidia-uvm-tools", 510, 1))
-                return false;
-        for (unsigned g = 0; g < gpus; g++) {
-                assert_true(asprintf(&rel, "dev/nvidia%u", g) > 0);
-                bool ok = th_mknod_char(root, rel, 195, g);
-                free(rel);
-                if (!ok)
-                        return false;
-        }
-        return true;
-}
-
-static int validate(world_t *w)
-{
-        gv_result_clear(&w->res);
-        gv_error_free(&w->err);
-        const gv_component_t *c = gv_component_find("driver");
-        assert_non_null(c);
-        int r = c->validate(&w->cfg, NULL, &w->res, &w->err);
-        if (r < 0)
-                assert_non_null(w->err);
-        return r;
-}
-
-static void expect_fail(world_t *w, gv_reason_t reason)
-{
-        int r = validate(w);
-        if (r >= 0 || w->err->reason != reason)
-                fail_msg("expected %s, got r=%d %s: %s", gv_reason_name(reason), r,
-                         w->err ? gv_reason_name(w->err->reason) : "-", w->err ? w->err->msg : "");
-}
-
-static void expect_ok(world_t *w)
-{
-        int r = validate(w);
-        if (r < 0)
-                fail_msg("validate failed: %s: %s", gv_reason_name(w->err->reason), w->err->msg);
-}
-
-static const char *fact(world_t *w, const char *key)
-{
-        const char *v = gv_kvlist_get(&w->res.facts, key);
-        if (!v)
-                fail_msg("fact %s missing", key);
-        return v;
-}
+#include "driver-test.h"
 
 /* ---- host driver ---- */
 
@@ -233,10 +72,10 @@ static void test_fr05_host_root_slash_shape(void **state)
         make_root(w->host, 1, NODES_FILES, NULL, NULL);
         char *with_slash = NULL;
         assert_true(asprintf(&with_slash, "%s/", w->host) > 0);
-        w->cfg.host_root = with_slash;
+        w->cfg.driver.host_root = with_slash;
         expect_ok(w);
         assert_string_equal(fact(w, "IS_HOST_DRIVER"), "true");
-        w->cfg.host_root = w->host;
+        w->cfg.driver.host_root = w->host;
         free(with_slash);
 }
 
@@ -294,8 +133,8 @@ static void test_fr06_not_found_lists_paths_and_settings(void **state)
         /* the settings really change it */
         const char *libs[] = { "/srv/nvidia/lib64", NULL };
         const char *bins[] = { "/srv/nvidia/bin", NULL };
-        w->cfg.lib_search = libs;
-        w->cfg.bin_search = bins;
+        w->cfg.driver.lib_search = libs;
+        w->cfg.driver.bin_search = bins;
         expect_ok(w);
         assert_string_equal(fact(w, "IS_HOST_DRIVER"), "true");
 }
@@ -486,7 +325,7 @@ static void test_skip_gpu_init(void **state)
         char *log = th_path(w->dir, "init.log");
         setenv("FAKE_NVML_INIT_LOG", log, 1);
         setenv("FAKE_SMI_EXIT", "9", 1); /* nvidia-smi is not run */
-        w->cfg.skip_gpu_init = true;
+        w->cfg.driver.skip_gpu_init = true;
         expect_ok(w);
         assert_non_null(strstr(w->res.summary, "GPU init skipped"));
         char *text = NULL;
@@ -503,7 +342,7 @@ static void test_skip_gpu_init(void **state)
 static void smi_case(world_t *w, const char *code, bool strict, gv_reason_t want, bool want_warning)
 {
         setenv("FAKE_SMI_EXIT", code, 1);
-        w->cfg.strict = strict;
+        w->cfg.driver.strict = strict;
         if (want == GV_REASON_NONE) {
                 expect_ok(w);
                 if (want_warning) {
@@ -580,7 +419,7 @@ static void test_nvidia_smi_missing_in_container_root(void **state)
         make_root(w->ctr, 1, NODES_FILES | NO_SMI, NULL, NULL);
         expect_fail(w, GV_REASON_LIBRARY_NOT_FOUND);
         assert_non_null(strstr(w->err->msg, "nvidia-smi not found"));
-        w->cfg.run_nvidia_smi = false;
+        w->cfg.driver.run_nvidia_smi = false;
         expect_ok(w);
 }
 
@@ -599,7 +438,7 @@ static void test_fr03_missing_nodes_named(void **state)
         p = th_path(w->host, "dev/nvidia1");
         unlink(p);
         free(p);
-        w->cfg.dev_node_wait_s = 1;
+        w->cfg.driver.dev_node_wait_s = 1;
         expect_fail(w, GV_REASON_DEVICE_NODE_MISSING);
         assert_non_null(strstr(w->err->msg, "/dev/nvidia-uvm,"));
         assert_non_null(strstr(w->err->msg, "/dev/nvidia-uvm-tools"));
@@ -641,7 +480,7 @@ static void test_fr03_late_nodes_are_waited_for(void **state)
         p = th_path(w->host, "dev/nvidia-uvm-tools");
         unlink(p);
         free(p);
-        w->cfg.dev_node_wait_s = 10;
+        w->cfg.driver.dev_node_wait_s = 10;
         late_t l = { .root = w->host, .delay_ms = 300 };
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, create_late, &l), 0);
@@ -685,7 +524,7 @@ static void test_fr03_wait_ends_promptly_on_stop(void **state)
         free(p);
         stop_flag = 0;
         w->cfg.stop = &stop_flag;
-        w->cfg.dev_node_wait_s = 30;
+        w->cfg.driver.dev_node_wait_s = 30;
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, set_stop, NULL), 0);
         struct timespec a, b;
@@ -731,11 +570,11 @@ static void test_dev_char_symlinks_disabled_or_failing(void **state)
         world_t *w = *state;
         if (!make_root(w->host, 1, NODES_CHAR, NULL, NULL))
                 skip();
-        w->cfg.disable_dev_char_symlinks = true;
+        w->cfg.driver.disable_dev_char_symlinks = true;
         expect_ok(w);
         assert_false(th_exists(w->dir, "devchar"));
         /* an impossible folder is a warning, not a failure */
-        w->cfg.disable_dev_char_symlinks = false;
+        w->cfg.driver.disable_dev_char_symlinks = false;
         th_write(w->dir, "devchar", "a file, not a folder", 0644);
         expect_ok(w);
         assert_non_null(strstr(w->log.buf, "cannot"));
@@ -773,106 +612,6 @@ static void test_default_search_lists(void **state)
                 if (!found)
                         fail_msg("%s not in the bin search list", *x);
         }
-}
-
-/* ---- NVSwitch fabric and the expected GPU count (issue 11 item 4) ---- */
-
-static void test_fabric_in_progress_names_each_gpu(void **state)
-{
-        world_t *w = *state;
-        make_root(w->host, 4, NODES_FILES, NULL, NULL);
-        setenv("FAKE_NVML_FABRIC", "3:0,2,3:0,1", 1);
-        expect_fail(w, GV_REASON_FABRIC_NOT_READY);
-        assert_true(gv_reason_retryable(GV_REASON_FABRIC_NOT_READY)); /* --wait waits for the fabric manager */
-        assert_non_null(strstr(w->err->msg, "2 of 4 fabric GPU(s)"));
-        assert_non_null(strstr(w->err->msg, "GPU 1 (bus id 00000000:11:00.0): state IN_PROGRESS"));
-        assert_non_null(strstr(w->err->msg, "GPU 3 (bus id 00000000:13:00.0): state NOT_STARTED"));
-        assert_null(strstr(w->err->msg, "GPU 0 "));
-        assert_null(strstr(w->err->msg, "GPU 2 "));
-}
-
-static void test_fabric_completed_or_absent_passes(void **state)
-{
-        world_t *w = *state;
-        make_root(w->host, 2, NODES_FILES, NULL, NULL);
-        setenv("FAKE_NVML_FABRIC", "3:0", 1); /* HGX: trained */
-        expect_ok(w);
-        setenv("FAKE_NVML_FABRIC", "none", 1); /* PCIe card: NOT_SUPPORTED */
-        expect_ok(w);
-        setenv("FAKE_NVML_FABRIC", "0", 1); /* state NOT_SUPPORTED answered with SUCCESS */
-        expect_ok(w);
-        unsetenv("FAKE_NVML_FABRIC"); /* a library without fabric info at all */
-        expect_ok(w);
-}
-
-static void test_fabric_completed_with_error_fails(void **state)
-{
-        world_t *w = *state;
-        make_root(w->host, 2, NODES_FILES, NULL, NULL);
-        setenv("FAKE_NVML_FABRIC", "3:0,3:999", 1);
-        expect_fail(w, GV_REASON_FABRIC_NOT_READY);
-        assert_non_null(strstr(w->err->msg, "GPU 1 (bus id 00000000:11:00.0): state COMPLETED, status "));
-        assert_non_null(strstr(w->err->msg, "NVML_ERROR_UNKNOWN, 999"));
-        assert_non_null(strstr(w->err->msg, "failed"));
-        assert_null(strstr(w->err->msg, "GPU 0 "));
-}
-
-/* One PCI function under <sys>/bus/pci/devices/@addr. */
-static void pci_fn(world_t *w, const char *addr, const char *vendor, const char *cls, const char *physfn)
-{
-        char *rel = NULL;
-        assert_true(asprintf(&rel, "bus/pci/devices/%s/vendor", addr) > 0);
-        th_write(w->sys, rel, vendor, 0644);
-        free(rel);
-        assert_true(asprintf(&rel, "bus/pci/devices/%s/class", addr) > 0);
-        th_write(w->sys, rel, cls, 0644);
-        free(rel);
-        if (physfn) {
-                assert_true(asprintf(&rel, "bus/pci/devices/%s/physfn", addr) > 0);
-                char *target = NULL;
-                assert_true(asprintf(&target, "../%s", physfn) > 0);
-                th_symlink(target, w->sys, rel);
-                free(target);
-                free(rel);
-        }
-}
-
-static void test_gpu_missing_from_nvml_present_on_pci(void **state)
-{
-        world_t *w = *state;
-        make_root(w->host, 3, NODES_FILES, NULL, NULL);
-        pci_fn(w, "0000:10:00.0", "0x10de\n", "0x030200\n", NULL);
-        pci_fn(w, "0000:11:00.0", "0x10de\n", "0x030000\n", NULL);
-        pci_fn(w, "0000:12:00.0", "0x10de\n", "0x030200\n", NULL);
-        pci_fn(w, "0000:12:00.1", "0x10de\n", "0x040300\n", NULL);           /* its audio function */
-        pci_fn(w, "0000:12:00.4", "0x10de\n", "0x030200\n", "0000:12:00.0"); /* an SR-IOV VF */
-        pci_fn(w, "0000:20:00.0", "0x15b3\n", "0x020000\n", NULL);           /* a NIC */
-        setenv("FAKE_NVML_COUNT", "2", 1); /* NVML: 0000:10 and 0000:11; 0000:12 fell off */
-        expect_fail(w, GV_REASON_GPU_MISSING);
-        assert_false(gv_reason_retryable(GV_REASON_GPU_MISSING));
-        assert_non_null(strstr(w->err->msg, "NVML sees 2 GPU(s), 3 expected"));
-        assert_non_null(strstr(w->err->msg, "3 NVIDIA GPU(s) under"));
-        assert_non_null(strstr(w->err->msg, "not seen by NVML: 0000:12:00.0"));
-        assert_null(strstr(w->err->msg, "0000:10:00.0"));
-        assert_null(strstr(w->err->msg, "12:00.4"));
-        setenv("FAKE_NVML_COUNT", "3", 1);
-        expect_ok(w);
-        assert_string_equal(fact(w, "GPU_COUNT"), "3");
-}
-
-static void test_expected_gpus_higher_than_nvml(void **state)
-{
-        world_t *w = *state;
-        make_root(w->host, 2, NODES_FILES, NULL, NULL);
-        w->cfg.expected_gpus = 3;
-        expect_fail(w, GV_REASON_GPU_MISSING);
-        assert_non_null(strstr(w->err->msg, "NVML sees 2 GPU(s), 3 expected (--expected-gpus / EXPECTED_GPU_COUNT)"));
-        w->cfg.expected_gpus = 2;
-        expect_ok(w);
-        /* a mock root under the default /sys: the machine's own PCI bus does not count */
-        w->cfg.expected_gpus = 0;
-        w->cfg.sysfs_root = "/sys";
-        expect_ok(w);
 }
 
 int main(int argc, char **argv)
@@ -916,11 +655,6 @@ int main(int argc, char **argv)
                 T(test_dev_char_symlinks_disabled_or_failing),
                 T(test_mock_file_nodes_get_no_symlinks),
                 T(test_default_search_lists),
-                T(test_fabric_in_progress_names_each_gpu),
-                T(test_fabric_completed_or_absent_passes),
-                T(test_fabric_completed_with_error_fails),
-                T(test_gpu_missing_from_nvml_present_on_pci),
-                T(test_expected_gpus_higher_than_nvml),
         };
 #undef T
         return cmocka_run_group_tests(tests, NULL, NULL);

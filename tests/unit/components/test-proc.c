@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gv_proc_run(), the child-process runner behind the nvidia-smi check:
- * exit codes survive an inherited SIGCHLD=SIG_IGN (issue 9 defect 1) and
- * nothing the child started outlives a time-out or a stop (defect 8).
+ * exit codes survive an inherited SIGCHLD=SIG_IGN and nothing the child
+ * started outlives a time-out or a stop.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -59,7 +59,7 @@ typedef struct script {
         gv_reason_t reason;
         bool skip;
         bool set_stop;        /* set *stop during validate */
-        unsigned seen_dev_node_wait_s[8]; /* cfg->dev_node_wait_s handed to each call */
+        unsigned seen_dev_node_wait_s[8]; /* cfg->driver.dev_node_wait_s handed to each call */
         struct timespec at[8];            /* when each call came (CLOCK_MONOTONIC) */
 } script_t;
 
@@ -70,7 +70,7 @@ static int scripted_validate(const gv_config_t *cfg, gv_store_t *store, gv_resul
 {
         (void) store;
         if (script.calls < 8) {
-                script.seen_dev_node_wait_s[script.calls] = cfg->dev_node_wait_s;
+                script.seen_dev_node_wait_s[script.calls] = cfg->driver.dev_node_wait_s;
                 clock_gettime(CLOCK_MONOTONIC, &script.at[script.calls]);
         }
         script.calls++;
@@ -162,7 +162,7 @@ static void test_fr17_schedule_within_max_wait(void **state)
         w->cfg.max_wait_s = 1;
         w->cfg.sleep_interval_s = 5;
         w->cfg.max_backoff_s = 60;
-        w->cfg.dev_node_wait_s = 30;
+        w->cfg.driver.dev_node_wait_s = 30;
         script.fail_times = 1000;
         script.reason = GV_REASON_DEVICE_NODE_MISSING;
         struct timespec a, b;
@@ -187,7 +187,7 @@ static void test_fr17_schedule_within_max_wait(void **state)
 static void test_dev_node_wait_unclamped_without_deadline(void **state)
 {
         world_t *w = *state;
-        w->cfg.dev_node_wait_s = 30;
+        w->cfg.driver.dev_node_wait_s = 30;
         assert_int_equal(gv_component_run(&scripted_driver, &w->cfg, w->store, &w->rep), 0);
         assert_int_equal(script.seen_dev_node_wait_s[0], 30);
         gv_run_report_clear(&w->rep);
@@ -398,13 +398,13 @@ static void test_cuda_and_plugin_need_node(void **state)
         (void) state;
         /* cuda.c / plugin.c: without NODE_NAME (and OPERATOR_NAMESPACE) it is a config error, before any
          * API call; WITH_WORKLOAD=false publishes cuda-ready with no check (docs/workload-lifecycle.md) */
-        gv_config_t cfg = { .with_workload = true };
+        gv_config_t cfg = { .workload.with_workload = true };
         gv_result_t res = { 0 };
         gv_error_t *err = NULL;
         assert_true(gv_component_find("cuda")->validate(&cfg, NULL, &res, &err) < 0);
         assert_int_equal(err->reason, GV_REASON_CONFIG);
         gv_error_free(&err);
-        cfg.with_workload = false;
+        cfg.workload.with_workload = false;
         assert_int_equal(gv_component_find("cuda")->validate(&cfg, NULL, &res, &err), 0);
         assert_non_null(strstr(res.summary, "WITH_WORKLOAD=false"));
         gv_result_clear(&res);

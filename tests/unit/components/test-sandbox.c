@@ -135,11 +135,11 @@ static void test_workload_config_without_node(void **state)
         assert_int_equal(gv_workload_config(&cfg, "t", &config, &source, &err), 0);
         assert_string_equal(config, "vm-passthrough");
         assert_string_equal(source, "default");
-        cfg.default_workload_config = "vm-vgpu";
+        cfg.sandbox.default_workload_config = "vm-vgpu";
         assert_int_equal(gv_workload_config(&cfg, "t", &config, &source, &err), 0);
         assert_string_equal(config, "vm-vgpu");
         assert_string_equal(source, "DEFAULT_GPU_WORKLOAD_CONFIG");
-        cfg.default_workload_config = "VM-VGPU"; /* not allowed: upstream's default */
+        cfg.sandbox.default_workload_config = "VM-VGPU"; /* not allowed: upstream's default */
         assert_int_equal(gv_workload_config(&cfg, "t", &config, &source, &err), 0);
         assert_string_equal(config, "vm-passthrough");
 }

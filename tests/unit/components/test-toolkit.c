@@ -64,7 +64,7 @@ static int setup(void **state)
         unsetenv("FAKE_SMI_EXIT");
         w->cfg = (gv_config_t) {
                 .output_dir = gv_store_dir(w->store),
-                .host_root = w->host,
+                .driver.host_root = w->host,
         };
         *state = w;
         return 0;
@@ -268,9 +268,9 @@ static void test_runtime_docker_and_crio_dropin(void **state)
         /* explicit lists replace the defaults */
         static const char *const only_docker[] = { "/etc/docker/daemon.json", NULL };
         th_write(w->host, "usr/bin/nvidia-container-runtime", "#!/bin/sh\n", 0755);
-        w->cfg.runtime_configs = only_docker;
+        w->cfg.toolkit.runtime_configs = only_docker;
         expect_fail(w, GV_REASON_TOOLKIT, "no container runtime configuration found");
-        w->cfg.runtime_configs = NULL;
+        w->cfg.toolkit.runtime_configs = NULL;
 }
 
 static void test_in_container_nvidia_smi(void **state)
@@ -298,7 +298,7 @@ static void test_custom_cdi_dirs(void **state)
         th_write(w->host, "srv/cdi/x.yml",
                  "kind: nvidia.com/gpu\ndevices: [{name: '0'}, {name: GPU-a}, {name: all}]\n", 0644);
         const char *dirs[] = { "/srv/cdi", NULL };
-        w->cfg.cdi_dirs = dirs;
+        w->cfg.toolkit.cdi_dirs = dirs;
         expect_ok(w, "cdi");
 }
 

@@ -876,7 +876,7 @@ static void test_tls(void **state)
         assert_true(gv_k8s_get(c, "/api/v1/nodes", &list, &err) < 0);
         assert_int_equal(err->reason, GV_REASON_KUBERNETES);
         assert_non_null(strstr(err->msg, "https://127.0.0.1:")); /* the server ... */
-        assert_non_null(strstr(err->msg, "/nonexistent-ca.pem")); /* ... and the CA file (issue 12 item 6) */
+        assert_non_null(strstr(err->msg, "/nonexistent-ca.pem")); /* ... and the CA file */
         gv_k8s_client_free(c);
         gv_error_free(&err);
 
@@ -934,7 +934,7 @@ static bool on_any(void *ud, const gv_k8s_watch_event_t *ev)
         return true;
 }
 
-/* Issue 9 defect 13: a response body is bounded (16 MiB), a watch event too
+/* A response body is bounded (16 MiB), a watch event too
  * (2 MiB); the error names the request and the limit, and nothing is retried. */
 static void test_huge_bodies(void **state)
 {

@@ -139,4 +139,21 @@ static inline gv_marker_state_t state_of(gv_store_t *s, gv_marker_id_t id)
         return st;
 }
 
+/* Publish every marker of the chain, upstream first. */
+static inline void publish_chain(fixture_t *fx)
+{
+        publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
+        publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
+        publish_ok(fx->s, GV_MARKER_CUDA, NULL);
+        publish_ok(fx->s, GV_MARKER_PLUGIN, NULL);
+        publish_ok(fx->s, GV_MARKER_NVIDIA_FS, NULL);
+        publish_ok(fx->s, GV_MARKER_GDRCOPY, NULL);
+        publish_ok(fx->s, GV_MARKER_NVIDIA_PEERMEM, NULL);
+        publish_ok(fx->s, GV_MARKER_MOFED, NULL);
+        publish_ok(fx->s, GV_MARKER_CC_MANAGER, NULL);
+        publish_ok(fx->s, GV_MARKER_VFIO_PCI, NULL);
+        publish_ok(fx->s, GV_MARKER_VGPU_MANAGER, NULL);
+        publish_ok(fx->s, GV_MARKER_VGPU_DEVICES, NULL);
+}
+
 #endif

@@ -487,7 +487,7 @@ static nvmlReturn_t engine_util(api_t *a, nvmlDevice_t d, bool ofa, unsigned *ut
 }
 
 /*
- * What the real clients read (issue 10, docs/real-clients.md to-do 1-6):
+ * What the real clients read (docs/real-clients.md):
  * nvmlDeviceGetTemperatureV (nvitop), nvmlDeviceGetAccountingBufferSize
  * (4000 in every capture), SupportedClocksEventReasons = its old name,
  * JPEG/OFA utilisation (0 % in the non-MIG captures, N/A with MIG on) and

@@ -341,7 +341,7 @@ static void test_bad_profiles_name_file_line_field(void **state)
 }
 
 /*
- * Issue 9 defect 2: GPU and compute instance ids are bounded so that the
+ * GPU and compute instance ids are bounded so that the
  * 64-bit id sets of finalize never shift by 64 or more (undefined behaviour),
  * and never reach NVML's 0xFFFFFFFF "not on a MIG device".
  */
@@ -392,7 +392,7 @@ static void test_instance_ids_bounded(void **state)
         gv_mock_profile_free(&p);
 }
 
-/* Issue 9 defect 9: a key given twice is refused with file:line, in YAML and in JSON. */
+/* A key given twice is refused with file:line, in YAML and in JSON. */
 static void test_duplicate_keys_refused(void **state)
 {
         (void) state;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Crash tests of `mock install` (issue 9 defect 5): a process running
+ * Crash tests of `mock install`: a process running
  * gv_mock_install() is killed with SIGKILL -- before each of its changes to
  * the filesystem in turn (the step hook of gv_mock_install_opts_t), and at
  * seeded random times -- and afterwards

@@ -330,7 +330,7 @@ static char **cdi_host_paths(const char *spec)
 }
 
 /*
- * Issue 9 defect 6: a root path with a newline (and quotes, a backslash, a
+ * A root path with a newline (and quotes, a backslash, a
  * tab, non-ASCII letters) must come back from the CDI spec byte for byte; a
  * path YAML cannot hold (not UTF-8) is refused before anything is written.
  */
@@ -368,15 +368,15 @@ static void test_cdi_host_paths_survive_any_root_name(void **state)
 static void test_ldcache_format(void **state)
 {
         (void) state;
-        assert_true(gv_ldcache_libcmp("libcuda.so.10", "libcuda.so.9") > 0); /* numbers, not characters */
-        assert_true(gv_ldcache_libcmp("libcuda.so.1", "libcuda.so.1") == 0);
-        assert_true(gv_ldcache_libcmp("libcuda.so", "libcuda.so.1") < 0);
-        assert_true(gv_ldcache_libcmp("libnvidia-ml.so.1", "libcuda.so.1") > 0);
-        const gv_ldcache_lib_t libs[] = { { "libcuda.so.1", "/usr/lib64/libcuda.so.1" },
+        assert_true(mr_ldcache_libcmp("libcuda.so.10", "libcuda.so.9") > 0); /* numbers, not characters */
+        assert_true(mr_ldcache_libcmp("libcuda.so.1", "libcuda.so.1") == 0);
+        assert_true(mr_ldcache_libcmp("libcuda.so", "libcuda.so.1") < 0);
+        assert_true(mr_ldcache_libcmp("libnvidia-ml.so.1", "libcuda.so.1") > 0);
+        const mr_ldcache_lib_t libs[] = { { "libcuda.so.1", "/usr/lib64/libcuda.so.1" },
                                           { "libnvidia-ml.so.1", "/usr/lib64/libnvidia-ml.so.1" } };
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
-        assert_int_equal(gv_ldcache_build(libs, 2, &buf, &len), 0);
+        assert_int_equal(mr_ldcache_build(libs, 2, &buf, &len), 0);
         assert_memory_equal(buf, "glibc-ld.so.cache1.1", 20);
         uint32_t nlibs, strings, key0, val0, key1;
         memcpy(&nlibs, buf + 20, 4);
@@ -390,9 +390,9 @@ static void test_ldcache_format(void **state)
         assert_string_equal(buf + key0, "libnvidia-ml.so.1");
         assert_string_equal(buf + val0, "/usr/lib64/libnvidia-ml.so.1");
         assert_string_equal(buf + key1, "libcuda.so.1");
-        const gv_ldcache_lib_t bad[] = { { "", "/x" } };
+        const mr_ldcache_lib_t bad[] = { { "", "/x" } };
         _cleanup_free_ char *none = NULL;
-        assert_int_equal(gv_ldcache_build(bad, 1, &none, &len), -EINVAL);
+        assert_int_equal(mr_ldcache_build(bad, 1, &none, &len), -EINVAL);
 }
 
 static void test_locate_artifacts(void **state)

@@ -437,7 +437,7 @@ static char *emit_fake_gpu(bool xml)
         return emit_fake_gpu_on(xml, "580.1");
 }
 
-/* The driver branch picks the element names (issue 10 item 6; names of the xml__* captures of each branch). */
+/* The driver branch picks the element names (names of the xml__* captures of each branch). */
 static void test_rows_gated_by_driver_branch(void **state)
 {
         (void) state;

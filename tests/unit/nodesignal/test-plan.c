@@ -127,7 +127,7 @@ static void test_pending_node(void **state)
         json_object_put(node);
 }
 
-/* Issue 12 item 4: the validator's own pod says which component runs, or which failed and why. */
+/* The validator's own pod says which component runs, or which failed and why. */
 #define POD_SPEC                                                                                                   \
         "\"spec\":{\"initContainers\":[{\"name\":\"node-status\",\"restartPolicy\":\"Always\"},"                \
         "{\"name\":\"driver-validation\"},{\"name\":\"toolkit-validation\"},{\"name\":\"cuda-validation\"}]}"

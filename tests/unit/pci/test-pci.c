@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* gv_metrics_count_pci_gpus on fake sysfs trees. */
+/*
+ * The sysfs PCI scan (src/pci/pci.h) on fake sysfs trees: which functions are NVIDIA GPUs (the
+ * class without its programming interface), what fails the scan (an unreadable vendor or class,
+ * naming the file) and what does not (an entry that went away, a missing bus).  The details the
+ * sandbox components read are tested in tests/unit/components/test-sandbox.c.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +20,22 @@
 
 #include "base/cleanup.h"
 #include "base/fileio.h"
-#include "metrics/metrics.h"
-#include "metrics-test.h"
+#include "pci/pci.h"
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+        (void) st;
+        (void) flag;
+        (void) ftw;
+        remove(path);
+        return 0;
+}
+
+/* Remove a temporary tree (no symlink is followed). */
+static void rm_rf(const char *path)
+{
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 typedef struct {
         char *root; /* fake sysfs root */
@@ -72,7 +92,7 @@ static int teardown(void **state)
 static int count(fixture_t *fx)
 {
         _cleanup_error_ gv_error_t *err = NULL;
-        int n = gv_metrics_count_pci_gpus(fx->root, &err);
+        int n = gv_pci_count_gpus(fx->root, &err);
         if (n < 0)
                 fail_msg("count failed: %s", err ? err->msg : "?");
         assert_null(err);
@@ -124,13 +144,51 @@ static void test_mixed_node(void **state)
         assert_int_equal(count(fx), 3);
 }
 
-static void test_unreadable_entries_skipped(void **state)
+/* An unreadable or malformed vendor or class fails the scan, naming the file, as go-nvlib's nvpci. */
+static void expect_failure(fixture_t *fx, const char *file)
+{
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_pci_count_gpus(fx->root, &err), -EIO);
+        assert_non_null(err);
+        assert_int_equal(err->reason, GV_REASON_IO);
+        if (!strstr(err->msg, file))
+                fail_msg("%s does not name %s", err->msg, file);
+}
+
+static void test_unreadable_vendor_fails(void **state)
 {
         fixture_t *fx = *state;
-        add_function(fx, "0000:04:00.0", "0x10de\n", NULL);          /* no class */
-        add_function(fx, "0000:05:00.0", NULL, "0x030000\n");        /* no vendor */
-        add_function(fx, "0000:06:00.0", "garbage\n", "0x030000\n"); /* bad vendor */
-        add_function(fx, "0000:07:00.0", "0x10de\n", "0x0302zz\n");  /* bad class */
+        add_function(fx, "0000:17:00.0", "0x10de\n", "0x030200\n");
+        add_function(fx, "0000:05:00.0", NULL, "0x030000\n");
+        expect_failure(fx, "0000:05:00.0/vendor");
+}
+
+static void test_malformed_vendor_fails(void **state)
+{
+        fixture_t *fx = *state;
+        add_function(fx, "0000:06:00.0", "garbage\n", "0x030000\n");
+        expect_failure(fx, "0000:06:00.0/vendor");
+}
+
+static void test_unreadable_class_fails(void **state)
+{
+        fixture_t *fx = *state;
+        add_function(fx, "0000:04:00.0", "0x10de\n", NULL);
+        expect_failure(fx, "0000:04:00.0/class");
+}
+
+static void test_malformed_class_fails(void **state)
+{
+        fixture_t *fx = *state;
+        add_function(fx, "0000:07:00.0", "0x10de\n", "0x0302zz\n");
+        expect_failure(fx, "0000:07:00.0/class");
+}
+
+/* Another vendor's class is none of the scan's business; an entry that went away is passed over. */
+static void test_other_vendor_class_and_vanished_entry(void **state)
+{
+        fixture_t *fx = *state;
+        add_function(fx, "0000:03:00.0", "0x8086\n", NULL);          /* not NVIDIA: class unread */
         add_function(fx, "0000:08:00.0", "0x10de", "0x030000");      /* no newline: fine */
         _cleanup_free_ char *dangling = NULL;
         assert_true(asprintf(&dangling, "%s/bus/pci/devices/0000:09:00.0", fx->root) > 0);
@@ -138,15 +196,44 @@ static void test_unreadable_entries_skipped(void **state)
         assert_int_equal(count(fx), 1);
 }
 
-static void test_missing_root_is_an_error(void **state)
+/* No bus/pci/devices: -ENOENT naming the folder, or an empty list when the caller asks so. */
+static void test_missing_bus(void **state)
 {
         fixture_t *fx = *state;
         _cleanup_free_ char *nowhere = gv_path_join(fx->root, "no-such-sysfs");
         _cleanup_error_ gv_error_t *err = NULL;
-        assert_int_equal(gv_metrics_count_pci_gpus(nowhere, &err), -ENOENT);
+        assert_int_equal(gv_pci_count_gpus(nowhere, &err), -ENOENT);
         assert_non_null(err);
         assert_int_equal(err->reason, GV_REASON_IO);
         assert_non_null(strstr(err->msg, "bus/pci/devices"));
+        _cleanup_(gv_pci_list_clear) gv_pci_list_t l = { .n = 99 };
+        assert_int_equal(gv_pci_list_gpus(nowhere, &l, NULL), 0);
+        assert_int_equal(l.n, 0);
+        assert_int_equal(gv_pci_count_vendor(nowhere, GV_PCI_VENDOR_MELLANOX), 0);
+}
+
+/* The list: sorted by address, class and vendor kept, details only when asked. */
+static void test_scan_list(void **state)
+{
+        fixture_t *fx = *state;
+        add_function(fx, "0000:b1:00.0", "0x10de\n", "0x030000\n");
+        add_function(fx, "0000:17:00.0", "0x10de\n", "0x030200\n");
+        add_function(fx, "0000:17:00.1", "0x10de\n", "0x040300\n");
+        _cleanup_(gv_pci_list_clear) gv_pci_list_t l = { 0 };
+        _cleanup_error_ gv_error_t *err = NULL;
+        assert_int_equal(gv_pci_scan(fx->root, GV_PCI_VENDOR_NVIDIA, 0, &l, &err), 0);
+        assert_int_equal(l.n, 3);
+        assert_string_equal(l.items[0].address, "0000:17:00.0");
+        assert_string_equal(l.items[1].address, "0000:17:00.1");
+        assert_int_equal(l.items[1].class, 0x040300);
+        assert_int_equal(l.items[2].vendor, GV_PCI_VENDOR_NVIDIA);
+        assert_null(l.items[0].driver);
+        assert_int_equal(l.items[0].sriov_numvfs, -1);
+        gv_pci_list_clear(&l);
+        assert_int_equal(gv_pci_list_gpus(fx->root, &l, &err), 0);
+        assert_int_equal(l.n, 2);
+        assert_int_equal(gv_pci_count_vendor(fx->root, GV_PCI_VENDOR_MELLANOX), 0);
+        assert_int_equal(gv_pci_count_vendor(fx->root, GV_PCI_VENDOR_NVIDIA), 3);
 }
 
 int main(void)
@@ -157,8 +244,13 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_nvidia_bridge_counts_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_3d_controller_counts_one, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mixed_node, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_unreadable_entries_skipped, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_missing_root_is_an_error, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unreadable_vendor_fails, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_malformed_vendor_fails, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unreadable_class_fails, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_malformed_class_fails, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_other_vendor_class_and_vanished_entry, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_missing_bus, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_scan_list, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
