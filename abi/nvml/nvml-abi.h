@@ -904,7 +904,8 @@ static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizat
         X(nvmlDeviceGetSramEccErrorStatus, (nvmlDevice_t device, nvmlEccSramErrorStatus_t *status))       \
         X(nvmlDeviceGetRepairStatus, (nvmlDevice_t device, nvmlRepairStatus_t *repairStatus))             \
         X(nvmlDeviceGetUnrepairableMemoryFlag_v1, (nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t *unrepairableMemoryStatus)) \
-        X(nvmlDeviceGetCapabilities, (nvmlDevice_t device, nvmlDeviceCapabilities_t *caps))
+        X(nvmlDeviceGetCapabilities, (nvmlDevice_t device, nvmlDeviceCapabilities_t *caps))              \
+        X(nvmlSystemGetProcessName, (unsigned int pid, char *name, unsigned int length))
 
 /* Plain and older versioned names the mock exports as the same function: X(name, implementation). */
 #define GV_NVML_MOCK_ALIASES(X)                                                                           \

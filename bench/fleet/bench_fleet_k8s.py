@@ -420,11 +420,6 @@ def main():
     with open(os.path.join(work, "audit-policy.yaml"), "w") as f:
         f.write(AUDIT_POLICY)
     audit = os.path.join(work, "audit.log")
-    # Node leases renewed every 15 min instead of every 10 s, and no node lifecycle controller
-    # to judge them: at 1,000 nodes the renewals alone were ~100 etcd writes a second, more than
-    # the validations', and their rate falls when the CPU is short, so they could not be told
-    # apart.  Node status heartbeats (the KWOK stage) stay.
-    os.environ.update(GV_K8S_KWOK_LEASE_SECONDS="3600", GV_K8S_CONTROLLERS="*,-node-lifecycle-controller")
     os.environ.update(GV_K8S_KWOK_CONFIG=os.path.join(work, "stages.yaml"), GV_K8S_VERSION=args.version,
                       GV_K8S_APISERVER_ARGS=f"--audit-policy-file={work}/audit-policy.yaml --audit-log-path={audit} "
                       "--audit-log-format=json --audit-log-maxsize=0 --max-requests-inflight=800 "

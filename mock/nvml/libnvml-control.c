@@ -65,12 +65,34 @@ static void restore(void)
         S.lost = C.base_lost;
 }
 
+/*
+ * GPU @d's memory.used as processes come and go: @gone MiB of cleared processes freed,
+ * @added MiB of added ones taken (never past what the GPU has), as a real process's
+ * allocations show in the device's used memory.
+ */
+static void account_memory(gv_mock_device_t *d, unsigned long long gone, unsigned long long added)
+{
+        unsigned long long room = d->memory_total_mib > d->memory_reserved_mib ?
+                                          d->memory_total_mib - d->memory_reserved_mib :
+                                          0;
+        unsigned long long used = d->memory_used_mib > gone ? d->memory_used_mib - gone : 0;
+        if (used > room)
+                used = room;
+        d->memory_used_mib = added < room - used ? used + added : room;
+}
+
 /* The process list of GPU @d under @g: the profile's (unless cleared) and the added ones. */
 static void apply_processes(unsigned i, gv_mock_device_t *d, const gv_mock_gpu_state_t *g)
 {
         bool clear = g->set & GV_MOCK_SET_PROCESSES_CLEAR;
         if (!clear && !g->n_processes)
                 return;
+        unsigned long long gone = 0, added = 0;
+        for (size_t k = 0; clear && k < d->n_processes; k++)
+                gone += d->processes[k].used_memory_mib;
+        for (unsigned k = 0; k < g->n_processes; k++)
+                added += g->processes[k].used_memory_mib;
+        account_memory(d, gone, added);
         size_t keep = clear ? 0 : d->n_processes;
         size_t n = keep + g->n_processes;
         if (!n) {

@@ -3,6 +3,7 @@
  * The mock libnvidia-ml.so.1: compute, graphics and MPS process lists.
  * State, handles and helpers: libnvml-internal.h.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "mock/nvml/libnvml-internal.h"
@@ -120,3 +121,31 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
 GV_MOCK_ALIAS(nvmlDeviceGetComputeRunningProcesses_v2, nvmlDeviceGetComputeRunningProcesses_v3)
 GV_MOCK_ALIAS(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlDeviceGetGraphicsRunningProcesses_v3)
 GV_MOCK_ALIAS(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlDeviceGetMPSComputeRunningProcesses_v3)
+
+/*
+ * nvmlSystemGetProcessName - the name of process @pid: a process of the profile
+ * or of `mock set process=PID:MIB:NAME` gives its NAME; else, as NVML does for a
+ * real process, argv[0] from /proc/PID/cmdline.  NOT_FOUND for neither.
+ */
+nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
+{
+        BEGIN();
+        if (!name || !length)
+                return leave(NVML_ERROR_INVALID_ARGUMENT);
+        for (unsigned i = 0; i < S.profile->device_count && i < GV_MOCK_MAX_GPUS; i++) {
+                const gv_mock_device_t *d = &S.profile->devices[i];
+                for (size_t k = 0; k < d->n_processes; k++)
+                        if (d->processes[k].pid == pid && d->processes[k].name)
+                                return leave(copy_str(name, length, d->processes[k].name));
+        }
+        char path[64], buf[256];
+        snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+        FILE *f = fopen(path, "re");
+        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        if (f)
+                (void) fclose(f);
+        if (!n)
+                return leave(NVML_ERROR_NOT_FOUND);
+        buf[n] = '\0'; /* argv[0] ends at its NUL */
+        return leave(copy_str(name, length, buf));
+}

@@ -143,8 +143,15 @@ static void collect(const smi_t *s, gpu_info_t *g)
 
 void nvsmi_gather(smi_t *s)
 {
-        for (size_t i = 0; i < s->n; i++)
-                collect(s, &s->gpus[i]);
+        for (size_t i = 0; i < s->n; i++) {
+                gpu_info_t *g = &s->gpus[i];
+                free_gpu(g); /* again: a monitor gathers each sample */
+                g->migs = NULL;
+                g->n_mig = 0;
+                g->procs = NULL;
+                g->n_procs = 0;
+                collect(s, g);
+        }
 }
 
 void nvsmi_free_gpus(smi_t *s)
@@ -172,21 +179,28 @@ smi_src_t nvsmi_src(const smi_t *s, const gpu_info_t *g, const char *timestamp)
         };
 }
 
+bool nvsmi_gpu_line(smi_t *s, const gpu_info_t *g)
+{
+        if (g->lost) {
+                nvsmi_report_lost(s, g);
+                return false;
+        }
+        smi_src_t src = nvsmi_src(s, g, "");
+        smi_value_t name, uuid;
+        smi_field_get(SMI_F_NAME, &src, &name);
+        smi_field_get(SMI_F_UUID, &src, &uuid);
+        printf("GPU %u: %s (UUID: %s)\n", g->index, name.ret == NVML_SUCCESS ? name.text : "N/A",
+               uuid.ret == NVML_SUCCESS ? uuid.text : "N/A");
+        return true;
+}
+
 int nvsmi_list_gpus(smi_t *s)
 {
         for (size_t i = 0; i < s->n; i++) {
                 const gpu_info_t *g = &s->gpus[i];
-                if (g->lost) {
-                        nvsmi_report_lost(s, g);
+                if (!nvsmi_gpu_line(s, g))
                         continue;
-                }
-                smi_src_t src = nvsmi_src(s, g, "");
-                smi_value_t name, uuid;
-                smi_field_get(SMI_F_NAME, &src, &name);
-                smi_field_get(SMI_F_UUID, &src, &uuid);
                 /* Format of L__nvidia-smi-L_*.txt: MIG children indented, profile name in 11 columns. */
-                printf("GPU %u: %s (UUID: %s)\n", g->index, name.ret == NVML_SUCCESS ? name.text : "N/A",
-                       uuid.ret == NVML_SUCCESS ? uuid.text : "N/A");
                 for (size_t m = 0; m < g->n_mig; m++) {
                         const smi_mig_t *mi = &g->migs[m];
                         printf("  MIG %-11s Device %2u: (UUID: %s)\n", mi->profile ? mi->profile : "N/A", mi->dev,

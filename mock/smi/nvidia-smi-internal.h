@@ -72,7 +72,10 @@ int nvsmi_open_library(gv_nvml_t **out);
  */
 int nvsmi_select_gpus(smi_t *s, const char *ids);
 
-/* nvsmi_gather - for each selected GPU: find out whether it is lost, else gather its MIG devices and processes. */
+/*
+ * nvsmi_gather - for each selected GPU: find out whether it is lost, else gather its MIG devices
+ * and processes (what an earlier call gathered is freed first).
+ */
 void nvsmi_gather(smi_t *s);
 
 /* nvsmi_free_gpus - free what selection and gathering allocated. */
@@ -91,14 +94,70 @@ smi_src_t nvsmi_src(const smi_t *s, const gpu_info_t *g, const char *timestamp);
  */
 char *nvsmi_now_text(bool csv);
 
+/*
+ * nvsmi_gpu_line - GPU @g's -L line, "GPU i: NAME (UUID: ...)"; for a lost GPU the real tool's
+ * message instead (nvsmi_report_lost()) and false.
+ */
+bool nvsmi_gpu_line(smi_t *s, const gpu_info_t *g);
+
 /* nvsmi_list_gpus - -L: "GPU i: NAME (UUID: ...)" with MIG children.  Returns the exit code. */
 int nvsmi_list_gpus(smi_t *s);
 
 /* nvsmi_view_csv - --query-gpu: header (unless noheader) and a row per GPU.  Returns the exit code. */
 int nvsmi_view_csv(smi_t *s, const smi_query_t *q);
 
-/* nvsmi_view_query - -q (text) or -q -x (@xml): the whole report.  Returns the exit code. */
-int nvsmi_view_query(smi_t *s, bool xml);
+/*
+ * nvsmi_view_query - -q (text) or -q -x (@xml): the whole report, or with @display (-d, a comma
+ * list such as "MEMORY,UTILIZATION") only those sections of each GPU.  Returns the exit code (2
+ * with the real tool's message for an unknown display name).
+ */
+int nvsmi_view_query(smi_t *s, bool xml, const char *display);
+
+/* Which `nvidia-smi mig` listing. */
+typedef enum nvsmi_mig_list {
+        NVSMI_MIG_NONE,
+        NVSMI_MIG_LGIP, /* -lgip: GPU instance profiles */
+        NVSMI_MIG_LGI,  /* -lgi: GPU instances */
+        NVSMI_MIG_LCI,  /* -lci: compute instances */
+        NVSMI_MIG_LCIP, /* -lcip: compute instance profiles */
+} nvsmi_mig_list_t;
+
+/*
+ * nvsmi_view_mig - `nvidia-smi mig -lgip|-lgi|-lci|-lcip [-gi LIST]` (nvidia-smi-mig.c): the real
+ * tool's boxed tables, over NVML's MIG calls.  "No MIG-enabled devices found." (exit 6) when no
+ * selected GPU has MIG on.  Returns the exit code.
+ */
+int nvsmi_view_mig(smi_t *s, nvsmi_mig_list_t list, const char *gi);
+
+/* nvsmi_view_topo - `nvidia-smi topo -m` (nvidia-smi-topo.c): the connection matrix and its legend. */
+int nvsmi_view_topo(smi_t *s);
+
+/* nvsmi_view_nvlink - `nvidia-smi nvlink -s` (nvidia-smi-topo.c): each GPU's links and their speed. */
+int nvsmi_view_nvlink(smi_t *s);
+
+/*
+ * nvsmi_view_monitor - `nvidia-smi dmon` (@pmon false) or `pmon`: the two header lines, then a
+ * sample per GPU (dmon) or per process (pmon) every @delay_s seconds, @count times (0: until
+ * interrupted) (nvidia-smi-mon.c).  Returns the exit code.
+ */
+int nvsmi_view_monitor(smi_t *s, bool pmon, unsigned count, unsigned delay_s);
+
+/*
+ * nvsmi_view_compute_apps - `--query-compute-apps=FIELDS --format=csv[,noheader][,nounits]`
+ * (nvidia-smi-apps.c): a row per compute process of the selected GPUs; the header when @header_ok
+ * and the format asks for it.  Returns the exit code (2 for a bad field or format).
+ */
+int nvsmi_view_compute_apps(smi_t *s, const char *fields, const char *format, bool header_ok);
+
+/*
+ * nvsmi_set_persistence - `-pm 0|1` (nvidia-smi-apps.c): "already ..." when nothing changes; as
+ * a user who is not root, the real tool's refusal (exit 4); as root, that the mock does not
+ * model the change (exit 2).
+ */
+int nvsmi_set_persistence(smi_t *s, const char *mode);
+
+/* nvsmi_reset - `-r` (nvidia-smi-apps.c): refused as the real tool refuses a non-root user (exit 4); as root, not modelled. */
+int nvsmi_reset(smi_t *s);
 
 /* nvsmi_view_table - the default table view.  Returns the exit code. */
 int nvsmi_view_table(smi_t *s);

@@ -192,7 +192,7 @@ static void table_processes(const smi_t *s, size_t n_proc)
                         const nvmlProcessInfo_t *pi = &g->procs[j];
                         pstr[4 * k] = instance_id(pi->gpuInstanceId);
                         pstr[4 * k + 1] = instance_id(pi->computeInstanceId);
-                        pstr[4 * k + 2] = smi_process_name(pi->pid);
+                        pstr[4 * k + 2] = smi_process_name(s->nvml, pi->pid);
                         pstr[4 * k + 3] = fmt("%lluMiB", mib(pi->usedGpuMemory));
                         procs[k] = (smi_table_process_t){
                                 .gpu = g->index,

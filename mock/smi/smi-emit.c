@@ -255,6 +255,18 @@ static bool in_section(const char *xml, const char *section)
         return strncmp(xml, section, n) == 0 && xml[n] == '/';
 }
 
+/* Whether -d lets row path @xml through (e->only: the top-level names asked for). */
+static bool wanted(const smi_emit_t *e, const char *xml)
+{
+        if (!e->only)
+                return true;
+        size_t len = strcspn(xml, "/");
+        for (const char *const *o = e->only; *o; o++)
+                if (strlen(*o) == len && strncmp(*o, xml, len) == 0)
+                        return true;
+        return false;
+}
+
 void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
 {
         smi_value_t bus;
@@ -270,6 +282,8 @@ void smi_emit_gpu(smi_emit_t *e, const smi_src_t *src)
                 if (!smi_row_shown(d, src))
                         continue;
                 const char *xml = smi_row_xml(d, key), *label = smi_row_label(d, key);
+                if (!wanted(e, xml))
+                        continue;
                 if (na_section && in_section(xml, na_section))
                         continue;
                 free(na_section);
@@ -381,7 +395,7 @@ void smi_emit_processes(smi_emit_t *e, const smi_src_t *src)
         smi_emit_open(e, "processes", "Processes", NULL, NULL);
         for (unsigned i = 0; i < src->n_procs; i++) {
                 const nvmlProcessInfo_t *pi = &src->procs[i];
-                _cleanup_free_ char *pname = smi_process_name(pi->pid);
+                _cleanup_free_ char *pname = smi_process_name(src->nvml, pi->pid);
                 smi_emit_open(e, "process_info", "Process ID", NULL, NULL);
                 leaf_uint(e, "gpu_instance_id", "GPU instance ID",
                           pi->gpuInstanceId == 0xFFFFFFFFu ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS,
@@ -398,8 +412,11 @@ void smi_emit_processes(smi_emit_t *e, const smi_src_t *src)
         smi_emit_close(e, "processes");
 }
 
-char *smi_process_name(unsigned pid)
+char *smi_process_name(const gv_nvml_t *nvml, unsigned pid)
 {
+        char name[256] = "";
+        if (nvml && NVX(nvml, nvmlSystemGetProcessName, pid, name, sizeof(name)) == NVML_SUCCESS && name[0])
+                return strdup(name);
         _cleanup_free_ char *path = NULL;
         if (asprintf(&path, "/proc/%u/cmdline", pid) < 0)
                 return NULL;

@@ -36,12 +36,7 @@ void smi_query_free(smi_query_t *q)
         q->n = 0;
 }
 
-/*
- * next_token - the next comma-separated item at *p, blanks trimmed, into
- * *tok (heap); *p moves past its comma, or becomes NULL after the last item.
- * -ENOMEM.
- */
-static int next_token(const char **p, char **tok)
+int smi_next_token(const char **p, char **tok)
 {
         const char *comma = strchr(*p, ',');
         size_t len = comma ? (size_t) (comma - *p) : strlen(*p);
@@ -52,13 +47,12 @@ static int next_token(const char **p, char **tok)
         return 0;
 }
 
-/* The --format list: `csv` plus optional `noheader`, `nounits`; NULL (not given) is NO_FORMAT. */
-static smi_parse_error_t parse_format(const char *format, bool *header, bool *units, char **bad)
+smi_parse_error_t smi_format_parse(const char *format, bool *header, bool *units, char **bad)
 {
         bool csv = false;
         for (const char *p = format; p;) {
                 _cleanup_free_ char *tok = NULL;
-                if (next_token(&p, &tok) < 0)
+                if (smi_next_token(&p, &tok) < 0)
                         return SMI_PARSE_NOMEM;
                 if (strcmp(tok, "csv") == 0) {
                         csv = true;
@@ -80,7 +74,7 @@ smi_parse_error_t smi_query_parse(const char *fields, const char *format, smi_qu
         if (!fields)
                 return SMI_PARSE_EMPTY;
         bool header = true, units = true;
-        smi_parse_error_t pe = parse_format(format, &header, &units, bad);
+        smi_parse_error_t pe = smi_format_parse(format, &header, &units, bad);
         if (pe != SMI_PARSE_OK)
                 return pe;
 
@@ -93,7 +87,7 @@ smi_parse_error_t smi_query_parse(const char *fields, const char *format, smi_qu
                 return SMI_PARSE_NOMEM;
         for (const char *p = fields; p;) {
                 _cleanup_free_ char *tok = NULL;
-                if (next_token(&p, &tok) < 0)
+                if (smi_next_token(&p, &tok) < 0)
                         return SMI_PARSE_NOMEM;
                 /* A trailing comma ("name,") is tolerated like the real tool; an empty middle field is not. */
                 if (*tok == '\0' && !p && n > 0)

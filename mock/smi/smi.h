@@ -541,6 +541,20 @@ void smi_field_read(const smi_field_def_t *def, const smi_src_t *src, smi_value_
  */
 smi_parse_error_t smi_query_parse(const char *fields, const char *format, smi_query_t *q, char **bad);
 
+/*
+ * smi_next_token - the next comma-separated item at *p, blanks trimmed, into
+ * *tok (heap); *p moves past its comma, or becomes NULL after the last item.
+ * -ENOMEM.
+ */
+int smi_next_token(const char **p, char **tok);
+
+/*
+ * smi_format_parse - the --format list: `csv` plus optional `noheader` (*header false) and
+ * `nounits` (*units false); NULL (not given) or a list without csv is SMI_PARSE_NO_FORMAT, an
+ * unknown option SMI_PARSE_BAD_FORMAT with *bad (heap) naming it.  For every --query-* view.
+ */
+smi_parse_error_t smi_format_parse(const char *format, bool *header, bool *units, char **bad);
+
 /* smi_query_free - release what smi_query_parse() allocated; accepts a zeroed query. */
 void smi_query_free(smi_query_t *q);
 
@@ -636,6 +650,7 @@ struct smi_emit {
         bool xml;
         int depth;
         unsigned branch; /* driver branch (smi_driver_branch()); picks the DTD version; 0: the newest */
+        const char *const *only; /* NULL, or the top-level `-q -x` names to write (-d): the others are left out */
 };
 
 /* Start a document: XML declaration + DOCTYPE + <nvidia_smi_log>, or the "NVSMI LOG" banner. */
@@ -675,8 +690,13 @@ void smi_emit_mig_devices(smi_emit_t *e, const smi_src_t *src);
 /* smi_emit_processes - the processes block of smi_emit_gpu() (src->procs); a block row's writer. */
 void smi_emit_processes(smi_emit_t *e, const smi_src_t *src);
 
-/* smi_process_name - argv[0] of process @pid (/proc/PID/cmdline) as nvidia-smi shows it, else "N/A"; heap string or NULL. */
-char *smi_process_name(unsigned pid);
+/*
+ * smi_process_name - the name of process @pid as nvidia-smi shows it: NVML's
+ * (nvmlSystemGetProcessName, which is what the real tool asks, and what names a
+ * mock process of `gpu-validator mock set process=PID:MIB:NAME`), else argv[0]
+ * from /proc/PID/cmdline, else "N/A".  Heap string or NULL.
+ */
+char *smi_process_name(const gv_nvml_t *nvml, unsigned pid);
 
 /* smi_xml_escape - @s with &, <, >, " and ' escaped; heap string or NULL when out of memory. */
 char *smi_xml_escape(const char *s);
