@@ -16,12 +16,15 @@
  * the caller gave one, else to stderr, as ptxas's message would be.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/error.h"
+#include "base/fileio.h"
 #include "mock/cuda/fatbin.h"
 #include "mock/cuda/libcuda-internal.h"
 
@@ -216,43 +219,28 @@ CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
         return load(module, fatCubin, NULL);
 }
 
-/* Reads the file @fname whole (NUL-terminated); NULL when it cannot. */
-static char *read_file(const char *fname)
+/*
+ * Reads the module file @fname whole (NUL-terminated, at most GV_FATBIN_MAX bytes) into *image:
+ * CUDA_ERROR_OUT_OF_MEMORY when memory runs out, CUDA_ERROR_FILE_NOT_FOUND when it cannot be read
+ * (absent, not a regular file, too large).
+ */
+static CUresult read_module_file(const char *fname, char **image)
 {
-        _cleanup_fclose_ FILE *f = fopen(fname, "rb");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0, cap = 0;
-        for (;;) {
-                if (len + 65536 + 1 > cap) {
-                        if (cap > GV_FATBIN_MAX) {
-                                free(buf);
-                                return NULL;
-                        }
-                        char *b = realloc(buf, cap = 2 * cap + 65536 + 1);
-                        if (!b) {
-                                free(buf);
-                                return NULL;
-                        }
-                        buf = b;
-                }
-                size_t n = fread(buf + len, 1, 65536, f);
-                len += n;
-                if (n < 65536)
-                        break;
-        }
-        buf[len] = '\0';
-        return buf;
+        _cleanup_error_ gv_error_t *err = NULL;
+        int r = gv_read_file_at(AT_FDCWD, fname, false, GV_FATBIN_MAX, image, NULL, &err);
+        if (r == -ENOMEM)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+        return r < 0 ? CUDA_ERROR_FILE_NOT_FOUND : CUDA_SUCCESS;
 }
 
 CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
         if (!module || !fname)
                 return CUDA_ERROR_INVALID_VALUE;
-        _cleanup_free_ char *image = read_file(fname);
-        if (!image)
-                return CUDA_ERROR_FILE_NOT_FOUND;
+        _cleanup_free_ char *image = NULL;
+        CUresult r = read_module_file(fname, &image);
+        if (r != CUDA_SUCCESS)
+                return r;
         return load(module, image, NULL);
 }
 
@@ -380,9 +368,10 @@ CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_o
 {
         if (!library || !fileName)
                 return CUDA_ERROR_INVALID_VALUE;
-        _cleanup_free_ char *image = read_file(fileName);
-        if (!image)
-                return CUDA_ERROR_FILE_NOT_FOUND;
+        _cleanup_free_ char *image = NULL;
+        CUresult r = read_module_file(fileName, &image);
+        if (r != CUDA_SUCCESS)
+                return r;
         return cuLibraryLoadData(library, image, jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
                                  libraryOptionValues, numLibraryOptions);
 }
