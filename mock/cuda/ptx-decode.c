@@ -146,14 +146,8 @@ static void split_opcode(const tok_t *t, size_t *base_n, mods_t *m)
 static long emit(parser_t *ps, const ptx_ins_t *in)
 {
         struct gv_ptx_func *f = ps->f;
-        if (f->n_code >= ps->cap_code) {
-                size_t cap = ps->cap_code ? 2 * ps->cap_code : 64;
-                ptx_ins_t *c = reallocarray(f->code, cap, sizeof(*c));
-                if (!c)
-                        return ptx_perr_oom(ps);
-                f->code = c;
-                ps->cap_code = cap;
-        }
+        if (!GV_GREEDY_REALLOC(f->code, ps->cap_code, f->n_code + 1))
+                return ptx_perr_oom(ps);
         f->code[f->n_code] = *in;
         return (long) f->n_code++;
 }
@@ -440,10 +434,9 @@ static int decode_branch(parser_t *ps, ptx_ins_t *in, const opnd_t *o, int no)
                 ps->f->code[at].target = (uint32_t) e->value;
                 return 0;
         }
-        fixup_t *fx = reallocarray(ps->fix, ps->n_fix + 1, sizeof(*fx));
-        if (!fx)
+        if (!GV_GREEDY_REALLOC(ps->fix, ps->cap_fix, ps->n_fix + 1))
                 return ptx_perr_oom(ps);
-        ps->fix = fx;
+        fixup_t *fx = ps->fix;
         fx[ps->n_fix] = (fixup_t) { .ins = (size_t) at, .line = in->line };
         if (!(fx[ps->n_fix].label = strndup(o[0].text.s, o[0].text.n)))
                 return ptx_perr_oom(ps);

@@ -193,7 +193,7 @@ static void end_function(parser_t *ps)
                 free(ps->fix[i].label);
         free(ps->fix);
         ps->fix = NULL;
-        ps->n_fix = ps->cap_fix = ps->cap_code = ps->cap_const = ps->cap_fill = 0;
+        ps->n_fix = ps->cap_fix = ps->cap_code = ps->cap_const = ps->cap_const_slot = ps->cap_fill = 0;
         ps->shared_cursor = 0;
         for (size_t i = 0; i < SR_COUNT; i++)
                 ps->special[i] = -1;
@@ -243,10 +243,8 @@ static int function(parser_t *ps, bool entry)
         if (ps->errored || resolve_fixups(ps) < 0)
                 return -EINVAL;
         /* a function that runs off its end returns */
-        ptx_ins_t *code = reallocarray(f->code, f->n_code + 1, sizeof(*code));
-        if (!code)
+        if (!GV_GREEDY_REALLOC(f->code, ps->cap_code, f->n_code + 1))
                 return ptx_perr_oom(ps);
-        f->code = code;
         f->code[f->n_code++] = (ptx_ins_t) { .op = OP_EXIT, .guard = -1, .line = ps->tok.line };
         f->shared_static = (size_t) ((ps->shared_cursor + 15) / 16 * 16);
         return 0;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "mock/cuda/ptx-internal.h"
 
 typedef enum tok_type { T_EOF, T_ID, T_NUM, T_STR, T_PUNCT } tok_type_t;
@@ -64,7 +65,7 @@ typedef struct parser {
         size_t n_fam;
         fixup_t *fix;
         size_t n_fix;
-        size_t cap_code, cap_const, cap_fill, cap_fix;
+        size_t cap_code, cap_const, cap_const_slot, cap_fill, cap_fix; /* room in f->code, ..., fix */
         uint64_t shared_cursor; /* bytes of the function's shared window so far */
         int32_t special[SR_COUNT]; /* slot of each special register, -1 */
         bool errored;

@@ -256,31 +256,14 @@ void ptx_sym_free(symtab_t *t)
 /* ------------------------------------------------------------------ */
 /* slots                                                               */
 
-/* Grows *p (elements of @size) to hold @need; false on OOM. */
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-        if (need <= *cap)
-                return true;
-        size_t c = *cap ? *cap : 16;
-        while (c < need)
-                c *= 2;
-        void *q = reallocarray(*p, c, size);
-        if (!q)
-                return false;
-        *p = q;
-        *cap = c;
-        return true;
-}
-
 int32_t ptx_slot_const(parser_t *ps, uint64_t v)
 {
         struct gv_ptx_func *f = ps->f;
         for (size_t i = f->n_const; i-- > 0 && i + 64 >= f->n_const;)
                 if (f->const_val[i] == v)
                         return f->const_slot[i];
-        size_t cap = ps->cap_const;
-        if (!grow((void **) &f->const_val, &cap, f->n_const + 1, sizeof(uint64_t)) ||
-            !grow((void **) &f->const_slot, &ps->cap_const, f->n_const + 1, sizeof(int32_t))) {
+        if (!GV_GREEDY_REALLOC(f->const_val, ps->cap_const, f->n_const + 1) ||
+            !GV_GREEDY_REALLOC(f->const_slot, ps->cap_const_slot, f->n_const + 1)) {
                 ptx_perr_oom(ps);
                 return -1;
         }
@@ -295,7 +278,7 @@ int32_t ptx_slot_special(parser_t *ps, ptx_sreg_t r)
         if (ps->special[r] >= 0)
                 return ps->special[r];
         struct gv_ptx_func *f = ps->f;
-        if (!grow((void **) &f->fill, &ps->cap_fill, f->n_fill + 1, sizeof(*f->fill))) {
+        if (!GV_GREEDY_REALLOC(f->fill, ps->cap_fill, f->n_fill + 1)) {
                 ptx_perr_oom(ps);
                 return -1;
         }
