@@ -94,6 +94,21 @@ static inline nvmlDevice_t gpu(api_t *a, unsigned i)
         return d;
 }
 
+/* Whether @s is @prefix and 36 characters with dashes where a UUID has them (8-4-4-4-12): GPU-..., MIG-... */
+static inline bool uuid_shape(const char *s, const char *prefix)
+{
+        size_t pl = strlen(prefix);
+        if (strncmp(s, prefix, pl) != 0 || strlen(s) != pl + 36)
+                return false;
+        for (size_t i = pl; s[i]; i++) {
+                size_t k = i - pl;
+                bool dash = k == 8 || k == 13 || k == 18 || k == 23;
+                if (dash != (s[i] == '-'))
+                        return false;
+        }
+        return true;
+}
+
 #define API(state) ((api_t *) *(state))
 #define T(f) cmocka_unit_test_prestate_setup_teardown(f, api_reset, api_reset, &api)
 
