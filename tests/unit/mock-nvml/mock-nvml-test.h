@@ -68,6 +68,21 @@ static inline void clear_mock_env(void)
                 unsetenv(vars[i]);
 }
 
+/*
+ * The start of a test program's main(): argv[1] the library, argv[2] the fixture folder.  Clears
+ * the mock's environment and opens the library into @a; 0, or 2 after a usage line.
+ */
+static inline int api_start(api_t *a, int argc, char **argv)
+{
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+                return 2;
+        }
+        clear_mock_env();
+        api_open(a, argv[1], argv[2]);
+        return 0;
+}
+
 /* Shuts the library down completely and clears the mock's environment. */
 static inline int api_reset(void **state)
 {

@@ -639,12 +639,8 @@ static void test_every_builtin_profile_through_the_library(void **state)
 
 int main(int argc, char **argv)
 {
-        if (argc < 3) {
-                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+        if (api_start(&api, argc, argv) != 0)
                 return 2;
-        }
-        clear_mock_env();
-        api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_exports_match_abi_list),
                 T(test_aliases_are_the_same_function),

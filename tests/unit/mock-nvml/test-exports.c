@@ -690,12 +690,8 @@ static void test_process_utilization(void **state)
 
 int main(int argc, char **argv)
 {
-        if (argc < 3) {
-                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+        if (api_start(&api, argc, argv) != 0)
                 return 2;
-        }
-        clear_mock_env();
-        api_open(&api, argv[1], argv[2]);
         load_table(&api);
         const struct CMUnitTest tests[] = {
                 T(test_every_declared_function_is_exported),
