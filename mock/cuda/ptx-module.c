@@ -29,22 +29,14 @@ static int param_list(parser_t *ps, bool record)
                 if (!ptx_tok_is(ps, ".param") && !ptx_tok_is(ps, ".reg"))
                         return ptx_perr(ps, "expected .param");
                 ptx_lex_next(ps);
-                size_t align = 1, elem = 0;
-                if (ptx_read_type(ps, &align, &elem) < 0)
+                ptx_decl_t d;
+                if (ptx_read_decl(ps, "a parameter name", &d) < 0)
                         return -EINVAL;
-                if (!align)
-                        align = 1;
-                if (ps->tok.type != T_ID)
-                        return ptx_perr(ps, "expected a parameter name");
-                tok_t name = ps->tok;
-                ptx_lex_next(ps);
-                uint64_t count;
-                bool open;
-                if (ptx_read_dims(ps, &count, &open) < 0)
-                        return -EINVAL;
+                if (!d.align)
+                        d.align = 1;
                 if (record) {
-                        size_t off = (f->param_bytes + align - 1) / align * align, n = f->n_param;
-                        if (off + elem * count > 32768)
+                        size_t off = (f->param_bytes + d.align - 1) / d.align * d.align, n = f->n_param;
+                        if (off + d.elem * d.count > 32768)
                                 return ptx_perr(ps, "parameters larger than 32 KiB");
                         char **names = reallocarray(f->param_name, n + 1, sizeof(char *));
                         if (names)
@@ -55,14 +47,14 @@ static int param_list(parser_t *ps, bool record)
                         size_t *sizes = reallocarray(f->param_size, n + 1, sizeof(size_t));
                         if (sizes)
                                 f->param_size = sizes;
-                        if (!names || !offs || !sizes || !(names[n] = strndup(name.s, name.n)))
+                        if (!names || !offs || !sizes || !(names[n] = strndup(d.name.s, d.name.n)))
                                 return ptx_perr_oom(ps);
                         offs[n] = off;
-                        sizes[n] = elem * count;
+                        sizes[n] = d.elem * d.count;
                         f->n_param++;
-                        f->param_bytes = off + elem * count;
-                        if (ptx_sym_add(&ps->locals, name.s, name.n, SYM_PARAM, (int64_t) off) < 0)
-                                return ptx_perr(ps, "parameter '%.*s' twice", (int) name.n, name.s);
+                        f->param_bytes = off + d.elem * d.count;
+                        if (ptx_sym_add(&ps->locals, d.name.s, d.name.n, SYM_PARAM, (int64_t) off) < 0)
+                                return ptx_perr(ps, "parameter '%.*s' twice", (int) d.name.n, d.name.s);
                 }
                 if (ptx_tok_punct(ps, ','))
                         ptx_lex_next(ps);

@@ -104,6 +104,19 @@ int64_t ptx_shared_offset(parser_t *ps, size_t v);
 int ptx_read_type(parser_t *ps, size_t *align, size_t *bytes);
 /* ptx_read_dims - the `[N][M]...` after a name: the product (1 without), 0 and *open for `[]`. */
 int ptx_read_dims(parser_t *ps, uint64_t *count, bool *open);
+
+/* A declaration's type, name and dimensions (ptx_read_decl). */
+typedef struct ptx_decl {
+        size_t align, elem; /* bytes: the alignment, one element (times the vector width) */
+        tok_t name;
+        uint64_t count;     /* elements: the product of the dimensions, 1 without */
+        bool open;          /* the last dimension is `[]` (count 0) */
+} ptx_decl_t;
+/*
+ * ptx_read_decl - what follows a state space or .param: [.align N] [.vN] .type, the name (@what
+ * says what it names in the error "expected @what") and its dimensions.  -EINVAL, the error recorded.
+ */
+int ptx_read_decl(parser_t *ps, const char *what, ptx_decl_t *d);
 /* ptx_module_var - a module-scope .global/.const/.shared variable after its state space directive. */
 int ptx_module_var(parser_t *ps, ptx_space_t space, bool external);
 /* ptx_reg_decl - `.reg .type names;` after `.reg`. */

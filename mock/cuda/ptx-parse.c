@@ -429,6 +429,18 @@ int ptx_read_dims(parser_t *ps, uint64_t *count, bool *open)
         return 0;
 }
 
+int ptx_read_decl(parser_t *ps, const char *what, ptx_decl_t *d)
+{
+        *d = (ptx_decl_t) { .align = 1 };
+        if (ptx_read_type(ps, &d->align, &d->elem) < 0)
+                return -EINVAL;
+        if (ps->tok.type != T_ID)
+                return ptx_perr(ps, "expected %s", what);
+        d->name = ps->tok;
+        ptx_lex_next(ps);
+        return ptx_read_dims(ps, &d->count, &d->open) < 0 ? -EINVAL : 0;
+}
+
 /* Reads an initializer `= v` or `= {v, v, ...}` (integers, 0f/0d floats, nested braces) into @data. */
 static int read_init(parser_t *ps, uint8_t *data, size_t bytes, size_t elem)
 {
@@ -476,39 +488,31 @@ static int read_init(parser_t *ps, uint8_t *data, size_t bytes, size_t elem)
 /* A module-scope variable after its state space directive (.global/.const/.shared). */
 int ptx_module_var(parser_t *ps, ptx_space_t space, bool external)
 {
-        size_t align = 1, elem = 0;
-        if (ptx_read_type(ps, &align, &elem) < 0)
+        ptx_decl_t d;
+        if (ptx_read_decl(ps, "a variable name", &d) < 0)
                 return -EINVAL;
-        if (ps->tok.type != T_ID)
-                return ptx_perr(ps, "expected a variable name");
-        tok_t name = ps->tok;
-        ptx_lex_next(ps);
-        uint64_t count;
-        bool open;
-        if (ptx_read_dims(ps, &count, &open) < 0)
-                return -EINVAL;
-        if (elem * count > MAX_VAR_BYTES)
+        if (d.elem * d.count > MAX_VAR_BYTES)
                 return ptx_perr(ps, "variable too large");
         ptx_var_t *vars = reallocarray(ps->m->vars, ps->m->n_vars + 1, sizeof(*vars));
         if (!vars)
                 return ptx_perr_oom(ps);
         ps->m->vars = vars;
         ptx_var_t *v = &vars[ps->m->n_vars];
-        *v = (ptx_var_t) { .space = (uint8_t) space, .bytes = elem * count, .align = align,
-                           .external = open && space == SP_SHARED };
-        if (!(v->name = strndup(name.s, name.n)))
+        *v = (ptx_var_t) { .space = (uint8_t) space, .bytes = d.elem * d.count, .align = d.align,
+                           .external = d.open && space == SP_SHARED };
+        if (!(v->name = strndup(d.name.s, d.name.n)))
                 return ptx_perr_oom(ps);
         ps->m->n_vars++;
         if (space != SP_SHARED && !(v->data = calloc(1, v->bytes ? v->bytes : 1)))
                 return ptx_perr_oom(ps);
-        if (ptx_sym_add(&ps->globals, name.s, name.n, SYM_VAR, (int64_t) (ps->m->n_vars - 1)) < 0)
-                return ptx_perr(ps, "'%.*s' defined twice", (int) name.n, name.s);
+        if (ptx_sym_add(&ps->globals, d.name.s, d.name.n, SYM_VAR, (int64_t) (ps->m->n_vars - 1)) < 0)
+                return ptx_perr(ps, "'%.*s' defined twice", (int) d.name.n, d.name.s);
         (void) external;
         if (ptx_tok_punct(ps, '=')) {
                 ptx_lex_next(ps);
                 if (space == SP_SHARED)
                         return ptx_perr(ps, "a .shared variable cannot have an initializer");
-                if (read_init(ps, v->data, v->bytes, elem > 8 ? 8 : elem) < 0)
+                if (read_init(ps, v->data, v->bytes, d.elem > 8 ? 8 : d.elem) < 0)
                         return -EINVAL;
         }
         return ptx_expect_punct(ps, ';') ? 0 : -EINVAL;
@@ -562,31 +566,23 @@ int ptx_reg_decl(parser_t *ps)
 /* `.local`/`.shared` variable inside a function: a window offset. */
 int ptx_func_var(parser_t *ps, ptx_space_t space)
 {
-        size_t align = 1, elem = 0;
-        if (ptx_read_type(ps, &align, &elem) < 0)
+        ptx_decl_t d;
+        if (ptx_read_decl(ps, "a variable name", &d) < 0)
                 return -EINVAL;
-        if (ps->tok.type != T_ID)
-                return ptx_perr(ps, "expected a variable name");
-        tok_t name = ps->tok;
-        ptx_lex_next(ps);
-        uint64_t count;
-        bool open;
-        if (ptx_read_dims(ps, &count, &open) < 0)
-                return -EINVAL;
-        if (open)
+        if (d.open)
                 return ptx_perr(ps, "a function-scope variable needs a size");
-        uint64_t bytes = elem * count;
+        uint64_t bytes = d.elem * d.count;
         uint64_t *cursor = space == SP_SHARED ? &ps->shared_cursor : (uint64_t *) NULL;
         uint64_t local = ps->f->local_bytes;
         if (!cursor)
                 cursor = &local;
-        // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): ptx_read_type() never leaves align 0
-        uint64_t off = (*cursor + align - 1) / align * align;
+        // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): ptx_read_type() never leaves d.align 0
+        uint64_t off = (*cursor + d.align - 1) / d.align * d.align;
         if (off + bytes > MAX_VAR_BYTES)
                 return ptx_perr(ps, "variable too large");
         *cursor = off + bytes;
         ps->f->local_bytes = (size_t) local;
-        if (ptx_sym_add(&ps->locals, name.s, name.n, space == SP_SHARED ? SYM_SHARED : SYM_LOCAL, (int64_t) off) < 0)
-                return ptx_perr(ps, "'%.*s' defined twice", (int) name.n, name.s);
+        if (ptx_sym_add(&ps->locals, d.name.s, d.name.n, space == SP_SHARED ? SYM_SHARED : SYM_LOCAL, (int64_t) off) < 0)
+                return ptx_perr(ps, "'%.*s' defined twice", (int) d.name.n, d.name.s);
         return ptx_expect_punct(ps, ';') ? 0 : -EINVAL;
 }
