@@ -242,12 +242,11 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
         if (!version)
                 return CUDA_ERROR_INVALID_VALUE;
-        ENTER();
-        struct CUctx_st *c = ctx ? ctx : mc_current_ctx();
-        if (!c || !mc_ctx_ok(c))
-                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
-        *version = 3020; /* the context API of every 64-bit driver since CUDA 3.2 */
-        return mc_leave(CUDA_SUCCESS);
+        CUdevice dev;
+        CUresult r = cuCtxGetDevice_v2(&dev, ctx); /* the same checks: initialised, a live context */
+        if (r == CUDA_SUCCESS)
+                *version = 3020; /* the context API of every 64-bit driver since CUDA 3.2 */
+        return r;
 }
 
 CUresult cuCtxGetFlags(unsigned int *flags)

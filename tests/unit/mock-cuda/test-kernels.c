@@ -656,6 +656,34 @@ static void test_modules_from_files(void **state)
         in_child(modules_from_files, "a100-cuda-13.5.yaml");
 }
 
+/* The context queries: a context named or the current one; a context that is not live is CUDA_ERROR_INVALID_CONTEXT. */
+static void context_queries(gv_cuda_t *cu)
+{
+        unsigned version = 0;
+        CUdevice dev = -1;
+        CHECK_EQ(cu->cuCtxGetApiVersion(NULL, &version), CUDA_SUCCESS);
+        CHECK_EQ(version, 3020);
+        CHECK_EQ(cu->cuCtxGetApiVersion(NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+        CHECK_EQ(cu->cuCtxGetDevice_v2(&dev, NULL), CUDA_SUCCESS);
+        CHECK_EQ(dev, 0);
+        CUcontext ctx = NULL;
+        CHECK_EQ(cu->cuCtxCreate_v4(&ctx, NULL, 0, 1), CUDA_SUCCESS);
+        CHECK_EQ(cu->cuCtxGetDevice_v2(&dev, ctx), CUDA_SUCCESS);
+        CHECK_EQ(dev, 1);
+        version = 0;
+        CHECK_EQ(cu->cuCtxGetApiVersion(ctx, &version), CUDA_SUCCESS);
+        CHECK_EQ(version, 3020);
+        CHECK_EQ(cu->cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
+        CHECK_EQ(cu->cuCtxGetApiVersion(ctx, &version), CUDA_ERROR_INVALID_CONTEXT);
+        CHECK_EQ(cu->cuCtxGetDevice_v2(&dev, ctx), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+static void test_context_queries(void **state)
+{
+        (void) state;
+        in_child(context_queries, "a100-cuda-13.5.yaml");
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3)
@@ -665,7 +693,8 @@ int main(int argc, char **argv)
         if (argc < 8) { /* without nvcc (tools/nvcc.sh install): the hand-written cases only */
                 printf("# nvcc is not installed (tools/nvcc.sh install): the nvcc-built kernels are not tested\n");
                 const struct CMUnitTest without_nvcc[] = { cmocka_unit_test(test_globals_and_libraries),
-                                                           cmocka_unit_test(test_modules_from_files) };
+                                                           cmocka_unit_test(test_modules_from_files),
+                                                           cmocka_unit_test(test_context_queries) };
                 return cmocka_run_group_tests(without_nvcc, NULL, NULL);
         }
         ptx_path = argv[3];
@@ -678,7 +707,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_refusals),          cmocka_unit_test(test_refusals_r470),
                 cmocka_unit_test(test_proc_address),      cmocka_unit_test(test_streams_events),
                 cmocka_unit_test(test_errors_and_attributes), cmocka_unit_test(test_globals_and_libraries),
-                cmocka_unit_test(test_modules_from_files),
+                cmocka_unit_test(test_modules_from_files),    cmocka_unit_test(test_context_queries),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
