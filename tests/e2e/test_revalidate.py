@@ -1,4 +1,4 @@
-"""End-to-end tests of `gpu-validator watch` (issue 11 item 7, gpu-operator #2685): after the
+"""End-to-end tests of `gpu-validator watch` (gpu-operator #2685): after the
 chain has passed, a driver container restart (.driver-ctr-ready and the device nodes removed, then
 recreated) or a lost device node takes the markers away within a second and a re-validation in
 place brings them back, with the chain invariant held at every instant a reader looks."""

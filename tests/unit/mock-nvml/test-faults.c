@@ -333,12 +333,8 @@ static void test_state_file_from_environment(void **state)
 
 int main(int argc, char **argv)
 {
-        if (argc < 3) {
-                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+        if (api_start(&api, argc, argv) != 0)
                 return 2;
-        }
-        clear_mock_env();
-        api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_init_error_from_environment),
                 T(test_init_error_from_profile),
