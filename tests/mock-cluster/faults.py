@@ -175,6 +175,30 @@ def restart_validation(c):
     return wait_for("a new validation in cuda-validation", lambda: wait_cuda_running(c), 120)[0]
 
 
+def validation_pods_gone(c, tap, fault):
+    """No validation pod is left behind: each one the validator created is deleted and gone.  A pod
+    the validator deleted stays listed (with a deletionTimestamp) until the kubelet confirms its
+    containers stopped, which takes seconds on a node whose kubelet just restarted; so wait for it,
+    up to 60 s, and name what is still there then (phase, deleted or not)."""
+    def pods():  # a failed kubectl raises (wait_for polls on): it must not read as "none left"
+        return json.loads(c.kubectl("get", "pods", "-n", NS, "-l", sel, "-o", "json"))["items"]
+
+    sel = "app in (nvidia-cuda-validator,nvidia-device-plugin-validator)"
+    first = [(p["metadata"]["name"], p["metadata"].get("deletionTimestamp")) for p in pods()]
+    try:
+        _, t = wait_for("validation pods gone", lambda: not pods(), 60)
+        tap.figures[f"fault_{fault}_validation_pods_gone_s"] = round(t, 1)
+        tap.ok(True, f"{FAULT_NAMES[fault]}: no validation pod left behind (gone {t:.1f} s after the node "
+                     f"converged)", first)
+    except TimeoutError:
+        left = [(p["metadata"]["name"], p.get("status", {}).get("phase"), p["metadata"].get("deletionTimestamp"))
+                for p in pods()]
+        tap.ok(False, f"{FAULT_NAMES[fault]}: no validation pod left behind", f"after 60 s: {left}")
+
+
+FAULT_NAMES = {"kill_runtime": "containerd and kubelet killed", "validator_deleted": "validator pod deleted"}
+
+
 def fault_kill_runtime(c, tap):
     gpus = int(c.settings["GPUS"])
     restart_validation(c)
@@ -195,8 +219,7 @@ def fault_kill_runtime(c, tap):
             tap.ok(False, "containerd and kubelet killed mid-validation: the node converges",
                    f"{e}\n{json.dumps(c.condition())}")
     tap.ok(not ms.stale, "containerd and kubelet killed: no stale marker", ms.stale)
-    left = [p["metadata"]["name"] for p in c.pods("app in (nvidia-cuda-validator,nvidia-device-plugin-validator)")]
-    tap.ok(not left, "containerd and kubelet killed: no validation pod left behind", left)
+    validation_pods_gone(c, tap, "kill_runtime")
 
 
 def fault_delete_validator(c, tap):
@@ -212,8 +235,7 @@ def fault_delete_validator(c, tap):
         except TimeoutError as e:
             tap.ok(False, "validator pod deleted mid-validation: the node converges", e)
     tap.ok(not ms.stale, "validator pod deleted: no stale marker", ms.stale)
-    left = [p["metadata"]["name"] for p in c.pods("app in (nvidia-cuda-validator,nvidia-device-plugin-validator)")]
-    tap.ok(not left, "validator pod deleted: no validation pod left behind", left)
+    validation_pods_gone(c, tap, "validator_deleted")
 
 
 def run(c, tap):
