@@ -227,40 +227,40 @@ static int make_signal(gv_cli_t *cli, const metrics_args_t *m, const volatile si
         return GV_EXIT_OK;
 }
 
+/* Where metrics' options that take a plain string keep it, or NULL for the others. */
+static const char **string_slot(metrics_args_t *m, int opt)
+{
+        switch (opt) {
+        case OPT_LISTEN:          return &m->listen;
+        case OPT_NODE_LABEL:      return &m->sa.label;
+        case OPT_STARTUP_TAINT:   return &m->sa.taint;
+        case OPT_LAST_COMPONENT:  return &m->sa.last;
+        case OPT_EVENT_NAMESPACE: return &m->sa.namespace;
+        case OPT_POD_NAME:        return &m->sa.pod;
+        default:                  return NULL;
+        }
+}
+
 /* metrics' own options into the metrics_args_t @userdata (strings borrowed from argv). */
 static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
 {
         metrics_args_t *m = userdata;
-        switch (opt) {
-        case OPT_LISTEN:
-                m->listen = arg;
+        const char **slot = string_slot(m, opt);
+        if (slot) {
+                *slot = arg;
                 return 0;
-        case OPT_CACHE_TTL:
+        }
+        if (opt == OPT_CACHE_TTL) {
                 if (gv_parse_uint(arg, &m->ttl) < 0 || m->ttl == 0)
                         return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "--cache-ttl=%s: expected whole seconds > 0",
                                             arg);
                 return 0;
-        case OPT_NODE_CONDITION:
+        }
+        if (opt == OPT_NODE_CONDITION) {
                 m->sa.condition = arg && *arg ? arg : GV_NODESIGNAL_DEFAULT_CONDITION;
                 return 0;
-        case OPT_NODE_LABEL:
-                m->sa.label = arg;
-                return 0;
-        case OPT_STARTUP_TAINT:
-                m->sa.taint = arg;
-                return 0;
-        case OPT_LAST_COMPONENT:
-                m->sa.last = arg;
-                return 0;
-        case OPT_EVENT_NAMESPACE:
-                m->sa.namespace = arg;
-                return 0;
-        case OPT_POD_NAME:
-                m->sa.pod = arg;
-                return 0;
-        default:
-                return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
         }
+        return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
 }
 
 /*
