@@ -139,21 +139,22 @@ static inline gv_marker_state_t state_of(gv_store_t *s, gv_marker_id_t id)
         return st;
 }
 
+/* Publish each marker of @ids, a list ending in GV_MARKER_INVALID, in order (as publish_ok()). */
+static inline void publish_each(gv_store_t *s, const gv_marker_id_t *ids)
+{
+        for (; *ids != GV_MARKER_INVALID; ids++)
+                publish_ok(s, *ids, NULL);
+}
+
+/* PUBLISH(store, GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, ...): publish_each() of the markers named. */
+#define PUBLISH(s, ...) publish_each((s), (const gv_marker_id_t[]){ __VA_ARGS__, GV_MARKER_INVALID })
+
 /* Publish every marker of the chain, upstream first. */
 static inline void publish_chain(fixture_t *fx)
 {
-        publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
-        publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
-        publish_ok(fx->s, GV_MARKER_CUDA, NULL);
-        publish_ok(fx->s, GV_MARKER_PLUGIN, NULL);
-        publish_ok(fx->s, GV_MARKER_NVIDIA_FS, NULL);
-        publish_ok(fx->s, GV_MARKER_GDRCOPY, NULL);
-        publish_ok(fx->s, GV_MARKER_NVIDIA_PEERMEM, NULL);
-        publish_ok(fx->s, GV_MARKER_MOFED, NULL);
-        publish_ok(fx->s, GV_MARKER_CC_MANAGER, NULL);
-        publish_ok(fx->s, GV_MARKER_VFIO_PCI, NULL);
-        publish_ok(fx->s, GV_MARKER_VGPU_MANAGER, NULL);
-        publish_ok(fx->s, GV_MARKER_VGPU_DEVICES, NULL);
+        PUBLISH(fx->s, GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA, GV_MARKER_PLUGIN, GV_MARKER_NVIDIA_FS,
+                GV_MARKER_GDRCOPY, GV_MARKER_NVIDIA_PEERMEM, GV_MARKER_MOFED, GV_MARKER_CC_MANAGER,
+                GV_MARKER_VFIO_PCI, GV_MARKER_VGPU_MANAGER, GV_MARKER_VGPU_DEVICES);
 }
 
 #endif

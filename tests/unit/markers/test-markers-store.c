@@ -197,12 +197,8 @@ static void test_invalidate_order(void **state)
         gv_error_t *e = NULL;
         /* host driver: host-driver-ready too; it must survive invalidate. */
         assert_int_equal(gv_store_publish(fx->s, GV_MARKER_DRIVER, NULL, true, NULL, NULL, &e), 0);
-        publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
-        publish_ok(fx->s, GV_MARKER_CUDA, NULL);
-        publish_ok(fx->s, GV_MARKER_PLUGIN, NULL);
-        publish_ok(fx->s, GV_MARKER_NVIDIA_FS, NULL);
-        publish_ok(fx->s, GV_MARKER_GDRCOPY, NULL);
-        publish_ok(fx->s, GV_MARKER_NVIDIA_PEERMEM, NULL);
+        PUBLISH(fx->s, GV_MARKER_TOOLKIT, GV_MARKER_CUDA, GV_MARKER_PLUGIN, GV_MARKER_NVIDIA_FS, GV_MARKER_GDRCOPY,
+                GV_MARKER_NVIDIA_PEERMEM);
 
         int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         assert_true(ifd >= 0);
@@ -217,11 +213,7 @@ static void test_invalidate_order(void **state)
                         assert_false(fx_exists(fx, (gv_marker_id_t) i));
 
         /* Re-publish upstream first; invalidating toolkit leaves driver and its other dependants alone. */
-        publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
-        publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
-        publish_ok(fx->s, GV_MARKER_CUDA, NULL);
-        publish_ok(fx->s, GV_MARKER_PLUGIN, NULL);
-        publish_ok(fx->s, GV_MARKER_GDRCOPY, NULL);
+        PUBLISH(fx->s, GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA, GV_MARKER_PLUGIN, GV_MARKER_GDRCOPY);
         assert_int_equal(gv_store_invalidate(fx->s, GV_MARKER_TOOLKIT, &e), 0);
         _cleanup_free_ char *order2 = deleted_names(ifd);
         /* publish(driver) removed host-driver-ready (host_driver=false) before the invalidate. */
@@ -366,9 +358,7 @@ static void test_lock_not_regular_still_removes(void **state)
         _cleanup_free_ char *lp = fx_path(fx, ".gpu-validator.lock");
         _cleanup_free_ char *victim = fx_path(fx, "victim-of-lock");
         for (int kind = 0; kind < 3; kind++) {
-                publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
-                publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
-                publish_ok(fx->s, GV_MARKER_CUDA, NULL);
+                PUBLISH(fx->s, GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA);
                 unlink(lp);
                 rmdir(lp);
                 if (kind == 0)
@@ -568,9 +558,7 @@ static void test_generation_mismatch(void **state)
 {
         fixture_t *fx = *state;
         gv_error_t *e = NULL;
-        publish_ok(fx->s, GV_MARKER_DRIVER, NULL);
-        publish_ok(fx->s, GV_MARKER_TOOLKIT, NULL);
-        publish_ok(fx->s, GV_MARKER_CUDA, NULL);
+        PUBLISH(fx->s, GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA);
         /* Rewrite toolkit-ready as if it had been validated against another driver. */
         gv_kvlist_t t = { 0 };
         read_marker(fx, GV_MARKER_TOOLKIT, &t);

@@ -74,24 +74,33 @@ static void test_wait_ready_now(void **state)
         assert_int_equal(gv_store_wait(fx->s, GV_MARKER_DRIVER, 1000, NULL, &e), 0);
 }
 
-static void test_wait_chain_completes(void **state)
+/*
+ * Runs @fn(@p) in a thread while waiting up to 20 s for @id in @s, then checks that the thread
+ * succeeded and that the wait returned the generation it published.
+ */
+static void wait_for_publisher(gv_store_t *s, gv_marker_id_t id, void *(*fn)(void *), publisher_t *p)
 {
-        fixture_t *fx = *state;
         gv_error_t *e = NULL;
-        publisher_t p = { .dir = fx->dir, .boot = fx->boot, .delay_ms = 50,
-                          .ids = { GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA }, .n = 3 };
         pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, publisher_main, &p), 0);
+        assert_int_equal(pthread_create(&th, NULL, fn, p), 0);
         gv_marker_info_t mi = { 0 };
-        int r = gv_store_wait(fx->s, GV_MARKER_CUDA, 20000, &mi, &e);
+        int r = gv_store_wait(s, id, 20000, &mi, &e);
         if (r < 0)
                 fprintf(stderr, "# %s\n", e->msg);
         assert_int_equal(r, 0);
         void *ret = NULL;
         assert_int_equal(pthread_join(th, &ret), 0);
         assert_null(ret);
-        assert_string_equal(gv_kvlist_get(&mi.content, "GENERATION"), p.gen);
+        assert_string_equal(gv_kvlist_get(&mi.content, "GENERATION"), p->gen);
         gv_marker_info_clear(&mi);
+}
+
+static void test_wait_chain_completes(void **state)
+{
+        fixture_t *fx = *state;
+        publisher_t p = { .dir = fx->dir, .boot = fx->boot, .delay_ms = 50,
+                          .ids = { GV_MARKER_DRIVER, GV_MARKER_TOOLKIT, GV_MARKER_CUDA }, .n = 3 };
+        wait_for_publisher(fx->s, GV_MARKER_CUDA, publisher_main, &p);
 }
 
 static void test_wait_timeout_reports_chain(void **state)
@@ -144,18 +153,7 @@ static void test_wait_folder_appears(void **state)
         gv_store_t *s = open_store_at(late, fx->boot, true);
         publisher_t p = { .dir = late, .boot = fx->boot, .delay_ms = 50, .mkdir_first = true,
                           .ids = { GV_MARKER_DRIVER, GV_MARKER_TOOLKIT }, .n = 2 };
-        pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, publisher_main, &p), 0);
-        gv_marker_info_t mi = { 0 };
-        int r = gv_store_wait(s, GV_MARKER_TOOLKIT, 20000, &mi, &e);
-        if (r < 0)
-                fprintf(stderr, "# %s\n", e->msg);
-        assert_int_equal(r, 0);
-        void *ret = NULL;
-        assert_int_equal(pthread_join(th, &ret), 0);
-        assert_null(ret);
-        assert_string_equal(gv_kvlist_get(&mi.content, "GENERATION"), p.gen);
-        gv_marker_info_clear(&mi);
+        wait_for_publisher(s, GV_MARKER_TOOLKIT, publisher_main, &p);
         gv_store_close(&s);
 
         /* Never appears: timeout, and the message says the folder is missing. */
@@ -185,20 +183,8 @@ static void *recreate_main(void *arg)
 static void test_wait_folder_recreated(void **state)
 {
         fixture_t *fx = *state;
-        gv_error_t *e = NULL;
         publisher_t p = { .dir = fx->dir, .boot = fx->boot, .delay_ms = 50, .ids = { GV_MARKER_DRIVER }, .n = 1 };
-        pthread_t th;
-        assert_int_equal(pthread_create(&th, NULL, recreate_main, &p), 0);
-        gv_marker_info_t mi = { 0 };
-        int r = gv_store_wait(fx->s, GV_MARKER_DRIVER, 20000, &mi, &e);
-        if (r < 0)
-                fprintf(stderr, "# %s\n", e->msg);
-        assert_int_equal(r, 0);
-        void *ret = NULL;
-        assert_int_equal(pthread_join(th, &ret), 0);
-        assert_null(ret);
-        assert_string_equal(gv_kvlist_get(&mi.content, "GENERATION"), p.gen);
-        gv_marker_info_clear(&mi);
+        wait_for_publisher(fx->s, GV_MARKER_DRIVER, recreate_main, &p);
 }
 
 /*
@@ -288,13 +274,7 @@ static void test_wait_many_publications(void **state)
                 assert_int_equal(gv_store_invalidate(fx->s, GV_MARKER_DRIVER, &e), 0);
                 publisher_t p = { .dir = fx->dir, .boot = fx->boot, .delay_ms = i % 3,
                                   .ids = { GV_MARKER_DRIVER }, .n = 1 };
-                pthread_t th;
-                assert_int_equal(pthread_create(&th, NULL, publisher_main, &p), 0);
-                gv_marker_info_t mi = { 0 };
-                assert_int_equal(gv_store_wait(fx->s, GV_MARKER_DRIVER, 20000, &mi, &e), 0);
-                assert_int_equal(pthread_join(th, NULL), 0);
-                assert_string_equal(gv_kvlist_get(&mi.content, "GENERATION"), p.gen);
-                gv_marker_info_clear(&mi);
+                wait_for_publisher(fx->s, GV_MARKER_DRIVER, publisher_main, &p);
         }
 }
 
