@@ -33,24 +33,9 @@
 #include <cmocka.h>
 
 #include "abi/cuda/cuda-loader.h"
+#include "mock-cuda-test.h"
 
 static const char *lib_path, *fixtures, *ptx_path, *fatbin_zstd, *fatbin_plain, *fatbin_sass, *fatbin_sm90;
-
-#define CHECK(cond)                                                                      \
-        do {                                                                             \
-                if (!(cond)) {                                                           \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        _exit(1);                                                        \
-                }                                                                        \
-        } while (0)
-#define CHECK_EQ(a, b)                                                                   \
-        do {                                                                             \
-                long long a_ = (long long) (a), b_ = (long long) (b);                    \
-                if (a_ != b_) {                                                          \
-                        fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, #a, a_, b_); \
-                        _exit(1);                                                        \
-                }                                                                        \
-        } while (0)
 
 /* The whole file @path, NUL-terminated (exits the child when it cannot). */
 static char *slurp(const char *path)

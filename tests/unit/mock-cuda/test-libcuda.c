@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "abi/nvml/nvml-abi.h"
+#include "mock-cuda-test.h"
 
 static const char *lib_path, *fixtures;
 
@@ -55,23 +56,6 @@ typedef struct cu {
                                    void *, void **, void **);
         CUresult (*cuGetErrorName)(CUresult, const char **);
 } cu_t;
-
-/* In the child: a failed check prints and exits 1. */
-#define CHECK(cond)                                                                      \
-        do {                                                                             \
-                if (!(cond)) {                                                           \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        _exit(1);                                                        \
-                }                                                                        \
-        } while (0)
-#define CHECK_EQ(a, b)                                                                   \
-        do {                                                                             \
-                long long a_ = (long long) (a), b_ = (long long) (b);                    \
-                if (a_ != b_) {                                                          \
-                        fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, #a, a_, b_); \
-                        _exit(1);                                                        \
-                }                                                                        \
-        } while (0)
 
 static void load(cu_t *c)
 {
