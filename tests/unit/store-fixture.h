@@ -7,7 +7,6 @@
 #ifndef GV_TESTS_UNIT_STORE_FIXTURE_H
 #define GV_TESTS_UNIT_STORE_FIXTURE_H
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "markers/markers.h"
+#include "scratch.h"
 
 typedef struct {
         char *root;     /* the temporary folder */
@@ -31,15 +31,6 @@ static inline void write_file(const char *path, const char *text)
         assert_non_null(f);
         fputs(text, f);
         fclose(f);
-}
-
-static inline int store_fixture_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        remove(path);
-        return 0;
 }
 
 /* cmocka setup: a writable store under /tmp/<prefix>-XXXXXX. */
@@ -69,7 +60,7 @@ static inline int store_fixture_teardown(void **state)
 {
         fixture_t *fx = *state;
         gv_store_close(&fx->store);
-        nftw(fx->root, store_fixture_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        scratch_rm_rf(fx->root);
         free(fx->root);
         free(fx->dir);
         free(fx->boot);

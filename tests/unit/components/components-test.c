@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +16,8 @@
 #include <cmocka.h>
 
 #include "base/fileio.h"
+
+#include "../scratch.h"
 
 const char th_smi_stub[] = "#!/bin/sh\n"
                            "echo '| NVIDIA-SMI 550.163.01   Driver Version: 550.163.01   CUDA Version: 12.4 |'\n"
@@ -108,21 +109,9 @@ bool th_mknod_char(const char *root, const char *rel, unsigned maj, unsigned min
         return r == 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) ftw;
-        if (flag == FTW_DP)
-                rmdir(path);
-        else
-                unlink(path);
-        return 0;
-}
-
 void th_rm_rf(const char *path)
 {
-        if (path)
-                nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        scratch_rm_rf(path);
 }
 
 bool th_exists(const char *root, const char *rel)

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +20,8 @@
 #include "base/cleanup.h"
 #include "base/fileio.h"
 #include "markers/markers.h"
+
+#include "../scratch.h"
 
 #define BOOT_A "0f3c2a4e-1111-4a5b-9c8d-aaaaaaaaaaaa"
 #define BOOT_B "0f3c2a4e-2222-4a5b-9c8d-bbbbbbbbbbbb"
@@ -96,18 +97,11 @@ static inline int fx_setup(void **state)
         return 0;
 }
 
-static inline int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) ftw;
-        return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
 static inline int fx_teardown(void **state)
 {
         fixture_t *fx = *state;
         gv_store_close(&fx->s);
-        nftw(fx->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        scratch_rm_rf(fx->root);
         free(fx->root);
         free(fx->dir);
         free(fx->boot);

@@ -46,11 +46,6 @@ static void touch_in(const char *dir, const char *name)
         write_text(p, "x\n");
 }
 
-static void rm_tree(const char *p)
-{
-        nftw(p, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static void test_create_is_a_change(void **state)
 {
         fixture_t *fx = *state;
@@ -104,7 +99,7 @@ static void test_folder_deleted_and_recreated(void **state)
         fixture_t *fx = *state;
         gv_store_close(&fx->s); /* nothing holds the folder but the test's own fd below */
         gv_dirwatch_t *w = open_watch(fx->dir, true);
-        rm_tree(fx->dir);
+        scratch_rm_rf(fx->dir);
         assert_int_equal(next_news(w), GV_DIRWATCH_REARMED);
         assert_int_equal(gv_dirwatch_state(w), GV_DIRWATCH_MISSING);
         assert_int_equal(mkdir(fx->dir, 0755), 0);

@@ -3,26 +3,10 @@
 #ifndef GV_TESTS_METRICS_TESTUTIL_H
 #define GV_TESTS_METRICS_TESTUTIL_H
 
-#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        remove(path);
-        return 0;
-}
-
-/* Remove a temporary tree (no symlink is followed). */
-static inline void rm_rf(const char *path)
-{
-        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Whether @text has @line as one whole line. */
 static inline bool has_line(const char *text, const char *line)

@@ -21,7 +21,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -41,6 +40,8 @@
 #include "base/fileio.h"
 #include "mock/mock.h"
 #include "mock/nvml/profile.h"
+
+#include "../scratch.h"
 
 typedef struct fx {
         char *tmp;       /* scratch folder */
@@ -121,18 +122,10 @@ static int setup(void **state)
         return 0;
 }
 
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        return remove(p);
-}
-
 static int teardown(void **state)
 {
         fx_t *fx = *state;
-        nftw(fx->tmp, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+        scratch_rm_rf(fx->tmp);
         free(fx->tmp);
         free(fx->lib);
         free(fx->smi);

@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,20 +21,7 @@
 #include "base/fileio.h"
 #include "pci/pci.h"
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-        (void) st;
-        (void) flag;
-        (void) ftw;
-        remove(path);
-        return 0;
-}
-
-/* Remove a temporary tree (no symlink is followed). */
-static void rm_rf(const char *path)
-{
-        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+#include "../scratch.h"
 
 typedef struct {
         char *root; /* fake sysfs root */
@@ -83,7 +69,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
         fixture_t *fx = *state;
-        rm_rf(fx->root);
+        scratch_rm_rf(fx->root);
         free(fx->root);
         free(fx);
         return 0;
