@@ -185,6 +185,37 @@ static bool result_stride(const worker_t *w, const ptx_ins_t *in, uint64_t *out)
         return true;
 }
 
+/* @v as the comparison of kind @k reads it (signed or unsigned), exactly. */
+static __int128 cmp_value(uint64_t v, unsigned k)
+{
+        return is_signed(k) ? (__int128) sval(v, k) : (__int128) trunc_kind(v, k);
+}
+
+/*
+ * Whether setp @in compares an affine value with a uniform one in an order
+ * (lt, le, gt, ge of an integer kind), any predicate it combines with
+ * uniform: then the comparison is the same in every thread when it is the
+ * same at threads 0 and n - 1, provided the affine value, read as the
+ * comparison reads it, does not wrap across the block.  It does not when
+ * its ends differ by exactly stride * (n - 1): each thread's value is the
+ * exact base + stride * t less a multiple of 2^width that only grows with
+ * t, so equal ends leave every thread the same multiple, and the values
+ * run monotonically from one end to the other.
+ */
+static bool setp_ordered(const worker_t *w, const ptx_ins_t *in)
+{
+        const shape_t *a = &w->sh[in->a], *b = &w->sh[in->b];
+        unsigned k = in->kind;
+        if (!integer_kind(k) || in->aux < CMP_LT || in->aux > CMP_GE || (a->stride && b->stride))
+                return false;
+        if (in->aux2 != BOOL_NONE && w->sh[in->c].stride)
+                return false;
+        const shape_t *x = a->stride ? a : b;
+        uint32_t last = w->n - 1;
+        uint64_t end = x->base + x->stride * last;
+        return cmp_value(end, k) - cmp_value(x->base, k) == (__int128) (int64_t) x->stride * last;
+}
+
 bool ptx_shape_alu(worker_t *w, const ptx_ins_t *in, runset_t rs)
 {
         if (w->plain || rs.cnt == 0 || rs.cnt != w->nalive)
@@ -199,7 +230,8 @@ bool ptx_shape_alu(worker_t *w, const ptx_ins_t *in, runset_t rs)
                 uniform &= h->stride == 0;
         }
         uint64_t s = 0;
-        if (!uniform && (in->d[1] >= 0 || !result_stride(w, in, &s)))
+        bool flat = !uniform && in->op == OP_SETP; /* a uniform result of affine sources */
+        if (flat ? !setp_ordered(w, in) : !uniform && (in->d[1] >= 0 || !result_stride(w, in, &s)))
                 return false;
         /* the instruction itself on thread 0 (and n - 1), into the scratch rows */
         ptx_ins_t p = *in;
@@ -218,7 +250,7 @@ bool ptx_shape_alu(worker_t *w, const ptx_ins_t *in, runset_t rs)
         for (int i = 0; i < 4 && !uniform; i++) {
                 const uint64_t *r = ROW(p.d[i]);
                 if (in->d[i] >= 0 && r[last] != r[0] + s * last)
-                        return false; /* it wraps: rows */
+                        return false; /* it wraps, or the comparison differs: rows */
         }
         for (int i = 0; i < 4; i++)
                 if (in->d[i] >= 0)

@@ -678,6 +678,61 @@ static void test_partial_uniform(void **state)
         }
 }
 
+/*
+ * Comparisons of an affine value with a uniform one, where the value,
+ * read as the comparison reads it (signed), wraps in the middle of the
+ * block and the two ends compare alike (threads 0 and 1,023 below the
+ * bound, threads 255 or so above it): each thread's own answer, in 16,
+ * 32 and 64 bits; and one that does not wrap, all alike.
+ */
+static const char wrap_ptx[] =
+        ".version 7.0\n.target sm_50\n.address_size 64\n"
+        ".visible .entry wrap(.param .u64 out)\n{\n"
+        " .reg .pred %p<5>;\n .reg .b16 %h<2>;\n .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n"
+        " ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n"
+        " add.u32 %r2, %r1, 0x7fffff00;\n setp.lt.s32 %p1, %r2, 0x7ffffff0;\n"
+        " cvt.u16.u32 %h1, %r1;\n add.u16 %h1, %h1, 0x7f00;\n setp.lt.s16 %p2, %h1, 0x7ff0;\n"
+        " cvt.u64.u32 %rd2, %r1;\n add.s64 %rd3, %rd2, 0x7fffffffffffff00;\n"
+        " setp.lt.s64 %p3, %rd3, 0x7ffffffffffffff0;\n"
+        " setp.ge.u32 %p4, %r2, 0x7ffffe00;\n"
+        " mul.wide.u32 %rd4, %r1, 16;\n add.s64 %rd5, %rd1, %rd4;\n"
+        " selp.u32 %r3, 1, 0, %p1;\n st.global.u32 [%rd5], %r3;\n"
+        " selp.u32 %r4, 1, 0, %p2;\n st.global.u32 [%rd5+4], %r4;\n"
+        " selp.u32 %r5, 1, 0, %p3;\n st.global.u32 [%rd5+8], %r5;\n"
+        " selp.u32 %r6, 1, 0, %p4;\n st.global.u32 [%rd5+12], %r6;\n"
+        " ret;\n}\n";
+
+static void out_params(uint8_t *const buf[4], void *params, const void *arg)
+{
+        (void) arg;
+        uint64_t out = (uint64_t) (uintptr_t) buf[0];
+        memcpy(params, &out, 8);
+}
+
+static void test_compare_sign_wrap(void **state)
+{
+        (void) state;
+        enum { N = 1024 };
+        heap_t init = { .n = 1, .bytes = { 16 * N } };
+        init.buf[0] = calloc(1, init.bytes[0]);
+        assert_non_null(init.buf[0]);
+        unsigned g[3] = { 1, 1, 1 }, bl[3] = { N, 1, 1 };
+        outcome_t o = run_both(wrap_ptx, "wrap", &init, g, bl, out_params, NULL);
+        assert_int_equal(o.fault, GV_PTX_OK);
+        for (uint32_t t = 0; t < N; t++) {
+                uint32_t v[4];
+                memcpy(v, o.mem[0] + 16 * (size_t) t, sizeof(v));
+                /* below the bound up to 0xef, above it to 0xff, then negative: below again */
+                uint32_t below = t < 0xf0 || t >= 0x100;
+                assert_int_equal(v[0], below);
+                assert_int_equal(v[1], below);
+                assert_int_equal(v[2], below);
+                assert_int_equal(v[3], 1);
+        }
+        outcome_free(&o, 1);
+        free(init.buf[0]);
+}
+
 /* A special register is read-only: writing one is malformed PTX, as ptxas says. */
 static void test_special_registers_read_only(void **state)
 {
@@ -707,6 +762,7 @@ int main(void)
                 cmocka_unit_test(test_affine_memory),
                 cmocka_unit_test(test_affine_shared),
                 cmocka_unit_test(test_partial_uniform),
+                cmocka_unit_test(test_compare_sign_wrap),
                 cmocka_unit_test(test_special_registers_read_only),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
