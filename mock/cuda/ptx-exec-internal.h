@@ -23,6 +23,7 @@ typedef struct grid {
         const gv_ptx_launch_t *l;
         uint64_t blocks;
         _Atomic uint64_t next;     /* the next block to run */
+        uint64_t chunk;            /* consecutive blocks a worker takes at once */
         atomic_bool stop;          /* a worker faulted */
         pthread_mutex_t lock;      /* guards the fault fields */
         gv_ptx_fault_t fault;

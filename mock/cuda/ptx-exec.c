@@ -367,8 +367,11 @@ static void *work(void *arg)
                 return NULL;
         }
         const gv_ptx_launch_t *l = g->l;
-        for (;;) {
-                uint64_t id = atomic_fetch_add(&g->next, 1);
+        for (uint64_t id = 0, end = 0;; id++) {
+                if (id == end) { /* consecutive blocks: each worker streams through its own part of memory */
+                        id = atomic_fetch_add(&g->next, g->chunk);
+                        end = id + g->chunk;
+                }
                 if (id >= g->blocks || atomic_load(&g->stop))
                         break;
                 uint64_t b[3] = { id % l->grid[0], (id / l->grid[0]) % l->grid[1],
@@ -421,6 +424,9 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                 n = g.blocks;
         if (n > 64)
                 n = 64;
+        /* chunks of blocks: 8 or more a worker keep the load balanced; 64 blocks at most */
+        g.chunk = g.blocks / (n * 8);
+        g.chunk = g.chunk < 1 ? 1 : g.chunk > 64 ? 64 : g.chunk;
         pthread_t tid[64];
         uint64_t started = 0;
         for (uint64_t i = 1; i < n; i++) /* the caller's thread is worker 0 */

@@ -72,7 +72,7 @@ typedef struct outcome {
 typedef void (*params_fn)(uint8_t *const buf[4], void *params, const void *arg);
 
 static outcome_t run_once(const gv_ptx_func_t *f, const heap_t *init, const unsigned grid[3],
-                          const unsigned block[3], params_fn make, const void *arg, bool plain)
+                          const unsigned block[3], params_fn make, const void *arg, bool plain, unsigned workers)
 {
         outcome_t o = { 0 };
         heap_t h = { .n = init->n };
@@ -89,7 +89,7 @@ static outcome_t run_once(const gv_ptx_func_t *f, const heap_t *init, const unsi
         assert_non_null(params);
         make(h.buf, params, arg);
         gv_ptx_launch_t l = { .grid = { grid[0], grid[1], grid[2] }, .block = { block[0], block[1], block[2] },
-                              .params = params, .range = heap_range, .range_ctx = &h, .workers = 1,
+                              .params = params, .range = heap_range, .range_ctx = &h, .workers = workers,
                               .executed = &o.executed, .plain = plain };
         o.fault = gv_ptx_run(f, &l, &o.msg);
         free(params);
@@ -125,8 +125,8 @@ static outcome_t run_both(const char *ptx, const char *name, const heap_t *init,
                 fail_msg("parse: %s\n%s", err ? err : "?", ptx);
         const gv_ptx_func_t *f = gv_ptx_entry(m, name);
         assert_non_null(f);
-        outcome_t ref = run_once(f, init, grid, block, make, arg, true);
-        outcome_t got = run_once(f, init, grid, block, make, arg, false);
+        outcome_t ref = run_once(f, init, grid, block, make, arg, true, 1);
+        outcome_t got = run_once(f, init, grid, block, make, arg, false, 1);
         bool same = ref.fault == got.fault && ref.executed == got.executed &&
                     ((!ref.msg && !got.msg) || (ref.msg && got.msg && strcmp(ref.msg, got.msg) == 0));
         for (size_t i = 0; i < init->n && same; i++)
@@ -733,6 +733,49 @@ static void test_compare_sign_wrap(void **state)
         free(init.buf[0]);
 }
 
+/*
+ * Blocks spread over 3 workers, each taking runs of consecutive blocks (a
+ * grid that is no multiple of the run): every block runs once, as on one.
+ */
+static void test_workers(void **state)
+{
+        (void) state;
+        enum { N = 1001 * 32 - 5 };
+        heap_t init = { .n = 3, .bytes = { 4 * N, 4 * N, 8 * (N + 1) } };
+        for (size_t i = 0; i < 3; i++) {
+                init.buf[i] = calloc(1, init.bytes[i]);
+                assert_non_null(init.buf[i]);
+        }
+        for (size_t k = 0; k < 4 * N; k++)
+                init.buf[0][k] = (uint8_t) (k * 13);
+        char *ptx = copy_kernel("u32", 4, 32);
+        gv_ptx_module_t *m = NULL;
+        char *err = NULL;
+        assert_int_equal(gv_ptx_parse(ptx, strlen(ptx), &m, &err), 0);
+        free(err);
+        const gv_ptx_func_t *f = gv_ptx_entry(m, "copy");
+        cparams_t c = { .n = N, .s = 1, .o = 0 };
+        unsigned g[3] = { 1001, 1, 1 }, bl[3] = { 32, 1, 1 };
+        outcome_t one = run_once(f, &init, g, bl, copy_params, &c, false, 1);
+        outcome_t three = run_once(f, &init, g, bl, copy_params, &c, false, 3);
+        assert_int_equal(one.fault, GV_PTX_OK);
+        assert_int_equal(three.fault, GV_PTX_OK);
+        assert_int_equal(one.executed, three.executed);
+        assert_memory_equal(one.mem[1], three.mem[1], init.bytes[1]);
+        for (size_t k = 0; k < N; k++) { /* dst[i] = src[i] + 1 */
+                uint32_t src, dst;
+                memcpy(&src, init.buf[0] + 4 * k, 4);
+                memcpy(&dst, three.mem[1] + 4 * k, 4);
+                assert_int_equal(dst, src + 1);
+        }
+        outcome_free(&one, 3);
+        outcome_free(&three, 3);
+        gv_ptx_free(m);
+        free(ptx);
+        for (size_t i = 0; i < 3; i++)
+                free(init.buf[i]);
+}
+
 /* A special register is read-only: writing one is malformed PTX, as ptxas says. */
 static void test_special_registers_read_only(void **state)
 {
@@ -763,6 +806,7 @@ int main(void)
                 cmocka_unit_test(test_affine_shared),
                 cmocka_unit_test(test_partial_uniform),
                 cmocka_unit_test(test_compare_sign_wrap),
+                cmocka_unit_test(test_workers),
                 cmocka_unit_test(test_special_registers_read_only),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
