@@ -345,6 +345,16 @@ static bool memory_affine(worker_t *w, const ptx_ins_t *in, runset_t rs)
         if (!p)
                 return false;
         uintptr_t b0 = (uintptr_t) p - (uintptr_t) lo + (uintptr_t) a0; /* thread 0's host address (modulo 2^64) */
+        if (stride == sz && in->space != SP_SHARED && in->space != SP_PARAM) {
+                /* a contiguous stream: the next block's part of it, ahead of time (a prefetch never faults) */
+                uintptr_t next = (uintptr_t) p + (uintptr_t) (hi - lo);
+                for (uint64_t at = 0; at < hi - lo; at += 64) {
+                        if (in->op == OP_ST)
+                                __builtin_prefetch((const void *) (next + at), 1);
+                        else
+                                __builtin_prefetch((const void *) (next + at), 0);
+                }
+        }
         if (in->op == OP_ST) {
                 if (in->space == SP_PARAM || in->space == SP_CONST)
                         return false;
