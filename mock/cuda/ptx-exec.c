@@ -425,7 +425,7 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
         if (n > 64)
                 n = 64;
         /* chunks of blocks: 8 or more a worker keep the load balanced; 64 blocks at most */
-        g.chunk = g.blocks / (n * 8);
+        g.chunk = n ? g.blocks / (n * 8) : 1; /* n is 0 for an empty grid */
         g.chunk = g.chunk < 1 ? 1 : g.chunk > 64 ? 64 : g.chunk;
         pthread_t tid[64];
         uint64_t started = 0;

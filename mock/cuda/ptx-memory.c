@@ -333,7 +333,7 @@ static bool memory_affine(worker_t *w, const ptx_ins_t *in, runset_t rs)
         unsigned sz = ptx_kind_bytes(in->kind);
         uint64_t stride = h->stride, a0 = h->base + (uint64_t) in->off;
         int64_t ss = (int64_t) stride;
-        if (!h->affine || in->aux2 > 1 || ss > (1ll << 32) || ss < -(1ll << 32) || ((a0 | stride) & (sz - 1)))
+        if (!h->affine || in->aux2 > 1 || ss > (1LL << 32) || ss < -(1LL << 32) || ((a0 | stride) & (sz - 1)))
                 return false;
         /* the threads of @rs run in order: the first and the last touch the ends (|stride| * 1,023 < 2^42) */
         uint32_t first = rs.list ? rs.list[0] : 0, last = rs.list ? rs.list[rs.cnt - 1] : rs.cnt - 1;
