@@ -38,6 +38,7 @@ typedef struct heap {
         uint8_t *buf[4];
         size_t bytes[4];
         size_t n;
+        unsigned workers; /* run_both(): the shortcuts' run on this many workers (0: one) */
 } heap_t;
 
 static bool heap_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi)
@@ -126,7 +127,7 @@ static outcome_t run_both(const char *ptx, const char *name, const heap_t *init,
         const gv_ptx_func_t *f = gv_ptx_entry(m, name);
         assert_non_null(f);
         outcome_t ref = run_once(f, init, grid, block, make, arg, true, 1);
-        outcome_t got = run_once(f, init, grid, block, make, arg, false, 1);
+        outcome_t got = run_once(f, init, grid, block, make, arg, false, init->workers ? init->workers : 1);
         bool same = ref.fault == got.fault && ref.executed == got.executed &&
                     ((!ref.msg && !got.msg) || (ref.msg && got.msg && strcmp(ref.msg, got.msg) == 0));
         for (size_t i = 0; i < init->n && same; i++)
@@ -225,13 +226,32 @@ static void guard(text_t *t, rng_t *r)
                 put(t, "@%s%%p%u ", pick(r, 2) ? "!" : "", pick(r, 3));
 }
 
+/* A setp: 32-bit mostly; 16- and 64-bit too (affine against uniform, wrapping or not). */
+static void random_setp(text_t *t, rng_t *r)
+{
+        static const char *const cmp[] = { "lt", "ge", "eq", "ne", "gt", "le" };
+        unsigned wd = pick(r, 4), p = pick(r, 3);
+        const char *c = cmp[pick(r, 6)], *sg = pick(r, 2) ? "s" : "u";
+        if (wd == 0) {
+                put(t, "setp.%s.%s16 %%p%u, %%h%u, %u", c, sg, p, pick(r, 4), (unsigned) imm(r) & 0xffff);
+        } else if (wd == 1) {
+                put(t, "setp.%s.%s64 %%p%u, %%rd%u, ", c, sg, p, pick(r, 7));
+                if (pick(r, 2))
+                        put(t, "%%rd%u", pick(r, 7));
+                else
+                        put(t, "%lld", imm(r));
+        } else {
+                put(t, "setp.%s.%s32 %%p%u, %%r%u, ", c, sg, p, pick(r, 12));
+                src32(t, r);
+        }
+}
+
 /* One random instruction of the body. */
 // NOLINTNEXTLINE(readability-function-size): one case per kind of instruction
 static void instruction(text_t *t, rng_t *r)
 {
         static const char *const ops2[] = { "add", "sub", "mul.lo", "min", "max", "and", "or", "xor" };
         static const char *const ty[] = { "s32", "u32" };
-        static const char *const cmp[] = { "lt", "ge", "eq", "ne", "gt", "le" };
         guard(t, r);
         switch (pick(r, 16)) {
         case 0: case 1: case 2:
@@ -301,24 +321,9 @@ static void instruction(text_t *t, rng_t *r)
                         put(t, "%lld", imm(r));
                 break;
         }
-        case 12: {
-                /* 32-bit mostly; 16- and 64-bit too (affine against uniform, wrapping or not) */
-                unsigned wd = pick(r, 4), p = pick(r, 3);
-                const char *c = cmp[pick(r, 6)], *sg = pick(r, 2) ? "s" : "u";
-                if (wd == 0) {
-                        put(t, "setp.%s.%s16 %%p%u, %%h%u, %u", c, sg, p, pick(r, 4), (unsigned) imm(r) & 0xffff);
-                } else if (wd == 1) {
-                        put(t, "setp.%s.%s64 %%p%u, %%rd%u, ", c, sg, p, pick(r, 7));
-                        if (pick(r, 2))
-                                put(t, "%%rd%u", pick(r, 7));
-                        else
-                                put(t, "%lld", imm(r));
-                } else {
-                        put(t, "setp.%s.%s %%p%u, %%r%u, ", c, ty[pick(r, 2)], p, pick(r, 12));
-                        src32(t, r);
-                }
+        case 12:
+                random_setp(t, r);
                 break;
-        }
         case 13:
                 put(t, "selp.b32 %%r%u, %%r%u, ", r32(r), pick(r, 12));
                 src32(t, r);
@@ -733,47 +738,24 @@ static void test_compare_sign_wrap(void **state)
         free(init.buf[0]);
 }
 
-/*
- * Blocks spread over 3 workers, each taking runs of consecutive blocks (a
- * grid that is no multiple of the run): every block runs once, as on one.
- */
+/* Blocks over 3 workers, each taking runs of consecutive blocks (1,001: no multiple of a run), against 1. */
 static void test_workers(void **state)
 {
         (void) state;
-        enum { N = 1001 * 32 - 5 };
-        heap_t init = { .n = 3, .bytes = { 4 * N, 4 * N, 8 * (N + 1) } };
-        for (size_t i = 0; i < 3; i++) {
-                init.buf[i] = calloc(1, init.bytes[i]);
-                assert_non_null(init.buf[i]);
+        rng_t r = { 7 };
+        unsigned grid[3] = { 1001, 1, 1 }, b[3] = { 32, 1, 1 }, threads = 1001 * 32;
+        for (int i = 0; i < 3; i++) {
+                char *ptx = random_kernel(&r, 30, threads);
+                rparams_t rp = { { 5, 70000, 3, 0xffff } };
+                heap_t init = { .n = 1, .bytes = { (size_t) N_VALUES * threads * 8 }, .workers = 3 };
+                init.buf[0] = calloc(1, init.bytes[0]);
+                assert_non_null(init.buf[0]);
+                outcome_t o = run_both(ptx, "k", &init, grid, b, random_params, &rp);
+                assert_int_equal(o.fault, GV_PTX_OK);
+                outcome_free(&o, 1);
+                free(init.buf[0]);
+                free(ptx);
         }
-        for (size_t k = 0; k < 4 * N; k++)
-                init.buf[0][k] = (uint8_t) (k * 13);
-        char *ptx = copy_kernel("u32", 4, 32);
-        gv_ptx_module_t *m = NULL;
-        char *err = NULL;
-        assert_int_equal(gv_ptx_parse(ptx, strlen(ptx), &m, &err), 0);
-        free(err);
-        const gv_ptx_func_t *f = gv_ptx_entry(m, "copy");
-        cparams_t c = { .n = N, .s = 1, .o = 0 };
-        unsigned g[3] = { 1001, 1, 1 }, bl[3] = { 32, 1, 1 };
-        outcome_t one = run_once(f, &init, g, bl, copy_params, &c, false, 1);
-        outcome_t three = run_once(f, &init, g, bl, copy_params, &c, false, 3);
-        assert_int_equal(one.fault, GV_PTX_OK);
-        assert_int_equal(three.fault, GV_PTX_OK);
-        assert_int_equal(one.executed, three.executed);
-        assert_memory_equal(one.mem[1], three.mem[1], init.bytes[1]);
-        for (size_t k = 0; k < N; k++) { /* dst[i] = src[i] + 1 */
-                uint32_t src, dst;
-                memcpy(&src, init.buf[0] + 4 * k, 4);
-                memcpy(&dst, three.mem[1] + 4 * k, 4);
-                assert_int_equal(dst, src + 1);
-        }
-        outcome_free(&one, 3);
-        outcome_free(&three, 3);
-        gv_ptx_free(m);
-        free(ptx);
-        for (size_t i = 0; i < 3; i++)
-                free(init.buf[i]);
 }
 
 /* A special register is read-only: writing one is malformed PTX, as ptxas says. */
