@@ -40,8 +40,10 @@ static void help(FILE *f)
                    "Exits 0 as soon as COMPONENT's marker (driver, toolkit, cuda, plugin, nvidia-fs, gdrcopy,\n"
                    "nvidia-peermem, or a marker file name such as toolkit-ready) and its whole upstream chain\n"
                    "are present, written during this boot, and carry matching generations. Event-driven\n"
-                   "(inotify), no polling. A marker created by hand (touch) never counts. An OUTPUT_DIR\n"
-                   "that does not exist yet is waited for (its parent is watched until it appears).\n"
+                   "(inotify); only when no inotify instance can be had (fs.inotify.max_user_instances\n"
+                   "used up) it looks every second instead, with a warning. A marker created by hand\n"
+                   "(touch) never counts. An OUTPUT_DIR that does not exist yet is waited for (its parent\n"
+                   "is watched until it appears).\n"
                    "\nOptions:\n"
                    "  --timeout SECONDS        give up after this long (default: wait forever; 0 checks once)\n"
                    "  --print-env              on success print driver-ready's variables as\n"
@@ -121,6 +123,10 @@ int gv_cmd_wait(gv_cli_t *cli, int argc, char **argv)
         _cleanup_(gv_marker_info_clear) gv_marker_info_t drv = { 0 };
         /* The folder may not exist yet: gv_store_wait watches its parent then. */
         int r = gv_options_open_store(&o, GV_STORE_READER, &store, &err);
+        const char *why = NULL;
+        if (r >= 0 && (r = gv_store_watch(store, &why, &err)) == 1)
+                gv_cli_logf(cli, GV_LOG_WARN, "wait", "io", "%s: no inotify (%s): looking at it every %d s instead",
+                            gv_store_dir(store), why, GV_DIRWATCH_POLL_MS / 1000);
         if (r >= 0)
                 r = w.print_env ? wait_with_driver(store, id, w.timeout_ms, &info, &drv, &err)
                                 : gv_store_wait(store, id, w.timeout_ms, &info, &err);

@@ -19,7 +19,8 @@ struct gv_k8s_client {
         gv_k8s_config_t *cfg;
         gv_k8s_options_t opts;
         char *user_agent;
-        CURL *easy;
+        CURL *easy;            /* plain requests */
+        CURLSH *share;         /* connections and TLS sessions, shared by @easy and every watch's handle */
         char *token;           /* the token in use, or NULL */
         bool token_from_file;
         struct timespec token_mtime;
@@ -49,6 +50,7 @@ struct gv_k8s_xfer {
         bool has_retry_after;
         bool aborted_by_stop, aborted_by_deadline;
         bool too_big;         /* a success body passed GV_K8S_MAX_BODY_BYTES: the transfer was ended */
+        long new_connections; /* connections this transfer opened (0: it reused one) */
         gv_k8s_body_fn stream; /* watch: called for 200 bodies instead of buffering */
         void *stream_data;
         char errbuf[CURL_ERROR_SIZE];
@@ -75,6 +77,14 @@ int gv_k8s_refresh_token(gv_k8s_client_t *c, bool force, gv_error_t **err);
  */
 CURLcode gv_k8s_xfer_perform(gv_k8s_xfer_t *x, const char *method, const char *url, const char *content_type,
                              const char *body, size_t body_len, long timeout_ms);
+
+/*
+ * gv_k8s_easy_new - a libcurl handle of client @c: its connections and TLS
+ * sessions come from the client's share, so a watch after a request (or a
+ * request after a watch) goes over the same HTTP/2 connection, not a new
+ * TLS handshake.  NULL when out of memory.
+ */
+CURL *gv_k8s_easy_new(gv_k8s_client_t *c);
 
 /* gv_k8s_xfer_reset - free the body and forget the last response. */
 void gv_k8s_xfer_reset(gv_k8s_xfer_t *x);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The Kubernetes client and its plain requests: one libcurl easy handle per
- * client for requests (connections are reused; watches, in watch.c, have
- * their own).  One transfer is xfer.c.  Retries follow docs/kubernetes.md.
+ * client for requests (watches, in watch.c, have their own); every handle
+ * of a client shares one connection cache and TLS session cache (a
+ * CURLSH), so a process talks to the API server over one HTTP/2 connection
+ * where it can.  One transfer is xfer.c.  Retries follow docs/kubernetes.md.
  * The bearer token is wiped when replaced and never logged.
  */
 #include "base/clock.h"
@@ -78,6 +80,36 @@ static const char *http_text(long code)
 
 /* ---------------- client ---------------- */
 
+/*
+ * The share of one client's handles: the connection cache (CURL_LOCK_DATA_CONNECT,
+ * libcurl >= 7.57) and the TLS session cache.  No lock callbacks: a client is
+ * used by one thread at a time (k8s.h), and libcurl lets a multiplexed
+ * connection take a new stream only from the transfer's own handle, so a
+ * request made from inside a watch's callback opens its own connection.
+ */
+static CURLSH *share_new(void)
+{
+        CURLSH *sh = curl_share_init();
+        if (!sh)
+                return NULL;
+        if (curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK ||
+            curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT) != CURLSHE_OK) {
+                curl_share_cleanup(sh);
+                return NULL;
+        }
+        return sh;
+}
+
+CURL *gv_k8s_easy_new(gv_k8s_client_t *c)
+{
+        CURL *e = curl_easy_init();
+        if (e && curl_easy_setopt(e, CURLOPT_SHARE, c->share) != CURLE_OK) {
+                curl_easy_cleanup(e);
+                return NULL;
+        }
+        return e; /* curl_easy_reset() keeps the share */
+}
+
 int gv_k8s_client_new(gv_k8s_config_t *cfg, const gv_k8s_options_t *opts, gv_k8s_client_t **out, gv_error_t **err)
 {
         gv_k8s_client_t *c = calloc(1, sizeof(*c));
@@ -107,9 +139,10 @@ int gv_k8s_client_new(gv_k8s_config_t *cfg, const gv_k8s_options_t *opts, gv_k8s
         else if (asprintf(&c->user_agent, "gpu-validator/%s", GV_VERSION) < 0)
                 c->user_agent = NULL;
         c->opts.user_agent = c->user_agent;
-        c->easy = curl_easy_init();
+        c->share = share_new();
+        c->easy = c->share ? gv_k8s_easy_new(c) : NULL;
         c->rng = (unsigned) time(NULL) ^ (unsigned) getpid() ^ (unsigned) (uintptr_t) c;
-        if (!c->user_agent || !c->easy || !cfg) {
+        if (!c->user_agent || !c->share || !c->easy || !cfg) {
                 gv_k8s_client_free(c);
                 return gv_error_set(err, cfg ? ENOMEM : EINVAL, GV_REASON_INTERNAL,
                                     cfg ? "cannot make a curl handle" : "no configuration");
@@ -130,6 +163,8 @@ void gv_k8s_client_free(gv_k8s_client_t *c)
                 return;
         if (c->easy)
                 curl_easy_cleanup(c->easy);
+        if (c->share)
+                curl_share_cleanup(c->share); /* after every handle that used it; closes its connections */
         gv_k8s_wipe_free(c->token);
         free(c->user_agent);
         gv_k8s_config_free(c->cfg);
@@ -365,8 +400,8 @@ static attempt_t attempt_response(req_t *q, uint64_t t0, int *ret, gv_error_t **
 {
         gv_k8s_client_t *c = q->c;
         const gv_k8s_xfer_t *x = &q->x;
-        gv_k8s_logf(c, GV_LOG_DEBUG, "%s %s: %ld (%llu ms)", q->method, q->url, x->status,
-                    (unsigned long long) ((uint64_t) gv_now_ms() - t0));
+        gv_k8s_logf(c, GV_LOG_DEBUG, "%s %s: %ld (%llu ms%s)", q->method, q->url, x->status,
+                    (unsigned long long) ((uint64_t) gv_now_ms() - t0), x->new_connections ? ", new connection" : "");
         if (x->status >= 200 && x->status < 300) {
                 *ret = parse_response(x, q->method, q->url, q->out, err);
                 return ATTEMPT_DONE;

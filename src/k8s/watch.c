@@ -310,9 +310,10 @@ static wstep_t watch_connect(wrun_t *r, gv_error_t **err)
         w->lb.max_line = GV_K8S_MAX_WATCH_EVENT_BYTES;
         uint64_t t0 = (uint64_t) gv_now_ms();
         CURLcode cc = gv_k8s_xfer_perform(&r->x, "GET", url, NULL, NULL, 0, 0);
-        gv_k8s_logf(r->c, GV_LOG_DEBUG, "GET %s: %s %ld, %u events (%llu ms)", url,
+        gv_k8s_logf(r->c, GV_LOG_DEBUG, "GET %s: %s %ld, %u events (%llu ms%s)", url,
                     cc == CURLE_OK ? "ended" : gv_k8s_curl_text(cc, &r->x), r->x.status, w->events,
-                    (unsigned long long) ((uint64_t) gv_now_ms() - t0));
+                    (unsigned long long) ((uint64_t) gv_now_ms() - t0),
+                    r->x.new_connections ? ", new connection" : "");
         return watch_ended(r, url, cc, t0, err);
 }
 
@@ -332,7 +333,7 @@ int gv_k8s_watch(gv_k8s_client_t *c, const gv_k8s_watch_spec_t *spec, gv_k8s_wat
 
         if (!r.need_list && set_rv(&r.w, spec->resource_version) < 0)
                 return gv_error_oom(err);
-        r.x.easy = curl_easy_init();
+        r.x.easy = gv_k8s_easy_new(c);
         if (!r.x.easy) {
                 free(r.w.rv);
                 return gv_error_set(err, ENOMEM, GV_REASON_INTERNAL, "cannot make a curl handle");

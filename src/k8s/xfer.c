@@ -114,6 +114,7 @@ void gv_k8s_xfer_reset(gv_k8s_xfer_t *x)
         x->retry_after_ms = 0;
         x->aborted_by_stop = x->aborted_by_deadline = false;
         x->too_big = false;
+        x->new_connections = 0;
         x->errbuf[0] = '\0';
 }
 
@@ -251,6 +252,8 @@ CURLcode gv_k8s_xfer_perform(gv_k8s_xfer_t *x, const char *method, const char *u
                 long code = 0;
                 if (curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK && code)
                         x->status = code;
+                if (curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &x->new_connections) != CURLE_OK)
+                        x->new_connections = 0;
         }
         /* The handle keeps no pointer to the wiped strings once perform returned;
          * drop the header list from it all the same. */

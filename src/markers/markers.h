@@ -254,8 +254,9 @@ int gv_store_inspect(gv_store_t *store, gv_marker_id_t id, gv_marker_info_t *inf
  * root first, with its state and why: "driver-ready: ready; toolkit-ready:
  * missing (not present)").  Event-driven with inotify on the folder
  * (create, moved-to, delete, moved-from, close-write, attrib), re-checking
- * the whole chain after each event batch; ppoll() with the time left; no
- * polling.  While the folder does not exist (a store opened with
+ * the whole chain after each event batch; ppoll() with the time left.
+ * Without an inotify instance (gv_store_watch() says so) it opens the
+ * folder again and re-checks every GV_DIRWATCH_POLL_MS instead.  While the folder does not exist (a store opened with
  * allow_missing) its nearest existing parent is watched until it appears,
  * within the same timeout; a folder removed and re-created during the wait
  * is followed.  timeout_ms < 0 waits forever.  A signal whose handler runs
@@ -266,6 +267,17 @@ int gv_store_inspect(gv_store_t *store, gv_marker_id_t id, gv_marker_info_t *inf
  */
 int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_marker_info_t *info,
                   gv_error_t **err);
+
+/*
+ * gv_store_watch - make the folder watch of gv_store_wait() now (the first
+ * wait makes it otherwise) and say how waits will go: 0 event-driven
+ * (inotify), 1 polling every GV_DIRWATCH_POLL_MS because no inotify
+ * instance could be had (the per-user limit fs.inotify.max_user_instances
+ * used up, EMFILE); *why (may be NULL) is then set to the reason
+ * ("inotify: Too many open files"), owned by the store.
+ * Errors: -ENOMEM, -EINVAL (GV_REASON_INTERNAL).
+ */
+int gv_store_watch(gv_store_t *store, const char **why, gv_error_t **err);
 
 /*
  * gv_store_cleanup - remove every marker, downstream first, plus stray

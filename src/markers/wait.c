@@ -4,12 +4,14 @@
  * store's folder watch (gv_dirwatch, watch.c) wakes it; the chain is
  * re-judged after each batch of events, and after each re-arming the store
  * re-opens the folder by its path first (the folder may have been replaced).
- * No polling loop.
+ * Without an inotify instance it looks again every GV_DIRWATCH_POLL_MS.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -46,11 +48,13 @@ static char *chain_report(gv_store_t *s, gv_marker_id_t id)
         return buf;
 }
 
-/*
- * The store's watch, made at the first wait.  Without inotify the wait
- * fails ("inotify: ..."): it does not poll.
- */
-static int ensure_watch(gv_store_t *s, gv_error_t **err)
+/* Whether the store's watch has no inotify instance (and waits poll). */
+static bool polling(const gv_store_t *s)
+{
+        return s->watch && gv_dirwatch_state(s->watch) == GV_DIRWATCH_POLLING;
+}
+
+int gv_store_watch(gv_store_t *s, const char **why, gv_error_t **err)
 {
         if (!s->watch) {
                 gv_dirwatch_options_t o = { .markers_only = true };
@@ -58,10 +62,11 @@ static int ensure_watch(gv_store_t *s, gv_error_t **err)
                 if (r < 0)
                         return r;
         }
-        const gv_error_t *e = gv_dirwatch_error(s->watch);
-        if (gv_dirwatch_state(s->watch) == GV_DIRWATCH_POLLING)
-                return gv_error_set(err, e->errnum, GV_REASON_IO, "%s", e->msg);
-        return 0;
+        if (!polling(s))
+                return 0;
+        if (why)
+                *why = gv_dirwatch_error(s->watch)->msg;
+        return 1;
 }
 
 /*
@@ -80,9 +85,23 @@ static int follow_folder(gv_store_t *s, gv_error_t **err)
         if (r < 0)
                 return r;
         const gv_error_t *e = gv_dirwatch_error(s->watch);
-        if (e)
+        if (e && !polling(s))
                 return gv_error_set(err, e->errnum, e->reason, "%s", e->msg);
         return 0;
+}
+
+/*
+ * No inotify: wait one poll interval (at most @left_ms, < 0: no bound).
+ * Like the inotify wait's ppoll(), a signal whose handler runs ends it
+ * (-EINTR); gv_sleep_ms() would sleep through it.  GV_DIRWATCH_POLLED.
+ */
+static int poll_pause(int64_t left_ms, gv_error_t **err)
+{
+        int64_t ms = left_ms >= 0 && left_ms < GV_DIRWATCH_POLL_MS ? left_ms : GV_DIRWATCH_POLL_MS;
+        struct timespec ts = { .tv_sec = (time_t) (ms / 1000), .tv_nsec = (long) (ms % 1000) * 1000000L };
+        if (ppoll(NULL, 0, &ts, NULL) < 0 && errno == EINTR)
+                return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "interrupted by a signal");
+        return GV_DIRWATCH_POLLED;
 }
 
 /* 1 when @id is READY (@info filled when not NULL), 0 when not, negative errno. */
@@ -110,7 +129,7 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
                 return gv_error_set(err, EINVAL, GV_REASON_INTERNAL, "wait: bad store or marker id");
         const char *file = gv_marker_file(id);
         int64_t deadline = timeout_ms >= 0 ? gv_now_ms() + timeout_ms : INT64_MAX;
-        int r = ensure_watch(store, err);
+        int r = gv_store_watch(store, NULL, err);
         if (r < 0)
                 return r;
         bool rearmed = true; /* the folder may have been replaced since the last wait */
@@ -131,9 +150,10 @@ int gv_store_wait(gv_store_t *store, gv_marker_id_t id, int64_t timeout_ms, gv_m
                                             file, (long long) timeout_ms, report ? report : "(out of memory)");
                 }
                 /* A time-out loops once more: the chain is judged again and reported. */
-                r = gv_dirwatch_next(store->watch, left, NULL, err);
+                r = polling(store) ? poll_pause(left, err) : gv_dirwatch_next(store->watch, left, NULL, err);
                 if (r < 0)
                         return gv_error_prefix(err, "wait for %s", file);
-                rearmed = r == GV_DIRWATCH_REARMED;
+                /* polled: the folder may have been replaced unseen, so it is opened again by its path */
+                rearmed = r == GV_DIRWATCH_REARMED || r == GV_DIRWATCH_POLLED;
         }
 }

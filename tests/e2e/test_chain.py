@@ -360,6 +360,52 @@ class TestFieldReports(ChainTestCase):
             out, errs = waiter.communicate(timeout=30)
             self.assertEqual(waiter.returncode, 0, out + errs)
 
+    def _without_inotify(self, args):
+        """@args run by `gpu-validator` in a user namespace whose inotify-instance limit is 0:
+        inotify_init1() fails with EMFILE there, as when fs.inotify.max_user_instances is used up
+        (a fleet of node signals took root's 128 once).  Skipped where no user namespace can be made."""
+        unshare = shutil.which("unshare")
+        probe = unshare and subprocess.run(
+            [unshare, "--user", "--map-root-user", "sh", "-c", "echo 0 > /proc/sys/user/max_inotify_instances"],
+            capture_output=True)
+        if not probe or probe.returncode != 0:
+            self.skipTest("no user namespace with its own inotify limit here (unshare --user)")
+        return [unshare, "--user", "--map-root-user", "sh", "-c",
+                'echo 0 > /proc/sys/user/max_inotify_instances && exec "$@"', "sh", gvtest.GV, *args]
+
+    def test_wait_without_inotify_polls(self):
+        # docs/markers.md: with no inotify instance to be had, wait looks at the folder every
+        # second instead (a warning on stderr) rather than failing; a time-out still reports.
+        self.node.install_mock("driver", gpus=1)
+        args = self.node.args()
+        waiter = subprocess.Popen(self._without_inotify(["wait", "toolkit", "--timeout", "20",
+                                                         *self.node.store_args()]),
+                                  env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        gvtest.run(["run", "--components", "driver,toolkit", *args], check=0)
+        t0 = time.monotonic()
+        out, errs = waiter.communicate(timeout=30)
+        self.assertEqual(waiter.returncode, 0, out + errs)
+        self.assertLess(time.monotonic() - t0, 3.0, "polls at least once a second")
+        self.assertIn("no inotify", errs)
+        self.assertIn("Too many open files", errs)
+        self.assertIn("every 1 s", errs)
+        self.assertEqual(out, "")
+        gvtest.run(["cleanup", *self.node.store_args()], check=0)
+        p = subprocess.run(self._without_inotify(["wait", "toolkit", "--timeout", "1", *self.node.store_args()]),
+                           env=gvtest.clean_env(), capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertIn("driver-ready: missing", p.stderr)
+        # interrupted while polling: exit 4 within a poll interval
+        waiter = subprocess.Popen(self._without_inotify(["wait", "toolkit", *self.node.store_args()]),
+                                  env=gvtest.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.7)
+        t0 = time.monotonic()
+        waiter.terminate()
+        out, errs = waiter.communicate(timeout=10)
+        self.assertEqual(waiter.returncode, 4, out + errs)
+        self.assertLess(time.monotonic() - t0, 1.5)
+
     def test_fr01_stale_toolkit_ready_without_driver_marker(self):
         self.node.install_mock("host", gpus=1)
         # A toolkit-ready left behind, no driver-ready / host-driver-ready.

@@ -130,6 +130,58 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertEqual(len(self.posts()), 1)
         self.assert_no_polling()
 
+    def request_pattern(self):
+        """The components' requests as (verb, what) pairs, in order (the proxy's log)."""
+        out = []
+        for r in self.api.requests():
+            parts = r["path"].strip("/").split("/")[2:]  # after api/v1: namespaces/NS/pods[/NAME]
+            what = "/".join(p for i, p in enumerate(parts) if i % 2 == 0 or (i == 3 and parts[0] == "namespaces"))
+            named = len(parts) % 2 == 0 if parts[:1] != ["namespaces"] else len(parts) == 4
+            verb = {"POST": "create", "DELETE": "delete", "PATCH": "patch", "PUT": "update"}.get(r["method"])
+            if verb is None:
+                verb = "watch" if r["watch"] else ("get" if named else "list")
+            out.append((verb, what))
+        return out
+
+    def test_request_pattern_of_cuda_and_plugin(self):
+        """docs/kubernetes.md, "Requests per validation": per pod one LIST of earlier pods, the
+        CREATE, one WATCH from the created version (no LIST of its own, no GET polling), the
+        DELETE; the validator's own pod read once; the plugin's Node listed once (no watch needed
+        when the capacity is there)."""
+        self.api.api("POST", "/api/v1/namespaces/%s/pods" % self.NS, {
+            "metadata": {"name": "gpu-validator-self"}, "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        self.gpu_node()
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=300, exitAfterMs=300)
+        self.cuda_ready()
+        for comp, head in (("cuda", []), ("plugin", [("list", "nodes")])):
+            self.api.clear_requests()
+            p = self.gv(comp, POD_NAME="gpu-validator-self")
+            self.assertEqual(p.returncode, 0, self.out(p))
+            name = self.posts()[0]
+            pods = "namespaces/pods"
+            self.assertEqual(self.request_pattern(), head + [
+                ("get", "namespaces/pods/gpu-validator-self"), ("list", pods), ("create", pods), ("watch", pods),
+                ("delete", "namespaces/pods/" + [r for r in self.api.requests() if r["method"] == "DELETE"][0]
+                 ["path"].rsplit("/", 1)[1])], (comp, name))
+
+    def test_one_connection_per_component_run(self):
+        """A run talks to the API server over one HTTP/2 connection (one TLS handshake): the
+        watch takes the connection the requests before it used, and the DELETE after it too.
+        A byte relay in front of the real server counts the connections."""
+        from proxy import TcpRelay
+        relay = TcpRelay(self.api.cp).start()
+        self.addCleanup(relay.stop)
+        kc = self.api.cp.kubeconfig(self.path("kubeconfig-relay"), token=self.api.token, namespace=self.NS,
+                                    server=relay.url)
+        self.gpu_node()
+        self.api.kubelet(enabled=True, nodeName=NODE, runningAfterMs=300, exitAfterMs=300)
+        self.cuda_ready()
+        for comp in ("cuda", "plugin"):
+            before = relay.connections
+            p = self.gv(comp, KUBECONFIG=kc)
+            self.assertEqual(p.returncode, 0, self.out(p))
+            self.assertEqual(relay.connections - before, 1, comp)
+
     def test_watch_cut_mid_run_resumes(self):
         """The pod's watch stream is cut (the fault proxy) while the pod runs: the client resumes
         from its last version, sees the pod finish, and creates nothing twice."""
@@ -428,7 +480,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "1")
 
     def test_fr08_device_plugin_disabled_skips_on_purpose_and_records_it(self):
-        # issue 11 item 5: skipped on purpose, recorded, and the chain treats it as complete
+        # the device plugin not deployed here: skipped on purpose, recorded, and the chain treats it as complete
         self.gpu_node(labels={"nvidia.com/gpu.deploy.device-plugin": "false"}, capacity={}, allocatable={})
         p = self.gv("plugin", CAPACITY_WAIT_SECONDS="30")
         self.assertEqual(p.returncode, 0, self.out(p))
@@ -445,7 +497,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         st = gvtest.run(["status", "--output-dir", self.vdir], env=self.env())
         self.assertRegex(st.stdout, r"plugin-ready\s+ready\s+\S+\s+SKIPPED \(")
 
-    # -- issue 11: node labels of the sandbox and GPUDirect components -------------------------
+    # -- node labels of the sandbox and GPUDirect components ----------------------------------
     def sandbox(self, component, *extra, **env):
         sysfs = self.path("sys")
         os.makedirs(os.path.join(sysfs, "bus/pci/devices"), exist_ok=True)
@@ -503,7 +555,7 @@ class WorkloadPodsTest(ChartApiTestCase):
 
     def test_node_deleted_ends_capacity_wait_at_once(self):
         """The Node is deleted while the plugin waits for GPU capacity: the wait ends at once with
-        a clear verdict, not after the whole bound (issue 12)."""
+        a clear verdict, not after the whole bound."""
         self.gpu_node(capacity={}, allocatable={})
         proc = self.gv_background("plugin", CAPACITY_WAIT_SECONDS="60", WITH_WORKLOAD="false")
         time.sleep(1.0)

@@ -19,7 +19,11 @@ server's.  Fault rules (the first matching rule with count > 0 applies, then cou
   type "gone"     a watch gets one ERROR event with a 410 Expired Status (`as: "http"`: HTTP 410)
   type "delay"    forward after `delayMs` (any rule may carry delayMs, and `before`: a function
                   called before the request is forwarded, e.g. a concurrent write)
-  match keys: `method`, `path` (substring of the path), `watch` (true/false), `count` (1)."""
+  match keys: `method`, `path` (substring of the path), `watch` (true/false), `count` (1).
+
+`TcpRelay(cp).start()` is the other tool here: a byte relay in front of the real server (TLS and
+HTTP/2 stay end to end) that counts the TCP connections a client opens (`.connections`), so a
+test can see how many TLS handshakes a run costs the server."""
 
 import http.client
 import json
@@ -239,3 +243,79 @@ class FaultProxy:
                 r["count"] -= 1
                 return dict(r)
         return None
+
+
+class TcpRelay:
+    """Relays bytes between clients and the API server unchanged; counts accepted connections.
+
+        relay = TcpRelay(cp).start()      # https://127.0.0.1:PORT (the server's certificate names
+        ...                               # 127.0.0.1, so verification still passes)
+        relay.connections                 # TCP connections accepted so far
+        relay.stop()"""
+
+    def __init__(self, cp):
+        up = urllib.parse.urlsplit(cp.server)
+        self.upstream = (up.hostname, up.port)
+        self.connections = 0
+        self.lock = threading.Lock()
+        self.sock = None
+        self.url = None
+        self.open = set()
+
+    def start(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = "https://127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True, name="tcp-relay").start()
+        return self
+
+    def stop(self):
+        s, self.sock = self.sock, None
+        if s:
+            s.close()
+        with self.lock:
+            conns = list(self.open)
+        for c in conns:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def _accept(self):
+        while self.sock:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.connections += 1
+            try:
+                server = socket.create_connection(self.upstream, timeout=10)
+            except OSError:
+                client.close()
+                continue
+            server.settimeout(None)
+            with self.lock:
+                self.open.update((client, server))
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            with self.lock:
+                self.open.discard(src)
+            src.close()
