@@ -20,6 +20,22 @@ void gv_pid_kill_and_reap(pid_t *pid);
 
 #define _cleanup_pid_ __attribute__((cleanup(gv_pid_kill_and_reap)))
 
+/* How long gv_pid_term_and_reapp() lets a child end itself after SIGTERM. */
+#define GV_PID_TERM_GRACE_MS 5000
+
+/*
+ * gv_pid_term_and_reap - when *@pid is a child (> 0): send SIGTERM to the child alone, so that
+ * it can end what it started (gv_proc_run()'s reaper sweeps its descendants), wait up to
+ * @grace_ms for it to exit, then gv_pid_kill_and_reap() what is left; *@pid is 0 afterwards.
+ * errno is kept.
+ */
+void gv_pid_term_and_reap(pid_t *pid, int grace_ms);
+
+/* gv_pid_term_and_reapp - gv_pid_term_and_reap() with GV_PID_TERM_GRACE_MS, for _cleanup_pid_term_. */
+void gv_pid_term_and_reapp(pid_t *pid);
+
+#define _cleanup_pid_term_ __attribute__((cleanup(gv_pid_term_and_reapp)))
+
 /* TAKE_PID(pid) - the child in @pid, leaving 0 behind (nothing for _cleanup_pid_ to do). */
 #define TAKE_PID(pid)                            \
         __extension__({                          \

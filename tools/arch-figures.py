@@ -11,7 +11,9 @@
 - functions over 100 lines, counted from the first line of the signature to the closing
   brace (the project's style puts a function's braces in column 0), with the same split;
 - hand-written out-of-memory errors: the string "out of memory" as a literal of a
-  gv_error_set() call (or an OOM()/oom() helper that wraps one) in base/, abi/, src/, mock/.
+  gv_error_set() call (or an OOM()/oom() helper that wraps one) in base/, abi/, src/, mock/;
+- hand-written doubling realloc() loops: a realloc()/reallocarray() whose capacity is doubled
+  in the call or just before it, outside gv_greedy_realloc() (base/alloc.c).
 
 `--list` prints what each count is made of.  Python 3 standard library only; it reads the
 files as text and changes nothing.  The duplicate pairs come from `duplicates` (a tool of the
@@ -128,6 +130,24 @@ def oom_literals(root):
     return out
 
 
+REALLOC_RE = re.compile(r'\b(realloc|reallocarray)\(')
+DOUBLING_RE = re.compile(r'\*=\s*2\b|<<=\s*1\b|\b2\s*\*\s*\w|\w\s*\*\s*2\b')
+
+
+def doubling_reallocs(root):
+    """realloc()/reallocarray() calls that grow by doubling, written by hand: the call or one of
+    the six lines before it doubles a capacity (`*= 2`, `2 * cap`, `cap * 2`, `<<= 1`)."""
+    out = []
+    for f in files(root, PRODUCT, ('.c', '.h')):
+        if f == 'base/alloc.c':  # gv_greedy_realloc() itself, the one helper
+            continue
+        lines = read(root, f)
+        for i, line in enumerate(lines):
+            if REALLOC_RE.search(line) and any(DOUBLING_RE.search(l) for l in lines[max(0, i - 6):i + 1]):
+                out.append('%s:%d' % (f, i + 1))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--root', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
@@ -143,6 +163,7 @@ def main():
         ('functions over 100 lines in base/ abi/ src/ mock/', long_functions(root, PRODUCT)),
         ('functions over 100 lines in tests/ bench/', long_functions(root, OTHER)),
         ('hand-written out-of-memory errors (and OOM helpers)', oom_literals(root)),
+        ('hand-written doubling realloc() loops', doubling_reallocs(root)),
     ]
     for title, items in rows:
         print('%5d  %s' % (len(items), title))

@@ -586,9 +586,13 @@ cmd_check() {
     done
     # Ours only (other work on this machine runs its own etcd and API servers): node daemons
     # nothing else here runs, and anything whose command line names the state folder.
+    # A killed daemon whose parent is the machine's init stays a zombie until init reaps it: it
+    # holds no memory, files, mounts or cgroup, so only live processes count here.
     echo "# processes of the cluster"
-    local p
+    local p state
     for p in /proc/[0-9]*; do
+        state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "$p/status" 2>/dev/null)
+        [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ] || continue
         case "$(cat "$p/comm" 2>/dev/null)" in
             kubelet|containerd|containerd-shim*|kube-proxy|catatonit|nvidia-device-p*) echo "$(cat "$p/comm")" ;;
             *) tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -q -- "$S" && cat "$p/comm" ;;

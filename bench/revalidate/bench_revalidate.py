@@ -9,6 +9,12 @@ and the /dev/nvidia* nodes are removed, stay away DOWN seconds, then come back. 
   when the driver comes back) returns 0;
 beside upstream's behaviour on the same timeline (validated once, no watcher: the markers stay
 until the pod restarts, so not-ready is never seen).
+Then a GPU falls off the bus (`gpu-validator mock set --gpu 1 fault=fell-off-the-bus`: Xid 79, then
+NVML answers GPU_IS_LOST; no file of the driver changes) and comes back (`mock set --clear`), under
+the default --gpu-health-interval (1 s).  Measured from the start of `mock set`:
+- to `[ -f toolkit-ready ]` seeing not-ready (the probe's interval bounds it);
+- to the re-run's driver check naming the GPU (its `driver: gpu-lost` log line);
+- from the start of `mock set --clear` to toolkit-ready back.
 The watcher runs with --revalidate-backoff 0 --revalidate-min-interval 0 (the fastest settings);
 the chart's defaults add their delays (first re-run 2 s after the change, at most one every 10 s).
 Usage: bench/revalidate/bench_revalidate.py [BUILD_DIR] [TRIALS] [DOWN_SECONDS]"""
@@ -124,6 +130,42 @@ def watcher_trials(node):
     return gone, back, back_wait
 
 
+def gpu_lost_trials(node, n):
+    env = {k: v for k, v in os.environ.items() if k not in ("COMPONENT", "OUTPUT_DIR") and not k.startswith("MOCK_NVML")}
+    log = os.path.join(node.base, "watch.err")
+    with open(log, "w") as err:
+        w = subprocess.Popen([gv, "watch", *node.args(), "--revalidate-backoff", "0", "--revalidate-max-backoff", "1",
+                              "--revalidate-min-interval", "0"], stdout=subprocess.DEVNULL, stderr=err, env=env)
+    gone, named, back = [], [], []
+
+    def mock_set(*args):
+        subprocess.run([gv, "mock", "set", "--root", node.driver, *args], check=True, capture_output=True)
+
+    def names():
+        with open(log) as f:
+            return sum(1 for ln in f if "driver: gpu-lost" in ln)
+    try:
+        if until(lambda: os.path.exists(node.toolkit), 30) is None:
+            raise SystemExit("the watcher did not validate the mock node")
+        for _ in range(n):
+            time.sleep(0.2)
+            before = names()
+            t0 = time.perf_counter()
+            mock_set("--gpu", "1", "fault=fell-off-the-bus")
+            g = until(lambda: not os.path.exists(node.toolkit), 10)
+            gone.append(g if g is None else time.perf_counter() - t0)
+            m = until(lambda: names() > before, 10)
+            named.append(m if m is None else time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            mock_set("--clear")
+            b = until(lambda: os.path.exists(node.toolkit), 30)
+            back.append(b if b is None else time.perf_counter() - t1)
+    finally:
+        w.terminate()
+        w.wait(timeout=10)
+    return gone, named, back
+
+
 def upstream_trials(node, observe_s=2.0):
     """Validated once and never again (upstream: the main container sleeps): after the same restart,
     does a consumer ever see not-ready?"""
@@ -144,6 +186,12 @@ def main():
         print("  " + figures("restart -> [ -f toolkit-ready ] sees not-ready", gone))
         print("  " + figures("driver back -> [ -f toolkit-ready ] sees ready again", back))
         print("  " + figures("driver back -> `gpu-validator wait toolkit` returns 0", back_wait))
+        gone, named, back = gpu_lost_trials(Node(os.path.join(work, "c")), min(trials, 10))
+        print("GPU 1 falls off the bus (`mock set fault=fell-off-the-bus`) and comes back (`mock set --clear`), "
+              "gpu-validator watch, GPU probe every 1 s (default), fastest re-run settings:")
+        print("  " + figures("mock set -> [ -f toolkit-ready ] sees not-ready", gone))
+        print("  " + figures("mock set -> the re-run's driver check names the GPU", named))
+        print("  " + figures("mock set --clear -> [ -f toolkit-ready ] sees ready again", back))
         seen, obs = upstream_trials(Node(os.path.join(work, "b")))
         print("upstream (validated once, main container sleeps): "
               + (f"not-ready seen after {seen * 1000:.1f} ms" if seen is not None else

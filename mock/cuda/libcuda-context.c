@@ -16,12 +16,12 @@
 static __thread struct CUctx_st *ctx_stack[STACK_MAX];
 static __thread int ctx_depth;
 
-struct CUctx_st *current_ctx(void)
+struct CUctx_st *mc_current_ctx(void)
 {
         return ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
 }
 
-void set_current(struct CUctx_st *ctx)
+void mc_set_current(struct CUctx_st *ctx)
 {
         if (ctx_depth == 0)
                 ctx_depth = 1;
@@ -35,7 +35,7 @@ static bool is_primary(const struct CUctx_st *ctx)
         return ctx >= &S.primary[0] && ctx < &S.primary[MAX_DEVICES];
 }
 
-bool ctx_ok(const struct CUctx_st *ctx)
+bool mc_ctx_ok(const struct CUctx_st *ctx)
 {
         if (!ctx)
                 return false;
@@ -48,7 +48,7 @@ bool ctx_ok(const struct CUctx_st *ctx)
 }
 
 /* Whether the GPU behind @dev is still there; a lost one poisons @ctx. */
-CUresult check_alive(int dev, struct CUctx_st *ctx)
+CUresult mc_check_alive(int dev, struct CUctx_st *ctx)
 {
         nvmlMemory_t mem;
         if (S.nvml->nvmlDeviceGetMemoryInfo(S.devs[dev].nvml, &mem) == NVML_ERROR_GPU_IS_LOST) {
@@ -65,32 +65,32 @@ CUresult check_alive(int dev, struct CUctx_st *ctx)
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
         ENTER_DEV_ARGS(!pctx, dev);
-        CUresult r = check_alive(dev, NULL);
+        CUresult r = mc_check_alive(dev, NULL);
         if (r != CUDA_SUCCESS)
-                return leave(r);
+                return mc_leave(r);
         S.primary_refs[dev]++;
         *pctx = &S.primary[dev];
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
         ENTER_DEV(dev);
         if (S.primary_refs[dev] <= 0)
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
         if (--S.primary_refs[dev] == 0) {
-                drop_allocs(&S.primary[dev]);
+                mc_drop_allocs(&S.primary[dev]);
                 S.primary[dev].sticky = CUDA_SUCCESS;
         }
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
         ENTER_DEV(dev);
-        drop_allocs(&S.primary[dev]);
+        mc_drop_allocs(&S.primary[dev]);
         S.primary[dev].sticky = CUDA_SUCCESS;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
@@ -98,16 +98,16 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *acti
         ENTER_DEV_ARGS(!flags || !active, dev);
         *flags = S.primary[dev].flags;
         *active = S.primary_refs[dev] > 0;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
         ENTER_DEV(dev);
         if (flags & ~(unsigned) CU_CTX_FLAGS_MASK)
-                return leave(CUDA_ERROR_INVALID_VALUE);
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         S.primary[dev].flags = flags;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -117,18 +117,18 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
         ENTER_DEV_ARGS(!pctx, dev);
         if (flags & ~(unsigned) CU_CTX_FLAGS_MASK)
-                return leave(CUDA_ERROR_INVALID_VALUE);
-        CUresult r = check_alive(dev, NULL);
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
+        CUresult r = mc_check_alive(dev, NULL);
         if (r != CUDA_SUCCESS)
-                return leave(r);
+                return mc_leave(r);
         size_t slot = 0;
         while (slot < MAX_CONTEXTS && S.created[slot])
                 slot++;
         if (slot == MAX_CONTEXTS)
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         struct CUctx_st *c = calloc(1, sizeof(*c));
         if (!c)
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         c->device = dev;
         c->flags = flags;
         S.created[slot] = c;
@@ -138,7 +138,7 @@ CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
         else
                 ctx_stack[STACK_MAX - 1] = c;
         *pctx = c;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags,
@@ -165,9 +165,9 @@ CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, uns
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
         ENTER();
-        if (!ctx_ok(ctx) || is_primary(ctx))
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
-        drop_allocs(ctx); /* the context's allocations go with it */
+        if (!mc_ctx_ok(ctx) || is_primary(ctx))
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
+        mc_drop_allocs(ctx); /* the context's allocations go with it */
         for (int i = 0; i < ctx_depth; i++)
                 if (ctx_stack[i] == ctx) {
                         memmove(&ctx_stack[i], &ctx_stack[i + 1], (size_t) (ctx_depth - i - 1) * sizeof(struct CUctx_st *));
@@ -178,16 +178,16 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
                 if (S.created[i] == ctx)
                         S.created[i] = NULL;
         free(ctx);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxSetCurrent(CUcontext ctx)
 {
         ENTER();
-        if (ctx && !ctx_ok(ctx))
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
-        set_current(ctx);
-        return leave(CUDA_SUCCESS);
+        if (ctx && !mc_ctx_ok(ctx))
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
+        mc_set_current(ctx);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxGetCurrent(CUcontext *pctx)
@@ -195,30 +195,30 @@ CUresult cuCtxGetCurrent(CUcontext *pctx)
         if (!pctx)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        *pctx = current_ctx();
-        return leave(CUDA_SUCCESS);
+        *pctx = mc_current_ctx();
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
         ENTER();
-        if (!ctx_ok(ctx))
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        if (!mc_ctx_ok(ctx))
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
         if (ctx_depth >= STACK_MAX)
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         ctx_stack[ctx_depth++] = ctx;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
         ENTER();
         if (ctx_depth == 0)
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
         struct CUctx_st *c = ctx_stack[--ctx_depth];
         if (pctx)
                 *pctx = c;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxGetDevice(CUdevice *device)
@@ -231,23 +231,22 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
         if (!device)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        struct CUctx_st *c = ctx ? ctx : current_ctx();
-        if (!c || !ctx_ok(c))
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        struct CUctx_st *c = ctx ? ctx : mc_current_ctx();
+        if (!c || !mc_ctx_ok(c))
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
         *device = c->device;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
         if (!version)
                 return CUDA_ERROR_INVALID_VALUE;
-        ENTER();
-        struct CUctx_st *c = ctx ? ctx : current_ctx();
-        if (!c || !ctx_ok(c))
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
-        *version = 3020; /* the context API of every 64-bit driver since CUDA 3.2 */
-        return leave(CUDA_SUCCESS);
+        CUdevice dev;
+        CUresult r = cuCtxGetDevice_v2(&dev, ctx); /* the same checks: initialised, a live context */
+        if (r == CUDA_SUCCESS)
+                *version = 3020; /* the context API of every 64-bit driver since CUDA 3.2 */
+        return r;
 }
 
 CUresult cuCtxGetFlags(unsigned int *flags)
@@ -255,10 +254,10 @@ CUresult cuCtxGetFlags(unsigned int *flags)
         if (!flags)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        if (!current_ctx())
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
-        *flags = current_ctx()->flags;
-        return leave(CUDA_SUCCESS);
+        if (!mc_current_ctx())
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
+        *flags = mc_current_ctx()->flags;
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuCtxSynchronize(void)
@@ -269,11 +268,11 @@ CUresult cuCtxSynchronize(void)
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
         ENTER();
-        struct CUctx_st *c = ctx ? ctx : current_ctx();
-        if (!c || !ctx_ok(c))
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
+        struct CUctx_st *c = ctx ? ctx : mc_current_ctx();
+        if (!c || !mc_ctx_ok(c))
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
         /* every operation ran when it was issued: only an error it left behind remains */
-        return leave(check_alive(c->device, c));
+        return mc_leave(mc_check_alive(c->device, c));
 }
 
 /* The names of the first API, with the same parameters on 64-bit hosts. */

@@ -18,21 +18,21 @@ CUresult cuDeviceGetCount(int *count)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
         *count = S.n;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
         ENTER_DEV_ARGS(!device, ordinal);
         *device = ordinal;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
         ENTER_DEV_ARGS(!name || len <= 0, dev);
         snprintf(name, (size_t) len, "%s", S.devs[dev].name);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /* "GPU-xxxxxxxx-xxxx-..." or "MIG-..." to the 16 bytes CUDA reports. */
@@ -58,7 +58,7 @@ CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
         ENTER_DEV_ARGS(!uuid, dev);
         uuid_bytes(S.devs[dev].uuid, uuid);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
@@ -71,7 +71,7 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
         ENTER_DEV_ARGS(!bytes, dev);
         *bytes = (size_t) S.devs[dev].total;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /*
@@ -115,12 +115,12 @@ static const arch_t *arch_of(int dev)
         return a;
 }
 
-int max_shared_per_block_optin(int dev)
+int mc_max_shared_per_block_optin(int dev)
 {
         return arch_of(dev)->shared_optin;
 }
 
-int max_threads_per_sm(int dev)
+int mc_max_threads_per_sm(int dev)
 {
         return arch_of(dev)->threads_per_sm;
 }
@@ -300,16 +300,16 @@ CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
         ENTER_DEV_ARGS(!pi, dev);
         if ((int) attrib <= 0 || attrib >= CU_DEVICE_ATTRIBUTE_MAX)
-                return leave(CUDA_ERROR_INVALID_VALUE);
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         if (device_value(dev, attrib, pi))
-                return leave(CUDA_SUCCESS);
+                return mc_leave(CUDA_SUCCESS);
         for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
                 if (fixed[i].attr == attrib) {
                         *pi = fixed[i].value;
-                        return leave(CUDA_SUCCESS);
+                        return mc_leave(CUDA_SUCCESS);
                 }
         *pi = 0; /* a feature the mock's GPUs do not have (see fixed[]) */
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
@@ -317,7 +317,7 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
         ENTER_DEV_ARGS(!major || !minor, dev);
         *major = S.devs[dev].cc_major;
         *minor = S.devs[dev].cc_minor;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
@@ -335,19 +335,19 @@ CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
         for (int i = 0; i < S.n; i++)
                 if (S.devs[i].pci.domain == domain && S.devs[i].pci.bus == bus && S.devs[i].pci.device == device) {
                         *dev = i;
-                        return leave(CUDA_SUCCESS);
+                        return mc_leave(CUDA_SUCCESS);
                 }
-        return leave(CUDA_ERROR_INVALID_DEVICE);
+        return mc_leave(CUDA_ERROR_INVALID_DEVICE);
 }
 
 CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
         ENTER_DEV_ARGS(!canAccessPeer, dev);
         if (peerDev < 0 || peerDev >= S.n)
-                return leave(CUDA_ERROR_INVALID_DEVICE);
+                return mc_leave(CUDA_ERROR_INVALID_DEVICE);
         /* the GPUs of one node reach each other (NVLink or PCIe peer to peer); a GPU is no peer of itself */
         *canAccessPeer = dev != peerDev;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
@@ -355,7 +355,7 @@ CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
         ENTER_DEV_ARGS(!pciBusId || len <= 0, dev);
         const nvmlPciInfo_t *p = &S.devs[dev].pci;
         snprintf(pciBusId, (size_t) len, "%04X:%02X:%02X.0", p->domain, p->bus, p->device);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 

@@ -12,7 +12,9 @@
  *   libcuda-proc.c      cuGetProcAddress and the versioned names
  *
  * The library is built with hidden visibility and a version script that
- * exports the `cu*` entry points only (libcuda.map).
+ * exports the `cu*` entry points only (libcuda.map).  The helpers its files
+ * share carry the library's prefix, mc_ (mock CUDA); the entry points carry
+ * NVIDIA's names.
  */
 #ifndef GV_MOCK_CUDA_LIBCUDA_INTERNAL_H
 #define GV_MOCK_CUDA_LIBCUDA_INTERNAL_H
@@ -119,8 +121,8 @@ struct mock_cuda_state {
 };
 
 /* The state, under the short name every entry point uses. */
-extern struct mock_cuda_state gv_mock_cuda_state;
-#define S gv_mock_cuda_state
+extern struct mock_cuda_state mc_state;
+#define S mc_state
 
 /* Prototypes of the entry points: a definition that differs fails to compile. */
 #define PROTO(name, params) EXPORT CUresult name params;
@@ -137,28 +139,28 @@ EXPORT CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExpo
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): the arguments are names in a declaration, not expressions */
 #define ALIAS(plain, impl) extern __typeof__(impl) plain __attribute__((alias(#impl), visibility("default")));
 
-/* leave - release S.lock and return @r: how every locked entry point returns. */
-CUresult leave(CUresult r);
+/* mc_leave - release S.lock and return @r: how every locked entry point returns. */
+CUresult mc_leave(CUresult r);
 
-/* current_ctx - the calling thread's current context (the top of its context stack), or NULL. */
-struct CUctx_st *current_ctx(void);
+/* mc_current_ctx - the calling thread's current context (the top of its context stack), or NULL. */
+struct CUctx_st *mc_current_ctx(void);
 
-/* set_current - make @ctx the calling thread's current context (replaces the top of the stack). */
-void set_current(struct CUctx_st *ctx);
+/* mc_set_current - make @ctx the calling thread's current context (replaces the top of the stack). */
+void mc_set_current(struct CUctx_st *ctx);
 
 /* Lock and check cuInit succeeded. */
 #define ENTER()                                                                           \
         do {                                                                              \
                 pthread_mutex_lock(&S.lock);                                              \
                 if (!S.initialised)                                                       \
-                        return leave(S.init_result ? S.init_result : CUDA_ERROR_NOT_INITIALIZED); \
+                        return mc_leave(S.init_result ? S.init_result : CUDA_ERROR_NOT_INITIALIZED); \
         } while (0)
 
 #define ENTER_DEV(dev)                                                    \
         do {                                                              \
                 ENTER();                                                  \
                 if ((dev) < 0 || (dev) >= S.n)                            \
-                        return leave(CUDA_ERROR_INVALID_DEVICE);          \
+                        return mc_leave(CUDA_ERROR_INVALID_DEVICE);       \
         } while (0)
 
 /* ENTER_DEV_ARGS(bad, dev) - INVALID_VALUE (unlocked) when @bad (a NULL output, a bad length), then ENTER_DEV(dev). */
@@ -173,41 +175,41 @@ void set_current(struct CUctx_st *ctx);
 #define ENTER_CTX()                                                       \
         do {                                                              \
                 ENTER();                                                  \
-                if (!current_ctx())                                       \
-                        return leave(CUDA_ERROR_INVALID_CONTEXT);         \
-                if (current_ctx()->sticky)                                \
-                        return leave(current_ctx()->sticky);              \
+                if (!mc_current_ctx())                                    \
+                        return mc_leave(CUDA_ERROR_INVALID_CONTEXT);      \
+                if (mc_current_ctx()->sticky)                             \
+                        return mc_leave(mc_current_ctx()->sticky);        \
         } while (0)
 
-/* check_alive - CUDA_SUCCESS while the GPU behind @dev is there; a lost one poisons @ctx (libcuda-context.c). */
-CUresult check_alive(int dev, struct CUctx_st *ctx);
+/* mc_check_alive - CUDA_SUCCESS while the GPU behind @dev is there; a lost one poisons @ctx (libcuda-context.c). */
+CUresult mc_check_alive(int dev, struct CUctx_st *ctx);
 
-/* ctx_ok - whether @ctx is a live context of this library (libcuda-context.c). */
-bool ctx_ok(const struct CUctx_st *ctx);
+/* mc_ctx_ok - whether @ctx is a live context of this library (libcuda-context.c). */
+bool mc_ctx_ok(const struct CUctx_st *ctx);
 
-/* find_alloc - the live allocation that holds [p, p + bytes), or NULL (libcuda-memory.c). */
-alloc_t *find_alloc(CUdeviceptr p, size_t bytes);
+/* mc_find_alloc - the live allocation that holds [p, p + bytes), or NULL (libcuda-memory.c). */
+alloc_t *mc_find_alloc(CUdeviceptr p, size_t bytes);
 
-/* add_alloc - record [p, p + bytes) as an allocation of @kind (@mapped: from mmap); false on OOM (libcuda-memory.c). */
-bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx);
+/* mc_add_alloc - record [p, p + bytes) as an allocation of @kind (@mapped: from mmap); false on OOM (libcuda-memory.c). */
+bool mc_add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx);
 
-/* drop_allocs - forget (and free, unless ALLOC_MODULE) every allocation made in @ctx (libcuda-memory.c). */
-void drop_allocs(const struct CUctx_st *ctx);
+/* mc_drop_allocs - forget (and free, unless ALLOC_MODULE) every allocation made in @ctx (libcuda-memory.c). */
+void mc_drop_allocs(const struct CUctx_st *ctx);
 
-/* drop_all_allocs - forget every allocation (and free device and host memory), at unload (libcuda-memory.c). */
-void drop_all_allocs(void);
+/* mc_drop_all_allocs - forget every allocation (and free device and host memory), at unload (libcuda-memory.c). */
+void mc_drop_all_allocs(void);
 
-/* drop_alloc_at - forget the ALLOC_MODULE record of [p, ...) (libcuda-memory.c). */
-void drop_alloc_at(const void *p);
+/* mc_drop_alloc_at - forget the ALLOC_MODULE record of [p, ...) (libcuda-memory.c). */
+void mc_drop_alloc_at(const void *p);
 
-/* alloc_range - gv_ptx_range_fn over the allocations (libcuda-memory.c); called while S.lock is held. */
-bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi);
+/* mc_alloc_range - gv_ptx_range_fn over the allocations (libcuda-memory.c); called while S.lock is held. */
+bool mc_alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi);
 
-/* stream_ok - whether @s is NULL, a special handle, or a live stream of the current context (libcuda-stream.c). */
-bool stream_ok(CUstream s);
+/* mc_stream_ok - whether @s is NULL, a special handle, or a live stream of the current context (libcuda-stream.c). */
+bool mc_stream_ok(CUstream s);
 
 /* The per-architecture limits of device @dev: shared memory a block may opt in to (bytes), threads a multiprocessor holds (libcuda-device.c). */
-int max_shared_per_block_optin(int dev);
-int max_threads_per_sm(int dev);
+int mc_max_shared_per_block_optin(int dev);
+int mc_max_threads_per_sm(int dev);
 
 #endif

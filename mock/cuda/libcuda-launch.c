@@ -80,47 +80,47 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
         if (!dims_ok(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ))
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        struct CUctx_st *c = current_ctx();
-        if (!stream_ok(hStream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+        struct CUctx_st *c = mc_current_ctx();
+        if (!mc_stream_ok(hStream))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         if (f->module->ctx != c)
-                return leave(CUDA_ERROR_INVALID_HANDLE); /* a function of another context */
-        CUresult r = check_alive(c->device, c);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE); /* a function of another context */
+        CUresult r = mc_check_alive(c->device, c);
         if (r != CUDA_SUCCESS)
-                return leave(r);
-        if (gv_ptx_func_shared(f->ptx) + sharedMemBytes > (size_t) max_shared_per_block_optin(c->device))
-                return leave(CUDA_ERROR_INVALID_VALUE);
+                return mc_leave(r);
+        if (gv_ptx_func_shared(f->ptx) + sharedMemBytes > (size_t) mc_max_shared_per_block_optin(c->device))
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         _cleanup_free_ char *unsupported = gv_ptx_unsupported(f->ptx);
         if (unsupported) {
                 fprintf(stderr, "mock libcuda: kernel %s cannot run on the CPU: %s\n", gv_ptx_func_name(f->ptx),
                         unsupported);
-                return leave(CUDA_ERROR_NOT_SUPPORTED);
+                return mc_leave(CUDA_ERROR_NOT_SUPPORTED);
         }
         gv_ptx_params_t pl = gv_ptx_func_params(f->ptx);
         _cleanup_free_ uint8_t *buf = calloc(1, pl.bytes ? pl.bytes : 1);
         if (!buf)
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         if ((r = gather_params(&pl, kernelParams, extra, buf)) != CUDA_SUCCESS)
-                return leave(r);
+                return mc_leave(r);
         gv_ptx_launch_t l = {
                 .grid = { gridDimX, gridDimY, gridDimZ },
                 .block = { blockDimX, blockDimY, blockDimZ },
                 .dynamic_shared = sharedMemBytes,
                 .params = buf,
-                .range = alloc_range,
+                .range = mc_alloc_range,
         };
         _cleanup_free_ char *msg = NULL;
         gv_ptx_fault_t fault = gv_ptx_run(f->ptx, &l, &msg);
         if (fault == GV_PTX_UNSUPPORTED) {
                 fprintf(stderr, "mock libcuda: kernel %s: %s\n", gv_ptx_func_name(f->ptx), msg ? msg : "");
-                return leave(CUDA_ERROR_NOT_SUPPORTED);
+                return mc_leave(CUDA_ERROR_NOT_SUPPORTED);
         }
         if (fault != GV_PTX_OK) {
                 /* asynchronous on a GPU: the launch succeeds, the error is the context's from now on */
                 fprintf(stderr, "mock libcuda: kernel %s: %s\n", gv_ptx_func_name(f->ptx), msg ? msg : "fault");
                 c->sticky = fault_result(fault);
         }
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 ALIAS(cuLaunchKernel_ptsz, cuLaunchKernel)

@@ -14,7 +14,7 @@
 
 #include "mock/cuda/libcuda-internal.h"
 
-alloc_t *find_alloc(CUdeviceptr p, size_t bytes)
+alloc_t *mc_find_alloc(CUdeviceptr p, size_t bytes)
 {
         for (alloc_t *a = S.allocs; a; a = a->next) {
                 uintptr_t b = (uintptr_t) a->p;
@@ -24,10 +24,10 @@ alloc_t *find_alloc(CUdeviceptr p, size_t bytes)
         return NULL;
 }
 
-bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi)
+bool mc_alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
         (void) ctx;
-        alloc_t *a = find_alloc(addr, 1);
+        alloc_t *a = mc_find_alloc(addr, 1);
         if (!a)
                 return false;
         *lo = (uintptr_t) a->p;
@@ -35,7 +35,7 @@ bool alloc_range(void *ctx, uint64_t addr, uint64_t *lo, uint64_t *hi)
         return true;
 }
 
-bool add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx)
+bool mc_add_alloc(void *p, size_t bytes, alloc_kind_t kind, bool mapped, struct CUctx_st *ctx)
 {
         alloc_t *a = calloc(1, sizeof(*a));
         if (!a)
@@ -84,7 +84,7 @@ static void unlink_alloc(alloc_t **pp)
         free(a);
 }
 
-void drop_allocs(const struct CUctx_st *ctx)
+void mc_drop_allocs(const struct CUctx_st *ctx)
 {
         for (alloc_t **p = &S.allocs; *p;) {
                 if ((*p)->ctx == ctx && (*p)->kind != ALLOC_HOST)
@@ -94,13 +94,13 @@ void drop_allocs(const struct CUctx_st *ctx)
         }
 }
 
-void drop_all_allocs(void)
+void mc_drop_all_allocs(void)
 {
         while (S.allocs)
                 unlink_alloc(&S.allocs);
 }
 
-void drop_alloc_at(const void *ptr)
+void mc_drop_alloc_at(const void *ptr)
 {
         for (alloc_t **p = &S.allocs; *p; p = &(*p)->next)
                 if ((*p)->p == ptr && (*p)->kind == ALLOC_MODULE) {
@@ -114,19 +114,19 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
         if (!dptr || !bytesize)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        struct CUctx_st *c = current_ctx();
+        struct CUctx_st *c = mc_current_ctx();
         mock_dev_t *d = &S.devs[c->device];
         if (bytesize > d->total - d->used)
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         bool mapped;
         void *p = buffer_alloc(bytesize, &mapped);
-        if (!p || !add_alloc(p, bytesize, ALLOC_DEVICE, mapped, c)) {
+        if (!p || !mc_add_alloc(p, bytesize, ALLOC_DEVICE, mapped, c)) {
                 if (p)
                         buffer_free(p, bytesize, mapped);
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
         *dptr = (CUdeviceptr) (uintptr_t) p;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /* Frees the allocation that starts at @p and is of @kind. */
@@ -136,9 +136,9 @@ static CUresult free_kind(uintptr_t p, alloc_kind_t kind)
         for (alloc_t **a = &S.allocs; *a; a = &(*a)->next)
                 if ((uintptr_t) (*a)->p == p && (*a)->kind == kind) {
                         unlink_alloc(a);
-                        return leave(CUDA_SUCCESS);
+                        return mc_leave(CUDA_SUCCESS);
                 }
-        return leave(CUDA_ERROR_INVALID_VALUE);
+        return mc_leave(CUDA_ERROR_INVALID_VALUE);
 }
 
 CUresult cuMemFree_v2(CUdeviceptr dptr)
@@ -153,23 +153,23 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
         if (!free_bytes || !total)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        const mock_dev_t *d = &S.devs[current_ctx()->device];
+        const mock_dev_t *d = &S.devs[mc_current_ctx()->device];
         *total = (size_t) d->total;
         *free_bytes = (size_t) (d->total - d->used);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
         ENTER();
-        alloc_t *a = find_alloc(dptr, 0);
+        alloc_t *a = mc_find_alloc(dptr, 0);
         if (!a)
-                return leave(CUDA_ERROR_NOT_FOUND);
+                return mc_leave(CUDA_ERROR_NOT_FOUND);
         if (pbase)
                 *pbase = (CUdeviceptr) (uintptr_t) a->p;
         if (psize)
                 *psize = a->bytes;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
@@ -179,13 +179,13 @@ CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
         ENTER_CTX();
         bool mapped;
         void *p = buffer_alloc(bytesize, &mapped);
-        if (!p || !add_alloc(p, bytesize, ALLOC_HOST, mapped, NULL)) {
+        if (!p || !mc_add_alloc(p, bytesize, ALLOC_HOST, mapped, NULL)) {
                 if (p)
                         buffer_free(p, bytesize, mapped);
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
         *pp = p;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
@@ -203,11 +203,11 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int 
         if (!pdptr || Flags)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
-        alloc_t *a = find_alloc((uintptr_t) p, 0);
+        alloc_t *a = mc_find_alloc((uintptr_t) p, 0);
         if (!a || a->kind != ALLOC_HOST)
-                return leave(CUDA_ERROR_INVALID_VALUE);
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         *pdptr = (CUdeviceptr) (uintptr_t) p; /* unified addressing: one pointer on both sides */
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /* Copies @bytes from @src to @dst; each side is checked against the allocations when it is device memory. */
@@ -216,13 +216,13 @@ static CUresult copy(void *dst, bool dst_dev, const void *src, bool src_dev, siz
         if ((!dst || !src) && bytes)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        if (!stream_ok(stream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        if ((dst_dev && !find_alloc((uintptr_t) dst, bytes)) || (src_dev && !find_alloc((uintptr_t) src, bytes)))
-                return leave(CUDA_ERROR_INVALID_VALUE);
+        if (!mc_stream_ok(stream))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        if ((dst_dev && !mc_find_alloc((uintptr_t) dst, bytes)) || (src_dev && !mc_find_alloc((uintptr_t) src, bytes)))
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         if (bytes) /* memmove() wants valid pointers even for 0 bytes */
                 memmove(dst, src, bytes);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 #define DEV(p) ((void *) (uintptr_t) (p))
@@ -274,14 +274,14 @@ static CUresult fill(CUdeviceptr dst, uint32_t value, size_t size, size_t n, CUs
         if (n && (n > SIZE_MAX / size || (dst & (size - 1))))
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        if (!stream_ok(stream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        if (!find_alloc(dst, n * size))
-                return leave(CUDA_ERROR_INVALID_VALUE);
+        if (!mc_stream_ok(stream))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        if (!mc_find_alloc(dst, n * size))
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         uint8_t *p = DEV(dst);
         for (size_t i = 0; i < n; i++)
                 memcpy(p + i * size, &value, size); /* little-endian: the low bytes of @value */
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)

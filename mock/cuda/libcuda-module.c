@@ -16,12 +16,15 @@
  * the caller gave one, else to stderr, as ptxas's message would be.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/error.h"
+#include "base/fileio.h"
 #include "mock/cuda/fatbin.h"
 #include "mock/cuda/libcuda-internal.h"
 
@@ -108,7 +111,7 @@ static void module_free(struct CUmod_st *m)
                 size_t bytes;
                 gv_ptx_global_at(m->ptx, i, &addr, &bytes);
                 if (addr)
-                        drop_alloc_at(addr);
+                        mc_drop_alloc_at(addr);
         }
         gv_ptx_free(m->ptx);
         free(m->funcs);
@@ -118,7 +121,7 @@ static void module_free(struct CUmod_st *m)
 /* Builds a module from the PTX @text (@len bytes) for the current context; S.lock is held. */
 static CUresult module_from_ptx(const char *text, size_t len, struct CUmod_st **out, jit_log_t *log)
 {
-        struct CUctx_st *c = current_ctx();
+        struct CUctx_st *c = mc_current_ctx();
         _cleanup_free_ char *msg = NULL;
         gv_ptx_module_t *ptx = NULL;
         int r = gv_ptx_parse(text, len, &ptx, &msg);
@@ -148,7 +151,7 @@ static CUresult module_from_ptx(const char *text, size_t len, struct CUmod_st **
                 void *addr;
                 size_t bytes;
                 gv_ptx_global_at(ptx, i, &addr, &bytes);
-                if (addr && !add_alloc(addr, bytes ? bytes : 1, ALLOC_MODULE, false, c)) {
+                if (addr && !mc_add_alloc(addr, bytes ? bytes : 1, ALLOC_MODULE, false, c)) {
                         module_free(m);
                         return CUDA_ERROR_OUT_OF_MEMORY;
                 }
@@ -179,7 +182,7 @@ static CUresult load_image(const void *image, struct CUmod_st **out, jit_log_t *
                 size_t size = gv_fatbin_size(p, 16);
                 _cleanup_free_ char *ptx = NULL, *msg = NULL;
                 size_t len = 0;
-                int r = size ? gv_fatbin_ptx(p, size, device_sm(current_ctx()->device), &ptx, &len, &msg) : -EINVAL;
+                int r = size ? gv_fatbin_ptx(p, size, device_sm(mc_current_ctx()->device), &ptx, &len, &msg) : -EINVAL;
                 if (r == -ENOMEM)
                         return CUDA_ERROR_OUT_OF_MEMORY;
                 if (r < 0) {
@@ -196,7 +199,7 @@ static CUresult load(CUmodule *module, const void *image, jit_log_t *log)
         if (!module || !image)
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
-        return leave(load_image(image, module, log));
+        return mc_leave(load_image(image, module, log));
 }
 
 CUresult cuModuleLoadData(CUmodule *module, const void *image)
@@ -216,43 +219,28 @@ CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
         return load(module, fatCubin, NULL);
 }
 
-/* Reads the file @fname whole (NUL-terminated); NULL when it cannot. */
-static char *read_file(const char *fname)
+/*
+ * Reads the module file @fname whole (NUL-terminated, at most GV_FATBIN_MAX bytes) into *image:
+ * CUDA_ERROR_OUT_OF_MEMORY when memory runs out, CUDA_ERROR_FILE_NOT_FOUND when it cannot be read
+ * (absent, not a regular file, too large).
+ */
+static CUresult read_module_file(const char *fname, char **image)
 {
-        _cleanup_fclose_ FILE *f = fopen(fname, "rb");
-        if (!f)
-                return NULL;
-        char *buf = NULL;
-        size_t len = 0, cap = 0;
-        for (;;) {
-                if (len + 65536 + 1 > cap) {
-                        if (cap > GV_FATBIN_MAX) {
-                                free(buf);
-                                return NULL;
-                        }
-                        char *b = realloc(buf, cap = 2 * cap + 65536 + 1);
-                        if (!b) {
-                                free(buf);
-                                return NULL;
-                        }
-                        buf = b;
-                }
-                size_t n = fread(buf + len, 1, 65536, f);
-                len += n;
-                if (n < 65536)
-                        break;
-        }
-        buf[len] = '\0';
-        return buf;
+        _cleanup_error_ gv_error_t *err = NULL;
+        int r = gv_read_file_at(AT_FDCWD, fname, false, GV_FATBIN_MAX, image, NULL, &err);
+        if (r == -ENOMEM)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+        return r < 0 ? CUDA_ERROR_FILE_NOT_FOUND : CUDA_SUCCESS;
 }
 
 CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
         if (!module || !fname)
                 return CUDA_ERROR_INVALID_VALUE;
-        _cleanup_free_ char *image = read_file(fname);
-        if (!image)
-                return CUDA_ERROR_FILE_NOT_FOUND;
+        _cleanup_free_ char *image = NULL;
+        CUresult r = read_module_file(fname, &image);
+        if (r != CUDA_SUCCESS)
+                return r;
         return load(module, image, NULL);
 }
 
@@ -262,7 +250,7 @@ CUresult cuModuleUnload(CUmodule hmod)
                 return CUDA_ERROR_INVALID_HANDLE;
         ENTER();
         module_free(hmod);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
@@ -273,9 +261,9 @@ CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
         for (size_t i = 0; i < hmod->n; i++)
                 if (strcmp(gv_ptx_func_name(hmod->funcs[i].ptx), name) == 0) {
                         *hfunc = &hmod->funcs[i];
-                        return leave(CUDA_SUCCESS);
+                        return mc_leave(CUDA_SUCCESS);
                 }
-        return leave(CUDA_ERROR_NOT_FOUND);
+        return mc_leave(CUDA_ERROR_NOT_FOUND);
 }
 
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
@@ -286,12 +274,12 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, c
         void *addr;
         size_t size;
         if (!gv_ptx_global(hmod->ptx, name, &addr, &size))
-                return leave(CUDA_ERROR_NOT_FOUND);
+                return mc_leave(CUDA_ERROR_NOT_FOUND);
         if (dptr)
                 *dptr = (CUdeviceptr) (uintptr_t) addr;
         if (bytes)
                 *bytes = size;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
@@ -314,9 +302,9 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
                 *pi = 49152 - (int) gv_ptx_func_shared(f);
                 break;
         case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
-        default: return leave(CUDA_ERROR_INVALID_VALUE);
+        default: return mc_leave(CUDA_ERROR_INVALID_VALUE);
         }
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /*
@@ -333,7 +321,7 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfu
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER_CTX();
         int dev = func->module->ctx->device, limit = blockSizeLimit && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
-        size_t fixed = gv_ptx_func_shared(func->ptx), cap = (size_t) max_shared_per_block_optin(dev);
+        size_t fixed = gv_ptx_func_shared(func->ptx), cap = (size_t) mc_max_shared_per_block_optin(dev);
         int best = 0;
         for (int b = limit / 32 * 32; b >= 32 && !best; b -= 32) {
                 size_t dyn = blockSizeToDynamicSMemSize ? blockSizeToDynamicSMemSize(b) : dynamicSMemSize;
@@ -341,11 +329,11 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfu
                         best = b;
         }
         if (!best)
-                return leave(CUDA_ERROR_INVALID_VALUE);
-        int per_sm = max_threads_per_sm(dev) / best;
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
+        int per_sm = mc_max_threads_per_sm(dev) / best;
         *blockSize = best;
         *minGridSize = (int) S.devs[dev].sms * (per_sm ? per_sm : 1);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,9 +368,10 @@ CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_o
 {
         if (!library || !fileName)
                 return CUDA_ERROR_INVALID_VALUE;
-        _cleanup_free_ char *image = read_file(fileName);
-        if (!image)
-                return CUDA_ERROR_FILE_NOT_FOUND;
+        _cleanup_free_ char *image = NULL;
+        CUresult r = read_module_file(fileName, &image);
+        if (r != CUDA_SUCCESS)
+                return r;
         return cuLibraryLoadData(library, image, jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
                                  libraryOptionValues, numLibraryOptions);
 }

@@ -50,7 +50,7 @@ static bool tracked(void *const *table, const void *p)
         return false;
 }
 
-bool stream_ok(CUstream s)
+bool mc_stream_ok(CUstream s)
 {
         return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || tracked((void *const *) S.streams, s);
 }
@@ -63,13 +63,13 @@ CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int 
         struct CUstream_st *s = calloc(1, sizeof(*s));
         if (!s || !track((void **) S.streams, s)) {
                 free(s);
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
         /* priorities are clamped to the range cuCtxGetStreamPriorityRange gives on a GPU: [-5, 0] */
-        *s = (struct CUstream_st) { .ctx = current_ctx(), .flags = flags,
+        *s = (struct CUstream_st) { .ctx = mc_current_ctx(), .flags = flags,
                                     .priority = priority > 0 ? 0 : priority < -5 ? -5 : priority };
         *phStream = s;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
@@ -81,37 +81,37 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
 {
         ENTER();
         if (!untrack((void **) S.streams, hStream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         free(hStream);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuStreamSynchronize(CUstream hStream)
 {
         ENTER();
-        if (!stream_ok(hStream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        struct CUctx_st *c = hStream && tracked((void *const *) S.streams, hStream) ? hStream->ctx : current_ctx();
+        if (!mc_stream_ok(hStream))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        struct CUctx_st *c = hStream && tracked((void *const *) S.streams, hStream) ? hStream->ctx : mc_current_ctx();
         if (!c)
-                return leave(CUDA_ERROR_INVALID_CONTEXT);
-        return leave(check_alive(c->device, c));
+                return mc_leave(CUDA_ERROR_INVALID_CONTEXT);
+        return mc_leave(mc_check_alive(c->device, c));
 }
 
 CUresult cuStreamQuery(CUstream hStream)
 {
         ENTER();
-        if (!stream_ok(hStream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        struct CUctx_st *c = current_ctx();
-        return leave(c && c->sticky ? c->sticky : CUDA_SUCCESS); /* never CUDA_ERROR_NOT_READY: all work is done */
+        if (!mc_stream_ok(hStream))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        struct CUctx_st *c = mc_current_ctx();
+        return mc_leave(c && c->sticky ? c->sticky : CUDA_SUCCESS); /* never CUDA_ERROR_NOT_READY: all work is done */
 }
 
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
         ENTER();
-        if (!stream_ok(hStream) || !tracked((void *const *) S.events, hEvent))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        return leave(Flags & ~1u ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+        if (!mc_stream_ok(hStream) || !tracked((void *const *) S.events, hEvent))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        return mc_leave(Flags & ~1u ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
 }
 
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
@@ -122,46 +122,46 @@ CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
         struct CUevent_st *e = calloc(1, sizeof(*e));
         if (!e || !track((void **) S.events, e)) {
                 free(e);
-                return leave(CUDA_ERROR_OUT_OF_MEMORY);
+                return mc_leave(CUDA_ERROR_OUT_OF_MEMORY);
         }
-        *e = (struct CUevent_st) { .ctx = current_ctx(), .flags = Flags };
+        *e = (struct CUevent_st) { .ctx = mc_current_ctx(), .flags = Flags };
         *phEvent = e;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuEventDestroy_v2(CUevent hEvent)
 {
         ENTER();
         if (!untrack((void **) S.events, hEvent))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         free(hEvent);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 {
         ENTER();
-        if (!tracked((void *const *) S.events, hEvent) || !stream_ok(hStream))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+        if (!tracked((void *const *) S.events, hEvent) || !mc_stream_ok(hStream))
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         hEvent->recorded = true;
         hEvent->ns = now_ns();
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuEventSynchronize(CUevent hEvent)
 {
         ENTER();
         if (!tracked((void *const *) S.events, hEvent))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        return leave(hEvent->ctx->sticky);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        return mc_leave(hEvent->ctx->sticky);
 }
 
 CUresult cuEventQuery(CUevent hEvent)
 {
         ENTER();
         if (!tracked((void *const *) S.events, hEvent))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
-        return leave(hEvent->ctx->sticky);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
+        return mc_leave(hEvent->ctx->sticky);
 }
 
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -170,13 +170,13 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
                 return CUDA_ERROR_INVALID_VALUE;
         ENTER();
         if (!tracked((void *const *) S.events, hStart) || !tracked((void *const *) S.events, hEnd))
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         if ((hStart->flags | hEnd->flags) & CU_EVENT_DISABLE_TIMING)
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         if (!hStart->recorded || !hEnd->recorded)
-                return leave(CUDA_ERROR_INVALID_HANDLE);
+                return mc_leave(CUDA_ERROR_INVALID_HANDLE);
         *pMilliseconds = (float) ((double) ((int64_t) (hEnd->ns - hStart->ns)) / 1e6);
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)

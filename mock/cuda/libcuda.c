@@ -43,9 +43,9 @@
 #include "base/cleanup.h"
 #include "mock/cuda/libcuda-internal.h"
 
-struct mock_cuda_state gv_mock_cuda_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct mock_cuda_state mc_state = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-CUresult leave(CUresult r)
+CUresult mc_leave(CUresult r)
 {
         pthread_mutex_unlock(&S.lock);
         return r;
@@ -311,7 +311,7 @@ static CUresult do_init(void)
  */
 __attribute__((destructor)) static void unload(void)
 {
-        drop_all_allocs();
+        mc_drop_all_allocs();
         if (S.nvml && S.nvml_initialised)
                 S.nvml->nvmlShutdown(); /* the init of cuInit: NVML frees its state when the count drops to 0 */
         gv_nvml_close(&S.nvml);
@@ -321,12 +321,12 @@ CUresult cuInit(unsigned int flags)
 {
         pthread_mutex_lock(&S.lock);
         if (flags != 0)
-                return leave(CUDA_ERROR_INVALID_VALUE);
+                return mc_leave(CUDA_ERROR_INVALID_VALUE);
         if (!S.initialised && !S.init_result) {
                 S.init_result = do_init();
                 S.initialised = S.init_result == CUDA_SUCCESS;
         }
-        return leave(S.init_result);
+        return mc_leave(S.init_result);
 }
 
 CUresult cuDriverGetVersion(int *version)
@@ -345,10 +345,10 @@ CUresult cuDriverGetVersion(int *version)
                 }
                 gv_nvml_close(&a);
                 *version = v;
-                return leave(CUDA_SUCCESS);
+                return mc_leave(CUDA_SUCCESS);
         }
         *version = S.driver_version;
-        return leave(CUDA_SUCCESS);
+        return mc_leave(CUDA_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ */

@@ -146,14 +146,8 @@ static void split_opcode(const tok_t *t, size_t *base_n, mods_t *m)
 static long emit(parser_t *ps, const ptx_ins_t *in)
 {
         struct gv_ptx_func *f = ps->f;
-        if (f->n_code >= ps->cap_code) {
-                size_t cap = ps->cap_code ? 2 * ps->cap_code : 64;
-                ptx_ins_t *c = reallocarray(f->code, cap, sizeof(*c));
-                if (!c)
-                        return perr_oom(ps);
-                f->code = c;
-                ps->cap_code = cap;
-        }
+        if (!GV_GREEDY_REALLOC(f->code, ps->cap_code, f->n_code + 1))
+                return ptx_perr_oom(ps);
         f->code[f->n_code] = *in;
         return (long) f->n_code++;
 }
@@ -215,7 +209,7 @@ static int decode_simple(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
         if (i == sizeof(simple) / sizeof(simple[0]))
                 return 1;
         if (m->nk != 1 || no != simple[i].nsrc + 1)
-                return perr(ps, "%.*s: expected one type and %u operands", (int) bn, op->s, simple[i].nsrc + 1);
+                return ptx_perr(ps, "%.*s: expected one type and %u operands", (int) bn, op->s, simple[i].nsrc + 1);
         in->op = simple[i].op;
         in->kind = (uint8_t) m->k[0];
         if (m->k[0] == K_F16 || (in->op == OP_FMA && !is_float(m->k[0])))
@@ -223,24 +217,24 @@ static int decode_simple(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
         if (in->op == OP_SELP || in->op == OP_BFE || in->op == OP_PRMT || in->op == OP_BFI) {
                 /* selp c, bfe b c, bfi c d, prmt c: 32-bit operands of their own kinds */
                 ptx_kind_t kb = in->op == OP_SELP ? K_PRED : K_U32;
-                in->d[0] = dst(ps, &o[0]);
-                in->a = src(ps, &o[1], m->k[0]);
-                in->b = src(ps, &o[2], in->op == OP_SELP || in->op == OP_BFI ? m->k[0] : K_U32);
-                in->c = src(ps, &o[3], in->op == OP_SELP ? kb : K_U32);
+                in->d[0] = ptx_dst(ps, &o[0]);
+                in->a = ptx_src(ps, &o[1], m->k[0]);
+                in->b = ptx_src(ps, &o[2], in->op == OP_SELP || in->op == OP_BFI ? m->k[0] : K_U32);
+                in->c = ptx_src(ps, &o[3], in->op == OP_SELP ? kb : K_U32);
                 in->cneg = o[3].neg;
                 if (in->op == OP_BFI)
-                        in->s[0] = src(ps, &o[4], K_U32);
+                        in->s[0] = ptx_src(ps, &o[4], K_U32);
                 if (in->op == OP_PRMT && m->unknown)
                         return unsupported(ps, in, op, "prmt modes are not supported by the mock's PTX interpreter");
                 return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
         }
         bool shift = in->op == OP_SHL || in->op == OP_SHR;
-        in->d[0] = dst(ps, &o[0]);
-        in->a = src(ps, &o[1], m->k[0]);
+        in->d[0] = ptx_dst(ps, &o[0]);
+        in->a = ptx_src(ps, &o[1], m->k[0]);
         if (simple[i].nsrc >= 2)
-                in->b = src(ps, &o[2], shift ? K_U32 : m->k[0]);
+                in->b = ptx_src(ps, &o[2], shift ? K_U32 : m->k[0]);
         if (simple[i].nsrc >= 3)
-                in->c = src(ps, &o[3], m->k[0]);
+                in->c = ptx_src(ps, &o[3], m->k[0]);
         if (in->kind == K_PRED && in->op == OP_NOT)
                 in->op = OP_CNOT;
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
@@ -251,7 +245,7 @@ static int decode_mul(parser_t *ps, ptx_ins_t *in, const tok_t *op, bool mad, co
                       int no)
 {
         if (m->nk != 1 || no != (mad ? 4 : 3))
-                return perr(ps, "%s: expected one type and %d operands", mad ? "mad" : "mul", mad ? 4 : 3);
+                return ptx_perr(ps, "%s: expected one type and %d operands", mad ? "mad" : "mul", mad ? 4 : 3);
         ptx_kind_t k = m->k[0];
         if (k == K_F16)
                 return unsupported(ps, in, op, "this type is not supported by the mock's PTX interpreter");
@@ -259,7 +253,7 @@ static int decode_mul(parser_t *ps, ptx_ins_t *in, const tok_t *op, bool mad, co
                 in->op = mad ? OP_FMA : OP_MUL_LO;
         } else if (m->wide) {
                 if (widened(k) == K_NONE)
-                        return perr(ps, ".wide takes 16- or 32-bit operands");
+                        return ptx_perr(ps, ".wide takes 16- or 32-bit operands");
                 in->op = mad ? OP_MAD_WIDE : OP_MUL_WIDE;
         } else if (m->hi) {
                 in->op = mad ? OP_MAD_HI : OP_MUL_HI;
@@ -271,30 +265,30 @@ static int decode_mul(parser_t *ps, ptx_ins_t *in, const tok_t *op, bool mad, co
         in->kind = (uint8_t) k;
         in->kind2 = (uint8_t) k;
         ptx_kind_t wide = in->op == OP_MUL_WIDE || in->op == OP_MAD_WIDE ? widened(k) : k;
-        in->d[0] = dst(ps, &o[0]);
-        in->a = src(ps, &o[1], k);
-        in->b = src(ps, &o[2], k);
+        in->d[0] = ptx_dst(ps, &o[0]);
+        in->a = ptx_src(ps, &o[1], k);
+        in->b = ptx_src(ps, &o[2], k);
         if (mad)
-                in->c = src(ps, &o[3], wide);
+                in->c = ptx_src(ps, &o[3], wide);
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
 }
 
 static int decode_setp(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_t *o, int no)
 {
         if (m->nk != 1 || m->cmp < 0 || (no != 3 && no != 4))
-                return perr(ps, "setp: expected a comparison, a type and 3 or 4 operands");
+                return ptx_perr(ps, "setp: expected a comparison, a type and 3 or 4 operands");
         in->op = OP_SETP;
         in->kind = (uint8_t) m->k[0];
         in->aux = (uint8_t) m->cmp;
         in->aux2 = (uint8_t) (no == 4 ? m->bop : BOOL_NONE);
         if (no == 4 && m->bop == BOOL_NONE)
-                return perr(ps, "setp with 4 operands needs .and, .or or .xor");
-        in->d[0] = dst(ps, &o[0]);
+                return ptx_perr(ps, "setp with 4 operands needs .and, .or or .xor");
+        in->d[0] = ptx_dst(ps, &o[0]);
         in->d[1] = o[0].pair;
-        in->a = src(ps, &o[1], m->k[0]);
-        in->b = src(ps, &o[2], m->k[0]);
+        in->a = ptx_src(ps, &o[1], m->k[0]);
+        in->b = ptx_src(ps, &o[2], m->k[0]);
         if (no == 4) {
-                in->c = src(ps, &o[3], K_PRED);
+                in->c = ptx_src(ps, &o[3], K_PRED);
                 in->cneg = o[3].neg;
         }
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
@@ -303,29 +297,29 @@ static int decode_setp(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_
 static int decode_mov(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_t *o, int no)
 {
         if (m->nk != 1 || no != 2)
-                return perr(ps, "mov: expected one type and 2 operands");
+                return ptx_perr(ps, "mov: expected one type and 2 operands");
         in->kind = (uint8_t) m->k[0];
         if (o[0].type == O_VEC || o[1].type == O_VEC) {
                 const opnd_t *v = o[0].type == O_VEC ? &o[0] : &o[1];
                 unsigned bytes = ptx_kind_bytes(m->k[0]);
                 if ((v->nvec != 2 && v->nvec != 4) || bytes < 4 || (bytes * 8) % (unsigned) v->nvec)
-                        return perr(ps, "mov: bad vector");
+                        return ptx_perr(ps, "mov: bad vector");
                 in->op = o[0].type == O_VEC ? OP_UNPACK : OP_PACK;
                 in->aux2 = (uint8_t) v->nvec;
                 for (int i = 0; i < v->nvec; i++) {
                         if (in->op == OP_UNPACK)
                                 in->d[i] = v->vec[i];
                         else if ((in->s[i] = v->vec[i]) < 0)
-                                return perr(ps, "'_' is not a source");
+                                return ptx_perr(ps, "'_' is not a source");
                 }
                 if (in->op == OP_UNPACK)
-                        in->a = src(ps, &o[1], m->k[0]);
+                        in->a = ptx_src(ps, &o[1], m->k[0]);
                 else
-                        in->d[0] = dst(ps, &o[0]);
+                        in->d[0] = ptx_dst(ps, &o[0]);
         } else {
                 in->op = OP_MOV;
-                in->d[0] = dst(ps, &o[0]);
-                in->a = src(ps, &o[1], m->k[0]);
+                in->d[0] = ptx_dst(ps, &o[0]);
+                in->a = ptx_src(ps, &o[1], m->k[0]);
         }
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
 }
@@ -333,7 +327,7 @@ static int decode_mov(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_t
 static int decode_cvt(parser_t *ps, ptx_ins_t *in, const tok_t *op, const mods_t *m, const opnd_t *o, int no)
 {
         if (m->nk != 2 || no != 2)
-                return perr(ps, "cvt: expected two types and 2 operands");
+                return ptx_perr(ps, "cvt: expected two types and 2 operands");
         in->op = OP_CVT;
         in->kind = (uint8_t) m->k[0];
         in->kind2 = (uint8_t) m->k[1];
@@ -341,20 +335,20 @@ static int decode_cvt(parser_t *ps, ptx_ins_t *in, const tok_t *op, const mods_t
         in->aux2 = m->sat;
         if (m->k[0] == K_F16 || m->k[1] == K_F16 || m->k[0] == K_PRED || m->k[1] == K_PRED)
                 return unsupported(ps, in, op, "this conversion is not supported by the mock's PTX interpreter");
-        in->d[0] = dst(ps, &o[0]);
-        in->a = src(ps, &o[1], m->k[1]);
+        in->d[0] = ptx_dst(ps, &o[0]);
+        in->a = ptx_src(ps, &o[1], m->k[1]);
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
 }
 
 static int decode_cvta(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_t *o, int no)
 {
         if (no != 2 || m->space < 0 || m->nk != 1)
-                return perr(ps, "cvta: expected a state space, a size and 2 operands");
+                return ptx_perr(ps, "cvta: expected a state space, a size and 2 operands");
         in->op = m->to ? OP_CVTA_TO : OP_CVTA_FROM;
         in->space = (uint8_t) m->space;
         in->kind = (uint8_t) m->k[0];
-        in->d[0] = dst(ps, &o[0]);
-        in->a = src(ps, &o[1], m->k[0]);
+        in->d[0] = ptx_dst(ps, &o[0]);
+        in->a = ptx_src(ps, &o[1], m->k[0]);
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
 }
 
@@ -363,28 +357,28 @@ static int decode_atomic(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
                          const opnd_t *o, int no)
 {
         if (m->atom < 0 || m->vec != 1)
-                return perr(ps, "%.*s: expected an operation (.add, .cas, ...)", (int) bn, op->s);
+                return ptx_perr(ps, "%.*s: expected an operation (.add, .cas, ...)", (int) bn, op->s);
         if (ptx_kind_bytes(m->k[0]) < 4)
                 return unsupported(ps, in, op, "8- and 16-bit atomics are not supported by the mock's PTX interpreter");
         in->aux = (uint8_t) m->atom;
         if (in->space != SP_GLOBAL && in->space != SP_SHARED && in->space != SP_GENERIC)
-                return perr(ps, "atomics work on global and shared memory");
+                return ptx_perr(ps, "atomics work on global and shared memory");
         bool f = is_float(m->k[0]);
         if (f && m->atom != AT_ADD && m->atom != AT_EXCH && m->atom != AT_MIN && m->atom != AT_MAX)
-                return perr(ps, "this atomic operation takes no floating-point type");
+                return ptx_perr(ps, "this atomic operation takes no floating-point type");
         int want = (red ? 2 : 3) + (m->atom == AT_CAS);
         if (no != want)
-                return perr(ps, "%.*s: expected %d operands", (int) bn, op->s, want);
+                return ptx_perr(ps, "%.*s: expected %d operands", (int) bn, op->s, want);
         int i = 0;
         if (!red)
-                in->d[0] = dst(ps, &o[i++]);
+                in->d[0] = ptx_dst(ps, &o[i++]);
         if (o[i].type != O_ADDR)
-                return perr(ps, "expected an address");
+                return ptx_perr(ps, "expected an address");
         in->a = o[i].slot;
         in->off = o[i++].off;
-        in->b = src(ps, &o[i++], m->k[0]);
+        in->b = ptx_src(ps, &o[i++], m->k[0]);
         if (m->atom == AT_CAS)
-                in->c = src(ps, &o[i], m->k[0]);
+                in->c = ptx_src(ps, &o[i], m->k[0]);
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
 }
 
@@ -397,7 +391,7 @@ static int decode_memory(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
         in->op = ld ? OP_LD : st ? OP_ST : red ? OP_RED : OP_ATOM;
         in->space = (uint8_t) (m->space < 0 ? SP_GENERIC : m->space);
         if (m->nk != 1)
-                return perr(ps, "%.*s: expected one type", (int) bn, op->s);
+                return ptx_perr(ps, "%.*s: expected one type", (int) bn, op->s);
         in->kind = (uint8_t) m->k[0];
         in->aux2 = (uint8_t) m->vec;
         if (m->k[0] == K_F16 || m->k[0] == K_PRED)
@@ -405,23 +399,23 @@ static int decode_memory(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
         if (!ld && !st)
                 return decode_atomic(ps, in, op, bn, red, m, o, no);
         if (no != 2 || o[ld ? 1 : 0].type != O_ADDR)
-                return perr(ps, "%.*s: expected a register and an address", (int) bn, op->s);
+                return ptx_perr(ps, "%.*s: expected a register and an address", (int) bn, op->s);
         if (st && in->space == SP_CONST)
-                return perr(ps, "st to the const space");
+                return ptx_perr(ps, "st to the const space");
         const opnd_t *val = &o[ld ? 0 : 1], *addr = &o[ld ? 1 : 0];
         in->a = addr->slot;
         in->off = addr->off;
         int n = m->vec;
         if ((val->type == O_VEC) != (n > 1) || (n > 1 && val->nvec != n))
-                return perr(ps, "%.*s: the value does not match the vector width", (int) bn, op->s);
+                return ptx_perr(ps, "%.*s: the value does not match the vector width", (int) bn, op->s);
         for (int i = 0; i < n; i++) {
                 if (ld) {
-                        in->d[i] = n > 1 ? val->vec[i] : dst(ps, val);
+                        in->d[i] = n > 1 ? val->vec[i] : ptx_dst(ps, val);
                 } else if (n > 1) {
                         if ((in->s[i] = val->vec[i]) < 0)
-                                return perr(ps, "'_' is not a source");
+                                return ptx_perr(ps, "'_' is not a source");
                 } else {
-                        in->s[0] = src(ps, val, m->k[0]);
+                        in->s[0] = ptx_src(ps, val, m->k[0]);
                 }
         }
         return ps->errored ? -EINVAL : (emit(ps, in) < 0 ? -ENOMEM : 0);
@@ -430,9 +424,9 @@ static int decode_memory(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
 static int decode_branch(parser_t *ps, ptx_ins_t *in, const opnd_t *o, int no)
 {
         if (no != 1 || o[0].type != O_SYM)
-                return perr(ps, "bra: expected a label");
+                return ptx_perr(ps, "bra: expected a label");
         in->op = OP_BRA;
-        struct symtab_entry *e = sym_find(&ps->locals, o[0].text.s, o[0].text.n);
+        struct symtab_entry *e = ptx_sym_find(&ps->locals, o[0].text.s, o[0].text.n);
         long at = emit(ps, in);
         if (at < 0)
                 return -ENOMEM;
@@ -440,13 +434,12 @@ static int decode_branch(parser_t *ps, ptx_ins_t *in, const opnd_t *o, int no)
                 ps->f->code[at].target = (uint32_t) e->value;
                 return 0;
         }
-        fixup_t *fx = reallocarray(ps->fix, ps->n_fix + 1, sizeof(*fx));
-        if (!fx)
-                return perr_oom(ps);
-        ps->fix = fx;
+        if (!GV_GREEDY_REALLOC(ps->fix, ps->cap_fix, ps->n_fix + 1))
+                return ptx_perr_oom(ps);
+        fixup_t *fx = ps->fix;
         fx[ps->n_fix] = (fixup_t) { .ins = (size_t) at, .line = in->line };
         if (!(fx[ps->n_fix].label = strndup(o[0].text.s, o[0].text.n)))
-                return perr_oom(ps);
+                return ptx_perr_oom(ps);
         ps->n_fix++;
         return 0;
 }
@@ -456,29 +449,29 @@ static bool read_head(parser_t *ps, ptx_ins_t *in, tok_t *op)
 {
         *in = (ptx_ins_t) { .guard = -1, .d = { -1, -1, -1, -1 }, .a = -1, .b = -1, .c = -1,
                             .s = { -1, -1, -1, -1 }, .line = ps->tok.line };
-        if (tok_punct(ps, '@')) {
-                lex_next(ps);
-                if (tok_punct(ps, '!')) {
+        if (ptx_tok_punct(ps, '@')) {
+                ptx_lex_next(ps);
+                if (ptx_tok_punct(ps, '!')) {
                         in->gneg = 1;
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                 }
                 opnd_t g = { .pair = -1 };
-                if (ps->tok.type != T_ID || ident(ps, &g) < 0 || g.type != O_REG || g.slot < 0) {
-                        perr(ps, "bad guard predicate");
+                if (ps->tok.type != T_ID || ptx_ident(ps, &g) < 0 || g.type != O_REG || g.slot < 0) {
+                        ptx_perr(ps, "bad guard predicate");
                         return false;
                 }
                 in->guard = g.slot;
         }
         if (ps->tok.type != T_ID || ps->tok.s[0] == '.' || ps->tok.s[0] == '%') {
-                perr(ps, "expected an instruction, found '%.*s'", (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
+                ptx_perr(ps, "expected an instruction, found '%.*s'", (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
                 return false;
         }
         *op = ps->tok;
-        lex_next(ps);
+        ptx_lex_next(ps);
         return true;
 }
 
-int parse_instruction(parser_t *ps)
+int ptx_parse_instruction(parser_t *ps)
 {
         ptx_ins_t in;
         tok_t op;
@@ -486,17 +479,17 @@ int parse_instruction(parser_t *ps)
                 return -EINVAL;
         opnd_t o[MAX_OPS];
         int no = 0;
-        while (!tok_punct(ps, ';')) {
+        while (!ptx_tok_punct(ps, ';')) {
                 if (ps->tok.type == T_EOF || no == MAX_OPS)
-                        return perr(ps, "expected ';' after the operands of %.*s", (int) op.n, op.s);
-                if (operand(ps, &o[no++]) < 0)
+                        return ptx_perr(ps, "expected ';' after the operands of %.*s", (int) op.n, op.s);
+                if (ptx_operand(ps, &o[no++]) < 0)
                         return -EINVAL;
-                if (tok_punct(ps, ','))
-                        lex_next(ps);
-                else if (!tok_punct(ps, ';'))
-                        return perr(ps, "expected ',' or ';' after an operand of %.*s", (int) op.n, op.s);
+                if (ptx_tok_punct(ps, ','))
+                        ptx_lex_next(ps);
+                else if (!ptx_tok_punct(ps, ';'))
+                        return ptx_perr(ps, "expected ',' or ';' after an operand of %.*s", (int) op.n, op.s);
         }
-        lex_next(ps);
+        ptx_lex_next(ps);
         size_t bn;
         mods_t m;
         split_opcode(&op, &bn, &m);

@@ -55,40 +55,34 @@ typedef struct worker {
         uint64_t executed;
 } worker_t;
 
+/* A register's bits as a float (the low 32) or a double, and back: type punning through a union, as C allows. */
+typedef union {
+        uint32_t u;
+        float f;
+} bits32_t;
+typedef union {
+        uint64_t u;
+        double d;
+} bits64_t;
+
 static inline float f32(uint64_t v)
 {
-        union {
-                uint32_t u;
-                float f;
-        } x = { .u = (uint32_t) v };
-        return x.f;
+        return ((bits32_t) { .u = (uint32_t) v }).f;
 }
 
 static inline uint64_t of32(float f)
 {
-        union {
-                float f;
-                uint32_t u;
-        } x = { .f = f };
-        return x.u;
+        return ((bits32_t) { .f = f }).u;
 }
 
 static inline double f64(uint64_t v)
 {
-        union {
-                uint64_t u;
-                double d;
-        } x = { .u = v };
-        return x.d;
+        return ((bits64_t) { .u = v }).d;
 }
 
 static inline uint64_t of64(double d)
 {
-        union {
-                double d;
-                uint64_t u;
-        } x = { .d = d };
-        return x.u;
+        return ((bits64_t) { .d = d }).u;
 }
 
 /* The value of @v as kind @k, widened to 64 bits (sign for signed kinds). */

@@ -170,34 +170,31 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
                         hi = w->rhi[w->P] = w->hi;                                      \
                 }                                                                       \
         } while (0)
+/* AT(p) - declares @p, thread t's byte at its address: the fast check, else the full one (which may fault). */
+#define AT(p)                                                                           \
+        uint64_t a_ = A[t] + off;                                                       \
+        uint8_t *(p) = FAST_PTR(a_);                                                    \
+        if (!(p))                                                                       \
+                SLOW_PTR(p, a_)
         if (in->op == OP_LD) {
                 uint64_t *D = ROW(in->d[0]);
                 /* one loop per width and sign, so the loop body has no test but the address's */
                 if (sz == 8) {
                         FOR({
-                                uint64_t a = A[t] + off;
-                                uint8_t *p = FAST_PTR(a);
-                                if (!p)
-                                        SLOW_PTR(p, a);
+                                AT(p);
                                 memcpy(&D[t], p, 8);
                         });
                 } else if (k == K_S32) {
                         FOR({
-                                uint64_t a = A[t] + off;
-                                uint8_t *p = FAST_PTR(a);
+                                AT(p);
                                 int32_t v;
-                                if (!p)
-                                        SLOW_PTR(p, a);
                                 memcpy(&v, p, 4);
                                 D[t] = (uint64_t) (int64_t) v;
                         });
                 } else {
                         FOR({
-                                uint64_t a = A[t] + off;
-                                uint8_t *p = FAST_PTR(a);
+                                AT(p);
                                 uint32_t v;
-                                if (!p)
-                                        SLOW_PTR(p, a);
                                 memcpy(&v, p, 4);
                                 D[t] = v;
                         });
@@ -205,10 +202,7 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
         } else {
                 const uint64_t *S = ROW(in->s[0]);
                 FOR({
-                        uint64_t a = A[t] + off;
-                        uint8_t *p = FAST_PTR(a);
-                        if (!p)
-                                SLOW_PTR(p, a);
+                        AT(p);
                         if (sz == 8) {
                                 memcpy(p, &S[t], 8);
                         } else {
@@ -217,6 +211,7 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
                         }
                 });
         }
+#undef AT
 #undef FAST_PTR
 #undef SLOW_PTR
         return true;

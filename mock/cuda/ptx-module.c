@@ -22,30 +22,22 @@
 /* `( .param .type name, ... )`: the entry's parameter layout (natural alignment, as the ABI lays it out). */
 static int param_list(parser_t *ps, bool record)
 {
-        if (!expect_punct(ps, '('))
+        if (!ptx_expect_punct(ps, '('))
                 return -EINVAL;
         struct gv_ptx_func *f = ps->f;
-        while (!tok_punct(ps, ')')) {
-                if (!tok_is(ps, ".param") && !tok_is(ps, ".reg"))
-                        return perr(ps, "expected .param");
-                lex_next(ps);
-                size_t align = 1, elem = 0;
-                if (read_type(ps, &align, &elem) < 0)
+        while (!ptx_tok_punct(ps, ')')) {
+                if (!ptx_tok_is(ps, ".param") && !ptx_tok_is(ps, ".reg"))
+                        return ptx_perr(ps, "expected .param");
+                ptx_lex_next(ps);
+                ptx_decl_t d;
+                if (ptx_read_decl(ps, "a parameter name", &d) < 0)
                         return -EINVAL;
-                if (!align)
-                        align = 1;
-                if (ps->tok.type != T_ID)
-                        return perr(ps, "expected a parameter name");
-                tok_t name = ps->tok;
-                lex_next(ps);
-                uint64_t count;
-                bool open;
-                if (read_dims(ps, &count, &open) < 0)
-                        return -EINVAL;
+                if (!d.align)
+                        d.align = 1;
                 if (record) {
-                        size_t off = (f->param_bytes + align - 1) / align * align, n = f->n_param;
-                        if (off + elem * count > 32768)
-                                return perr(ps, "parameters larger than 32 KiB");
+                        size_t off = (f->param_bytes + d.align - 1) / d.align * d.align, n = f->n_param;
+                        if (off + d.elem * d.count > 32768)
+                                return ptx_perr(ps, "parameters larger than 32 KiB");
                         char **names = reallocarray(f->param_name, n + 1, sizeof(char *));
                         if (names)
                                 f->param_name = names;
@@ -55,43 +47,43 @@ static int param_list(parser_t *ps, bool record)
                         size_t *sizes = reallocarray(f->param_size, n + 1, sizeof(size_t));
                         if (sizes)
                                 f->param_size = sizes;
-                        if (!names || !offs || !sizes || !(names[n] = strndup(name.s, name.n)))
-                                return perr_oom(ps);
+                        if (!names || !offs || !sizes || !(names[n] = strndup(d.name.s, d.name.n)))
+                                return ptx_perr_oom(ps);
                         offs[n] = off;
-                        sizes[n] = elem * count;
+                        sizes[n] = d.elem * d.count;
                         f->n_param++;
-                        f->param_bytes = off + elem * count;
-                        if (sym_add(&ps->locals, name.s, name.n, SYM_PARAM, (int64_t) off) < 0)
-                                return perr(ps, "parameter '%.*s' twice", (int) name.n, name.s);
+                        f->param_bytes = off + d.elem * d.count;
+                        if (ptx_sym_add(&ps->locals, d.name.s, d.name.n, SYM_PARAM, (int64_t) off) < 0)
+                                return ptx_perr(ps, "parameter '%.*s' twice", (int) d.name.n, d.name.s);
                 }
-                if (tok_punct(ps, ','))
-                        lex_next(ps);
-                else if (!tok_punct(ps, ')'))
-                        return perr(ps, "expected ',' or ')' in the parameter list");
+                if (ptx_tok_punct(ps, ','))
+                        ptx_lex_next(ps);
+                else if (!ptx_tok_punct(ps, ')'))
+                        return ptx_perr(ps, "expected ',' or ')' in the parameter list");
         }
-        lex_next(ps);
+        ptx_lex_next(ps);
         return 0;
 }
 
 /* Performance directives between the parameters and the body (.maxntid 256, 1, 1 ...): read and ignored. */
 static int perf_directives(parser_t *ps)
 {
-        while (tok_is(ps, ".maxntid") || tok_is(ps, ".reqntid") || tok_is(ps, ".minnctapersm") ||
-               tok_is(ps, ".maxnctapersm") || tok_is(ps, ".maxnreg") || tok_is(ps, ".noreturn") ||
-               tok_is(ps, ".pragma") || tok_is(ps, ".explicitcluster") || tok_is(ps, ".reqnctapercluster") ||
-               tok_is(ps, ".maxclusterrank") || tok_is(ps, ".blocksareclusters")) {
-                bool pragma = tok_is(ps, ".pragma");
-                lex_next(ps);
-                while (ps->tok.type == T_NUM || ps->tok.type == T_STR || tok_punct(ps, ',')) {
+        while (ptx_tok_is(ps, ".maxntid") || ptx_tok_is(ps, ".reqntid") || ptx_tok_is(ps, ".minnctapersm") ||
+               ptx_tok_is(ps, ".maxnctapersm") || ptx_tok_is(ps, ".maxnreg") || ptx_tok_is(ps, ".noreturn") ||
+               ptx_tok_is(ps, ".pragma") || ptx_tok_is(ps, ".explicitcluster") || ptx_tok_is(ps, ".reqnctapercluster") ||
+               ptx_tok_is(ps, ".maxclusterrank") || ptx_tok_is(ps, ".blocksareclusters")) {
+                bool pragma = ptx_tok_is(ps, ".pragma");
+                ptx_lex_next(ps);
+                while (ps->tok.type == T_NUM || ps->tok.type == T_STR || ptx_tok_punct(ps, ',')) {
                         if (ps->tok.type == T_NUM) {
                                 uint64_t v;
-                                if (!parse_uint(ps, &v))
+                                if (!ptx_parse_uint(ps, &v))
                                         return -EINVAL;
                         } else {
-                                lex_next(ps);
+                                ptx_lex_next(ps);
                         }
                 }
-                if (pragma && !expect_punct(ps, ';'))
+                if (pragma && !ptx_expect_punct(ps, ';'))
                         return -EINVAL;
         }
         return 0;
@@ -102,10 +94,10 @@ static int resolve_fixups(parser_t *ps)
 {
         for (size_t i = 0; i < ps->n_fix; i++) {
                 fixup_t *x = &ps->fix[i];
-                struct symtab_entry *e = sym_find(&ps->locals, x->label, strlen(x->label));
+                struct symtab_entry *e = ptx_sym_find(&ps->locals, x->label, strlen(x->label));
                 if (!e || e->tag != SYM_LABEL) {
                         ps->tok.line = x->line;
-                        return perr(ps, "branch to '%s', which is no label of this function", x->label);
+                        return ptx_perr(ps, "branch to '%s', which is no label of this function", x->label);
                 }
                 ps->f->code[x->ins].target = (uint32_t) e->value;
         }
@@ -115,34 +107,34 @@ static int resolve_fixups(parser_t *ps)
 /* One statement of a function body (the current token is its first). */
 static int body_statement(parser_t *ps, int *depth)
 {
-        if (tok_punct(ps, '{')) {
+        if (ptx_tok_punct(ps, '{')) {
                 (*depth)++;
-                lex_next(ps);
+                ptx_lex_next(ps);
                 return 0;
         }
-        if (tok_punct(ps, '}')) {
+        if (ptx_tok_punct(ps, '}')) {
                 (*depth)--;
-                lex_next(ps);
+                ptx_lex_next(ps);
                 return 0;
         }
-        if (tok_is(ps, ".reg")) {
-                lex_next(ps);
-                return reg_decl(ps);
+        if (ptx_tok_is(ps, ".reg")) {
+                ptx_lex_next(ps);
+                return ptx_reg_decl(ps);
         }
-        if (tok_is(ps, ".local") || tok_is(ps, ".shared")) {
-                ptx_space_t sp = tok_is(ps, ".local") ? SP_LOCAL : SP_SHARED;
-                lex_next(ps);
-                return func_var(ps, sp);
+        if (ptx_tok_is(ps, ".local") || ptx_tok_is(ps, ".shared")) {
+                ptx_space_t sp = ptx_tok_is(ps, ".local") ? SP_LOCAL : SP_SHARED;
+                ptx_lex_next(ps);
+                return ptx_func_var(ps, sp);
         }
-        if (tok_is(ps, ".loc") || tok_is(ps, ".pragma") || tok_is(ps, ".param") || tok_is(ps, ".maxnreg")) {
+        if (ptx_tok_is(ps, ".loc") || ptx_tok_is(ps, ".pragma") || ptx_tok_is(ps, ".param") || ptx_tok_is(ps, ".maxnreg")) {
                 /* debug lines, pragmas and call parameters: up to the end of the line or the ';' */
-                bool semi = !tok_is(ps, ".loc");
+                bool semi = !ptx_tok_is(ps, ".loc");
                 uint32_t line = ps->tok.line;
-                lex_next(ps);
-                while (ps->tok.type != T_EOF && (semi ? !tok_punct(ps, ';') : ps->tok.line == line))
-                        lex_next(ps);
-                if (semi && tok_punct(ps, ';'))
-                        lex_next(ps);
+                ptx_lex_next(ps);
+                while (ps->tok.type != T_EOF && (semi ? !ptx_tok_punct(ps, ';') : ps->tok.line == line))
+                        ptx_lex_next(ps);
+                if (semi && ptx_tok_punct(ps, ';'))
+                        ptx_lex_next(ps);
                 return 0;
         }
         if (ps->tok.type == T_ID && ps->tok.s[0] != '.' && ps->p < ps->end) {
@@ -152,14 +144,14 @@ static int body_statement(parser_t *ps, int *depth)
                         q++;
                 if (q < ps->end && *q == ':') {
                         tok_t name = ps->tok;
-                        if (sym_add(&ps->locals, name.s, name.n, SYM_LABEL, (int64_t) ps->f->n_code) < 0)
-                                return perr(ps, "label '%.*s' defined twice", (int) name.n, name.s);
-                        lex_next(ps);
-                        lex_next(ps);
+                        if (ptx_sym_add(&ps->locals, name.s, name.n, SYM_LABEL, (int64_t) ps->f->n_code) < 0)
+                                return ptx_perr(ps, "label '%.*s' defined twice", (int) name.n, name.s);
+                        ptx_lex_next(ps);
+                        ptx_lex_next(ps);
                         return 0;
                 }
         }
-        return parse_instruction(ps);
+        return ptx_parse_instruction(ps);
 }
 
 static void func_free(struct gv_ptx_func *f)
@@ -183,7 +175,7 @@ static void func_free(struct gv_ptx_func *f)
 /* Clears the per-function parser state. */
 static void end_function(parser_t *ps)
 {
-        sym_free(&ps->locals);
+        ptx_sym_free(&ps->locals);
         for (size_t i = 0; i < ps->n_fam; i++)
                 free(ps->fam[i].prefix);
         free(ps->fam);
@@ -193,7 +185,7 @@ static void end_function(parser_t *ps)
                 free(ps->fix[i].label);
         free(ps->fix);
         ps->fix = NULL;
-        ps->n_fix = ps->cap_fix = ps->cap_code = ps->cap_const = ps->cap_fill = 0;
+        ps->n_fix = ps->cap_fix = ps->cap_code = ps->cap_const = ps->cap_const_slot = ps->cap_fill = 0;
         ps->shared_cursor = 0;
         for (size_t i = 0; i < SR_COUNT; i++)
                 ps->special[i] = -1;
@@ -204,49 +196,47 @@ static void end_function(parser_t *ps)
 static int function(parser_t *ps, bool entry)
 {
         if (ps->m->n_funcs >= MAX_FUNCS)
-                return perr(ps, "too many functions");
+                return ptx_perr(ps, "too many functions");
         struct gv_ptx_func *f = calloc(1, sizeof(*f));
         struct gv_ptx_func **funcs = reallocarray(ps->m->funcs, ps->m->n_funcs + 1, sizeof(struct gv_ptx_func *));
         if (!f || !funcs) {
                 free(f);
-                return perr_oom(ps);
+                return ptx_perr_oom(ps);
         }
         ps->m->funcs = funcs;
         funcs[ps->m->n_funcs++] = f;
         ps->f = f;
         f->entry = entry;
-        if (!entry && tok_punct(ps, '(') && param_list(ps, false) < 0) /* return value */
+        if (!entry && ptx_tok_punct(ps, '(') && param_list(ps, false) < 0) /* return value */
                 return -EINVAL;
         if (ps->tok.type != T_ID)
-                return perr(ps, "expected a function name");
-        if (!(f->name = tok_dup(ps)))
+                return ptx_perr(ps, "expected a function name");
+        if (!(f->name = ptx_tok_dup(ps)))
                 return -ENOMEM;
-        lex_next(ps);
-        if (tok_punct(ps, '(') && param_list(ps, true) < 0)
+        ptx_lex_next(ps);
+        if (ptx_tok_punct(ps, '(') && param_list(ps, true) < 0)
                 return -EINVAL;
         if (perf_directives(ps) < 0)
                 return -EINVAL;
-        if (tok_punct(ps, ';')) { /* a declaration (.extern .func, a prototype) */
-                lex_next(ps);
+        if (ptx_tok_punct(ps, ';')) { /* a declaration (.extern .func, a prototype) */
+                ptx_lex_next(ps);
                 return 0;
         }
-        if (!tok_punct(ps, '{'))
-                return perr(ps, "expected '{' to open the body of %s", f->name);
-        lex_next(ps);
+        if (!ptx_tok_punct(ps, '{'))
+                return ptx_perr(ps, "expected '{' to open the body of %s", f->name);
+        ptx_lex_next(ps);
         int depth = 1;
         while (depth > 0 && !ps->errored) {
                 if (ps->tok.type == T_EOF)
-                        return perr(ps, "the body of %s is not closed", f->name);
+                        return ptx_perr(ps, "the body of %s is not closed", f->name);
                 if (body_statement(ps, &depth) < 0)
                         return -EINVAL;
         }
         if (ps->errored || resolve_fixups(ps) < 0)
                 return -EINVAL;
         /* a function that runs off its end returns */
-        ptx_ins_t *code = reallocarray(f->code, f->n_code + 1, sizeof(*code));
-        if (!code)
-                return perr_oom(ps);
-        f->code = code;
+        if (!GV_GREEDY_REALLOC(f->code, ps->cap_code, f->n_code + 1))
+                return ptx_perr_oom(ps);
         f->code[f->n_code++] = (ptx_ins_t) { .op = OP_EXIT, .guard = -1, .line = ps->tok.line };
         f->shared_static = (size_t) ((ps->shared_cursor + 15) / 16 * 16);
         return 0;
@@ -261,14 +251,14 @@ static int version_directive(parser_t *ps)
         unsigned major, minor;
         char buf[16];
         if (ps->tok.type != T_NUM || ps->tok.n >= sizeof(buf))
-                return perr(ps, ".version: expected MAJOR.MINOR");
+                return ptx_perr(ps, ".version: expected MAJOR.MINOR");
         memcpy(buf, ps->tok.s, ps->tok.n);
         buf[ps->tok.n] = '\0';
         int used = 0;
         if (sscanf(buf, "%2u.%2u%n", &major, &minor, &used) != 2 || (size_t) used != ps->tok.n || minor > 9)
-                return perr(ps, ".version %s: expected MAJOR.MINOR", buf);
+                return ptx_perr(ps, ".version %s: expected MAJOR.MINOR", buf);
         ps->m->version = 10 * major + minor;
-        lex_next(ps);
+        ptx_lex_next(ps);
         return 0;
 }
 
@@ -277,7 +267,7 @@ static int target_directive(parser_t *ps)
 {
         for (bool first = true;; first = false) {
                 if (ps->tok.type != T_ID)
-                        return perr(ps, ".target: expected a target name");
+                        return ptx_perr(ps, ".target: expected a target name");
                 if (ps->tok.n > 3 && memcmp(ps->tok.s, "sm_", 3) == 0) {
                         size_t i = 3;
                         unsigned v = 0;
@@ -286,31 +276,31 @@ static int target_directive(parser_t *ps)
                         // NOLINTNEXTLINE(bugprone-narrowing-conversions): '\0' is a char value
                         char sfx = i < ps->tok.n ? ps->tok.s[i] : '\0';
                         if (i == 3 || (i < ps->tok.n && (i + 1 != ps->tok.n || (sfx != 'a' && sfx != 'f'))))
-                                return perr(ps, ".target %.*s: not a target", (int) ps->tok.n, ps->tok.s);
+                                return ptx_perr(ps, ".target %.*s: not a target", (int) ps->tok.n, ps->tok.s);
                         ps->m->target = v;
                         ps->m->suffix = sfx;
                 } else if (first) {
-                        return perr(ps, ".target %.*s: not a GPU target", (int) (ps->tok.n > 40 ? 40 : ps->tok.n),
+                        return ptx_perr(ps, ".target %.*s: not a GPU target", (int) (ps->tok.n > 40 ? 40 : ps->tok.n),
                                     ps->tok.s);
                 }
-                lex_next(ps);
-                if (!tok_punct(ps, ','))
+                ptx_lex_next(ps);
+                if (!ptx_tok_punct(ps, ','))
                         return 0;
-                lex_next(ps);
+                ptx_lex_next(ps);
         }
 }
 
 /* Skips a balanced `{ ... }` (a debug .section). */
 static int skip_braces(parser_t *ps)
 {
-        if (!expect_punct(ps, '{'))
+        if (!ptx_expect_punct(ps, '{'))
                 return -EINVAL;
-        for (int depth = 1; depth > 0; lex_next(ps)) {
+        for (int depth = 1; depth > 0; ptx_lex_next(ps)) {
                 if (ps->tok.type == T_EOF)
-                        return perr(ps, "section not closed");
-                if (tok_punct(ps, '{'))
+                        return ptx_perr(ps, "section not closed");
+                if (ptx_tok_punct(ps, '{'))
                         depth++;
-                else if (tok_punct(ps, '}'))
+                else if (ptx_tok_punct(ps, '}'))
                         depth--;
         }
         return 0;
@@ -318,58 +308,58 @@ static int skip_braces(parser_t *ps)
 
 static int module_statement(parser_t *ps, bool *external)
 {
-        if (tok_is(ps, ".version")) {
-                lex_next(ps);
+        if (ptx_tok_is(ps, ".version")) {
+                ptx_lex_next(ps);
                 return version_directive(ps);
         }
-        if (tok_is(ps, ".target")) {
-                lex_next(ps);
+        if (ptx_tok_is(ps, ".target")) {
+                ptx_lex_next(ps);
                 return target_directive(ps);
         }
-        if (tok_is(ps, ".address_size")) {
-                lex_next(ps);
+        if (ptx_tok_is(ps, ".address_size")) {
+                ptx_lex_next(ps);
                 uint64_t v;
-                if (!parse_uint(ps, &v))
+                if (!ptx_parse_uint(ps, &v))
                         return -EINVAL;
-                return v == 64 ? 0 : perr(ps, ".address_size %llu: only 64-bit addresses are supported",
+                return v == 64 ? 0 : ptx_perr(ps, ".address_size %llu: only 64-bit addresses are supported",
                                           (unsigned long long) v);
         }
-        if (tok_is(ps, ".visible") || tok_is(ps, ".weak") || tok_is(ps, ".common") || tok_is(ps, ".extern")) {
-                *external = tok_is(ps, ".extern");
-                lex_next(ps);
+        if (ptx_tok_is(ps, ".visible") || ptx_tok_is(ps, ".weak") || ptx_tok_is(ps, ".common") || ptx_tok_is(ps, ".extern")) {
+                *external = ptx_tok_is(ps, ".extern");
+                ptx_lex_next(ps);
                 return 0;
         }
-        if (tok_is(ps, ".file") || tok_is(ps, ".pragma")) {
+        if (ptx_tok_is(ps, ".file") || ptx_tok_is(ps, ".pragma")) {
                 uint32_t line = ps->tok.line;
-                lex_next(ps);
-                while (ps->tok.type != T_EOF && ps->tok.line == line && !tok_punct(ps, ';'))
-                        lex_next(ps);
-                if (tok_punct(ps, ';'))
-                        lex_next(ps);
+                ptx_lex_next(ps);
+                while (ps->tok.type != T_EOF && ps->tok.line == line && !ptx_tok_punct(ps, ';'))
+                        ptx_lex_next(ps);
+                if (ptx_tok_punct(ps, ';'))
+                        ptx_lex_next(ps);
                 return 0;
         }
-        if (tok_is(ps, ".section")) {
-                lex_next(ps);
+        if (ptx_tok_is(ps, ".section")) {
+                ptx_lex_next(ps);
                 if (ps->tok.type == T_ID)
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                 return skip_braces(ps);
         }
-        if (tok_is(ps, ".global") || tok_is(ps, ".const") || tok_is(ps, ".shared")) {
-                ptx_space_t sp = tok_is(ps, ".global") ? SP_GLOBAL : tok_is(ps, ".const") ? SP_CONST : SP_SHARED;
-                lex_next(ps);
-                int r = module_var(ps, sp, *external);
+        if (ptx_tok_is(ps, ".global") || ptx_tok_is(ps, ".const") || ptx_tok_is(ps, ".shared")) {
+                ptx_space_t sp = ptx_tok_is(ps, ".global") ? SP_GLOBAL : ptx_tok_is(ps, ".const") ? SP_CONST : SP_SHARED;
+                ptx_lex_next(ps);
+                int r = ptx_module_var(ps, sp, *external);
                 *external = false;
                 return r;
         }
-        if (tok_is(ps, ".entry") || tok_is(ps, ".func")) {
-                bool entry = tok_is(ps, ".entry");
-                lex_next(ps);
+        if (ptx_tok_is(ps, ".entry") || ptx_tok_is(ps, ".func")) {
+                bool entry = ptx_tok_is(ps, ".entry");
+                ptx_lex_next(ps);
                 int r = function(ps, entry);
                 end_function(ps);
                 *external = false;
                 return r;
         }
-        return perr(ps, "unexpected '%.*s' at module scope", (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
+        return ptx_perr(ps, "unexpected '%.*s' at module scope", (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
 }
 
 int gv_ptx_parse(const char *text, size_t len, gv_ptx_module_t **out, char **msg)
@@ -384,27 +374,27 @@ int gv_ptx_parse(const char *text, size_t len, gv_ptx_module_t **out, char **msg
                 ps.special[i] = -1;
         if (!(ps.m = calloc(1, sizeof(*ps.m))))
                 return -ENOMEM;
-        lex_next(&ps);
+        ptx_lex_next(&ps);
         bool external = false, seen_version = false, seen_target = false;
         int r = 0;
         while (r == 0 && ps.tok.type != T_EOF) {
-                if (!seen_version && !tok_is(&ps, ".version")) {
-                        r = perr(&ps, "the module must start with .version");
+                if (!seen_version && !ptx_tok_is(&ps, ".version")) {
+                        r = ptx_perr(&ps, "the module must start with .version");
                         break;
                 }
                 seen_version = true;
-                bool is_target = tok_is(&ps, ".target");
-                if (!seen_target && !is_target && !tok_is(&ps, ".version")) {
-                        r = perr(&ps, ".target must follow .version");
+                bool is_target = ptx_tok_is(&ps, ".target");
+                if (!seen_target && !is_target && !ptx_tok_is(&ps, ".version")) {
+                        r = ptx_perr(&ps, ".target must follow .version");
                         break;
                 }
                 seen_target |= is_target;
                 r = module_statement(&ps, &external);
         }
         if (r == 0 && !ps.errored && !seen_target)
-                r = perr(&ps, "no .target directive");
+                r = ptx_perr(&ps, "no .target directive");
         end_function(&ps);
-        sym_free(&ps.globals);
+        ptx_sym_free(&ps.globals);
         if (r < 0 || ps.errored) {
                 gv_ptx_free(ps.m);
                 if (!ps.msg)

@@ -31,10 +31,10 @@ static const char *const special_names[SR_COUNT] = {
 /* operands                                                            */
 
 /* An identifier operand: special register, register, sink, or a symbol. */
-int ident(parser_t *ps, opnd_t *o)
+int ptx_ident(parser_t *ps, opnd_t *o)
 {
         tok_t t = ps->tok;
-        lex_next(ps);
+        ptx_lex_next(ps);
         if (eq(t.s, t.n, "_")) {
                 *o = (opnd_t) { .type = O_REG, .slot = -1, .pair = -1 };
                 return 0;
@@ -43,13 +43,13 @@ int ident(parser_t *ps, opnd_t *o)
                 for (int r = 0; r < SR_COUNT; r++)
                         if (special_names[r] && eq(t.s, t.n, special_names[r])) {
                                 o->type = O_REG;
-                                o->slot = slot_special(ps, (ptx_sreg_t) r);
+                                o->slot = ptx_slot_special(ps, (ptx_sreg_t) r);
                                 return o->slot < 0 ? -EINVAL : 0;
                         }
         }
-        if (t.s[0] == '%' || reg_known(ps, t.s, t.n)) {
+        if (t.s[0] == '%' || ptx_reg_known(ps, t.s, t.n)) {
                 o->type = O_REG;
-                o->slot = slot_reg(ps, t.s, t.n);
+                o->slot = ptx_slot_reg(ps, t.s, t.n);
                 return o->slot < 0 ? -EINVAL : 0;
         }
         o->type = O_SYM;
@@ -60,115 +60,115 @@ int ident(parser_t *ps, opnd_t *o)
 /* The address a symbol stands for, as a slot; -1 (error recorded) when it is none. */
 static int32_t symbol_slot(parser_t *ps, const tok_t *t, ptx_space_t *space)
 {
-        struct symtab_entry *e = sym_find(&ps->locals, t->s, t->n);
+        struct symtab_entry *e = ptx_sym_find(&ps->locals, t->s, t->n);
         if (e && (e->tag == SYM_PARAM || e->tag == SYM_LOCAL || e->tag == SYM_SHARED)) {
                 *space = e->tag == SYM_PARAM ? SP_PARAM : e->tag == SYM_LOCAL ? SP_LOCAL : SP_SHARED;
-                return slot_const(ps, (uint64_t) e->value);
+                return ptx_slot_const(ps, (uint64_t) e->value);
         }
-        e = sym_find(&ps->globals, t->s, t->n);
+        e = ptx_sym_find(&ps->globals, t->s, t->n);
         if (e && e->tag == SYM_VAR) {
                 size_t v = (size_t) e->value;
                 ptx_var_t *var = &ps->m->vars[v];
                 *space = (ptx_space_t) var->space;
                 if (var->space != SP_SHARED)
-                        return slot_const(ps, (uint64_t) (uintptr_t) var->data);
+                        return ptx_slot_const(ps, (uint64_t) (uintptr_t) var->data);
                 if (var->external)
-                        return slot_special(ps, SR_DYN_BASE);
-                int64_t off = shared_offset(ps, v);
-                return off < 0 ? -1 : slot_const(ps, (uint64_t) off);
+                        return ptx_slot_special(ps, SR_DYN_BASE);
+                int64_t off = ptx_shared_offset(ps, v);
+                return off < 0 ? -1 : ptx_slot_const(ps, (uint64_t) off);
         }
-        perr(ps, "'%.*s' is no register, parameter or variable", (int) (t->n > 40 ? 40 : t->n), t->s);
+        ptx_perr(ps, "'%.*s' is no register, parameter or variable", (int) (t->n > 40 ? 40 : t->n), t->s);
         return -1;
 }
 
 /* `[base]`, `[base+N]`, `[base-N]`, `[N]`. */
 static int address(parser_t *ps, opnd_t *o)
 {
-        lex_next(ps); /* '[' */
+        ptx_lex_next(ps); /* '[' */
         *o = (opnd_t) { .type = O_ADDR, .pair = -1 };
         if (ps->tok.type == T_NUM) {
                 uint64_t v;
-                if (!parse_uint(ps, &v))
+                if (!ptx_parse_uint(ps, &v))
                         return -EINVAL;
-                o->slot = slot_const(ps, v);
+                o->slot = ptx_slot_const(ps, v);
         } else if (ps->tok.type == T_ID) {
                 opnd_t b = { .pair = -1 };
-                if (ident(ps, &b) < 0)
+                if (ptx_ident(ps, &b) < 0)
                         return -EINVAL;
                 ptx_space_t sp;
                 o->slot = b.type == O_REG ? b.slot : symbol_slot(ps, &b.text, &sp);
                 if (o->slot < 0)
-                        return perr(ps, "bad address");
+                        return ptx_perr(ps, "bad address");
         } else {
-                return perr(ps, "bad address");
+                return ptx_perr(ps, "bad address");
         }
-        if (tok_punct(ps, '+') || tok_punct(ps, '-')) {
-                bool neg = tok_punct(ps, '-');
-                lex_next(ps);
-                if (tok_punct(ps, '-')) {
+        if (ptx_tok_punct(ps, '+') || ptx_tok_punct(ps, '-')) {
+                bool neg = ptx_tok_punct(ps, '-');
+                ptx_lex_next(ps);
+                if (ptx_tok_punct(ps, '-')) {
                         neg = !neg;
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                 }
                 uint64_t v;
-                if (!parse_uint(ps, &v))
+                if (!ptx_parse_uint(ps, &v))
                         return -EINVAL;
                 o->off = neg ? -(int64_t) v : (int64_t) v;
         }
-        return expect_punct(ps, ']') ? 0 : -EINVAL;
+        return ptx_expect_punct(ps, ']') ? 0 : -EINVAL;
 }
 
-int operand(parser_t *ps, opnd_t *o)
+int ptx_operand(parser_t *ps, opnd_t *o)
 {
         *o = (opnd_t) { .pair = -1 };
-        if (tok_punct(ps, '['))
+        if (ptx_tok_punct(ps, '['))
                 return address(ps, o);
-        if (tok_punct(ps, '{')) {
-                lex_next(ps);
+        if (ptx_tok_punct(ps, '{')) {
+                ptx_lex_next(ps);
                 o->type = O_VEC;
-                while (!tok_punct(ps, '}')) {
+                while (!ptx_tok_punct(ps, '}')) {
                         opnd_t e = { .pair = -1 };
-                        if (o->nvec >= 4 || ps->tok.type != T_ID || ident(ps, &e) < 0 || e.type != O_REG)
-                                return perr(ps, "bad vector operand");
+                        if (o->nvec >= 4 || ps->tok.type != T_ID || ptx_ident(ps, &e) < 0 || e.type != O_REG)
+                                return ptx_perr(ps, "bad vector operand");
                         o->vec[o->nvec++] = e.slot;
-                        if (tok_punct(ps, ','))
-                                lex_next(ps);
-                        else if (!tok_punct(ps, '}'))
-                                return perr(ps, "bad vector operand");
+                        if (ptx_tok_punct(ps, ','))
+                                ptx_lex_next(ps);
+                        else if (!ptx_tok_punct(ps, '}'))
+                                return ptx_perr(ps, "bad vector operand");
                 }
-                lex_next(ps);
+                ptx_lex_next(ps);
                 return 0;
         }
-        if (tok_punct(ps, '!')) {
-                lex_next(ps);
-                if (ps->tok.type != T_ID || ident(ps, o) < 0 || o->type != O_REG)
-                        return perr(ps, "'!' must precede a predicate register");
+        if (ptx_tok_punct(ps, '!')) {
+                ptx_lex_next(ps);
+                if (ps->tok.type != T_ID || ptx_ident(ps, o) < 0 || o->type != O_REG)
+                        return ptx_perr(ps, "'!' must precede a predicate register");
                 o->neg = true;
                 return 0;
         }
-        if (tok_punct(ps, '-') || ps->tok.type == T_NUM) {
-                o->imm_neg = tok_punct(ps, '-');
+        if (ptx_tok_punct(ps, '-') || ps->tok.type == T_NUM) {
+                o->imm_neg = ptx_tok_punct(ps, '-');
                 if (o->imm_neg)
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                 if (ps->tok.type != T_NUM)
-                        return perr(ps, "expected a number after '-'");
+                        return ptx_perr(ps, "expected a number after '-'");
                 o->type = O_IMM;
                 o->text = ps->tok;
-                lex_next(ps);
+                ptx_lex_next(ps);
                 return 0;
         }
         if (ps->tok.type == T_ID) {
-                if (ident(ps, o) < 0)
+                if (ptx_ident(ps, o) < 0)
                         return -EINVAL;
-                if (tok_punct(ps, '|')) { /* setp's p|q */
-                        lex_next(ps);
+                if (ptx_tok_punct(ps, '|')) { /* setp's p|q */
+                        ptx_lex_next(ps);
                         opnd_t q = { .pair = -1 };
-                        if (ps->tok.type != T_ID || ident(ps, &q) < 0 || q.type != O_REG)
-                                return perr(ps, "bad predicate pair");
+                        if (ps->tok.type != T_ID || ptx_ident(ps, &q) < 0 || q.type != O_REG)
+                                return ptx_perr(ps, "bad predicate pair");
                         o->pair = q.slot;
                 }
                 return 0;
         }
-        return perr(ps, "unexpected '%.*s' in the operands", (int) ps->tok.n, ps->tok.s);
+        return ptx_perr(ps, "unexpected '%.*s' in the operands", (int) ps->tok.n, ps->tok.s);
 }
 
 /* An immediate as a value of @k: integers wrap to the width, 0f/0d are bit patterns, decimals convert. */
@@ -176,7 +176,7 @@ static bool imm_value(parser_t *ps, const opnd_t *o, ptx_kind_t k, uint64_t *out
 {
         char buf[64];
         if (o->text.n >= sizeof(buf)) {
-                perr(ps, "number too long");
+                ptx_perr(ps, "number too long");
                 return false;
         }
         memcpy(buf, o->text.s, o->text.n);
@@ -190,7 +190,7 @@ static bool imm_value(parser_t *ps, const opnd_t *o, ptx_kind_t k, uint64_t *out
                 bool is_f = buf[1] == 'f' || buf[1] == 'F';
                 v = strtoull(buf + 2, &e, 16);
                 if (*e || n != (is_f ? 10u : 18u)) {
-                        perr(ps, "bad floating-point literal %s", buf);
+                        ptx_perr(ps, "bad floating-point literal %s", buf);
                         return false;
                 }
                 if (is_f) {
@@ -208,13 +208,13 @@ static bool imm_value(parser_t *ps, const opnd_t *o, ptx_kind_t k, uint64_t *out
                         return true;
                 }
                 if (!fl) {
-                        perr(ps, "a floating-point literal where an integer is expected");
+                        ptx_perr(ps, "a floating-point literal where an integer is expected");
                         return false;
                 }
         } else if (strpbrk(buf, ".eE") && !strpbrk(buf, "xX")) {
                 d = strtod(buf, &e);
                 if (*e || !fl) {
-                        perr(ps, "bad number %s", buf);
+                        ptx_perr(ps, "bad number %s", buf);
                         return false;
                 }
         } else {
@@ -224,7 +224,7 @@ static bool imm_value(parser_t *ps, const opnd_t *o, ptx_kind_t k, uint64_t *out
                 v = buf[0] == '0' && n > 1 && (buf[1] == 'b' || buf[1] == 'B') ? strtoull(buf + 2, &e, 2)
                                                                             : strtoull(buf, &e, 0);
                 if (*e || errno) {
-                        perr(ps, "bad number %s", buf);
+                        ptx_perr(ps, "bad number %s", buf);
                         return false;
                 }
                 if (o->imm_neg)
@@ -252,29 +252,29 @@ static bool imm_value(parser_t *ps, const opnd_t *o, ptx_kind_t k, uint64_t *out
 }
 
 /* A source operand as a slot: register, immediate (of kind @k) or symbol address. */
-int32_t src(parser_t *ps, const opnd_t *o, ptx_kind_t k)
+int32_t ptx_src(parser_t *ps, const opnd_t *o, ptx_kind_t k)
 {
         uint64_t v;
         ptx_space_t sp;
         switch (o->type) {
         case O_REG:
                 if (o->slot < 0)
-                        perr(ps, "'_' is not a source");
+                        ptx_perr(ps, "'_' is not a source");
                 return o->slot;
         case O_IMM:
-                return imm_value(ps, o, k, &v) ? slot_const(ps, v) : -1;
+                return imm_value(ps, o, k, &v) ? ptx_slot_const(ps, v) : -1;
         case O_SYM:
                 return symbol_slot(ps, &o->text, &sp);
         default:
-                perr(ps, "expected a register or a value");
+                ptx_perr(ps, "expected a register or a value");
                 return -1;
         }
 }
 
-int32_t dst(parser_t *ps, const opnd_t *o)
+int32_t ptx_dst(parser_t *ps, const opnd_t *o)
 {
         if (o->type != O_REG) {
-                perr(ps, "expected a destination register");
+                ptx_perr(ps, "expected a destination register");
                 return -1;
         }
         return o->slot;

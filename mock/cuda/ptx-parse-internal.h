@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The PTX reader's own parts, shared by its lexer and declarations
- * (ptx-parse.c) and its instruction decoder (ptx-decode.c).
+ * (ptx-parse.c) and its instruction decoder (ptx-decode.c).  The functions
+ * the files share carry the PTX reader's internal prefix, ptx_ (its interface
+ * in ptx.h: gv_ptx_).
  */
 #ifndef GV_MOCK_CUDA_PTX_PARSE_INTERNAL_H
 #define GV_MOCK_CUDA_PTX_PARSE_INTERNAL_H
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "mock/cuda/ptx-internal.h"
 
 typedef enum tok_type { T_EOF, T_ID, T_NUM, T_STR, T_PUNCT } tok_type_t;
@@ -62,51 +65,64 @@ typedef struct parser {
         size_t n_fam;
         fixup_t *fix;
         size_t n_fix;
-        size_t cap_code, cap_const, cap_fill, cap_fix;
+        size_t cap_code, cap_const, cap_const_slot, cap_fill, cap_fix; /* room in f->code, ..., fix */
         uint64_t shared_cursor; /* bytes of the function's shared window so far */
         int32_t special[SR_COUNT]; /* slot of each special register, -1 */
         bool errored;
 } parser_t;
 
 /* Lexer and errors (ptx-parse.c). */
-void lex_next(parser_t *ps);
-bool tok_is(const parser_t *ps, const char *s);
-bool tok_punct(const parser_t *ps, char c);
-bool expect_punct(parser_t *ps, char c);
-/* perr - record the first error "line N: ..." (later ones are dropped); returns -EINVAL. */
-int perr(parser_t *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int perr_oom(parser_t *ps);
-/* tok_dup - the current token as a heap string; NULL on OOM (recorded). */
-char *tok_dup(parser_t *ps);
-/* parse_uint - the current T_NUM as an unsigned integer; false (error recorded) when it is none. */
-bool parse_uint(parser_t *ps, uint64_t *v);
+void ptx_lex_next(parser_t *ps);
+bool ptx_tok_is(const parser_t *ps, const char *s);
+bool ptx_tok_punct(const parser_t *ps, char c);
+bool ptx_expect_punct(parser_t *ps, char c);
+/* ptx_perr - record the first error "line N: ..." (later ones are dropped); returns -EINVAL. */
+int ptx_perr(parser_t *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ptx_perr_oom(parser_t *ps);
+/* ptx_tok_dup - the current token as a heap string; NULL on OOM (recorded). */
+char *ptx_tok_dup(parser_t *ps);
+/* ptx_parse_uint - the current T_NUM as an unsigned integer; false (error recorded) when it is none. */
+bool ptx_parse_uint(parser_t *ps, uint64_t *v);
 
 /* Symbol tables (ptx-parse.c). */
-struct symtab_entry *sym_find(const symtab_t *t, const char *name, size_t n);
-int sym_add(symtab_t *t, const char *name, size_t n, int tag, int64_t value);
-void sym_free(symtab_t *t);
+struct symtab_entry *ptx_sym_find(const symtab_t *t, const char *name, size_t n);
+int ptx_sym_add(symtab_t *t, const char *name, size_t n, int tag, int64_t value);
+void ptx_sym_free(symtab_t *t);
 
 /* Slots (ptx-parse.c). */
-int32_t slot_const(parser_t *ps, uint64_t v);
-int32_t slot_special(parser_t *ps, ptx_sreg_t r);
-/* slot_reg - the slot of register @name (n bytes): declared, or -1 (error recorded). */
-int32_t slot_reg(parser_t *ps, const char *name, size_t n);
-/* reg_known - whether @name (n bytes) is a register of the current function. */
-bool reg_known(const parser_t *ps, const char *name, size_t n);
-/* shared_offset - the offset of the module shared variable @v in the current function's window. */
-int64_t shared_offset(parser_t *ps, size_t v);
+int32_t ptx_slot_const(parser_t *ps, uint64_t v);
+int32_t ptx_slot_special(parser_t *ps, ptx_sreg_t r);
+/* ptx_slot_reg - the slot of register @name (n bytes): declared, or -1 (error recorded). */
+int32_t ptx_slot_reg(parser_t *ps, const char *name, size_t n);
+/* ptx_reg_known - whether @name (n bytes) is a register of the current function. */
+bool ptx_reg_known(const parser_t *ps, const char *name, size_t n);
+/* ptx_shared_offset - the offset of the module shared variable @v in the current function's window. */
+int64_t ptx_shared_offset(parser_t *ps, size_t v);
 
 /* Declarations (ptx-parse.c). */
-/* read_type - [.align N] [.v2|.v4] .type: the alignment and the element's bytes (times the vector width). */
-int read_type(parser_t *ps, size_t *align, size_t *bytes);
-/* read_dims - the `[N][M]...` after a name: the product (1 without), 0 and *open for `[]`. */
-int read_dims(parser_t *ps, uint64_t *count, bool *open);
-/* module_var - a module-scope .global/.const/.shared variable after its state space directive. */
-int module_var(parser_t *ps, ptx_space_t space, bool external);
-/* reg_decl - `.reg .type names;` after `.reg`. */
-int reg_decl(parser_t *ps);
-/* func_var - a function-scope .local/.shared variable after its state space directive. */
-int func_var(parser_t *ps, ptx_space_t space);
+/* ptx_read_type - [.align N] [.v2|.v4] .type: the alignment and the element's bytes (times the vector width). */
+int ptx_read_type(parser_t *ps, size_t *align, size_t *bytes);
+/* ptx_read_dims - the `[N][M]...` after a name: the product (1 without), 0 and *open for `[]`. */
+int ptx_read_dims(parser_t *ps, uint64_t *count, bool *open);
+
+/* A declaration's type, name and dimensions (ptx_read_decl). */
+typedef struct ptx_decl {
+        size_t align, elem; /* bytes: the alignment, one element (times the vector width) */
+        tok_t name;
+        uint64_t count;     /* elements: the product of the dimensions, 1 without */
+        bool open;          /* the last dimension is `[]` (count 0) */
+} ptx_decl_t;
+/*
+ * ptx_read_decl - what follows a state space or .param: [.align N] [.vN] .type, the name (@what
+ * says what it names in the error "expected @what") and its dimensions.  -EINVAL, the error recorded.
+ */
+int ptx_read_decl(parser_t *ps, const char *what, ptx_decl_t *d);
+/* ptx_module_var - a module-scope .global/.const/.shared variable after its state space directive. */
+int ptx_module_var(parser_t *ps, ptx_space_t space, bool external);
+/* ptx_reg_decl - `.reg .type names;` after `.reg`. */
+int ptx_reg_decl(parser_t *ps);
+/* ptx_func_var - a function-scope .local/.shared variable after its state space directive. */
+int ptx_func_var(parser_t *ps, ptx_space_t space);
 
 /* An operand as written. */
 typedef enum { O_NONE, O_REG, O_IMM, O_ADDR, O_VEC, O_SYM } otype_t;
@@ -126,14 +142,14 @@ typedef struct opnd {
 #define MAX_OPS 6
 
 /* Operands (ptx-operand.c). */
-/* ident - an identifier operand at the current token: special register, register, sink `_`, or a symbol. */
-int ident(parser_t *ps, opnd_t *o);
-/* operand - one operand at the current token. */
-int operand(parser_t *ps, opnd_t *o);
-/* src - a source operand as a slot (an immediate as a value of kind @k); -1 with the error recorded. */
-int32_t src(parser_t *ps, const opnd_t *o, ptx_kind_t k);
-/* dst - a destination register's slot; -1 with the error recorded. */
-int32_t dst(parser_t *ps, const opnd_t *o);
+/* ptx_ident - an identifier operand at the current token: special register, register, sink `_`, or a symbol. */
+int ptx_ident(parser_t *ps, opnd_t *o);
+/* ptx_operand - one operand at the current token. */
+int ptx_operand(parser_t *ps, opnd_t *o);
+/* ptx_src - a source operand as a slot (an immediate as a value of kind @k); -1 with the error recorded. */
+int32_t ptx_src(parser_t *ps, const opnd_t *o, ptx_kind_t k);
+/* ptx_dst - a destination register's slot; -1 with the error recorded. */
+int32_t ptx_dst(parser_t *ps, const opnd_t *o);
 
 /* eq - whether the @n bytes at @s are the string @lit. */
 static inline bool eq(const char *s, size_t n, const char *lit)
@@ -141,7 +157,7 @@ static inline bool eq(const char *s, size_t n, const char *lit)
         return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-/* parse_instruction - decode one instruction statement at the current token into ps->f (ptx-decode.c). */
-int parse_instruction(parser_t *ps);
+/* ptx_parse_instruction - decode one instruction statement at the current token into ps->f (ptx-decode.c). */
+int ptx_parse_instruction(parser_t *ps);
 
 #endif

@@ -27,7 +27,7 @@
 /* ------------------------------------------------------------------ */
 /* errors                                                              */
 
-int perr(parser_t *ps, const char *fmt, ...)
+int ptx_perr(parser_t *ps, const char *fmt, ...)
 {
         if (!ps->errored) {
                 ps->errored = true;
@@ -44,7 +44,7 @@ int perr(parser_t *ps, const char *fmt, ...)
         return -EINVAL;
 }
 
-int perr_oom(parser_t *ps)
+int ptx_perr_oom(parser_t *ps)
 {
         if (!ps->errored) {
                 ps->errored = true;
@@ -94,7 +94,7 @@ static bool skip_space(parser_t *ps)
         return false;
 }
 
-void lex_next(parser_t *ps)
+void ptx_lex_next(parser_t *ps)
 {
         tok_t *t = &ps->tok;
         if (!skip_space(ps) || (*ps->p == '\0')) {
@@ -132,44 +132,44 @@ void lex_next(parser_t *ps)
         ps->p = s + t->n;
 }
 
-bool tok_is(const parser_t *ps, const char *s)
+bool ptx_tok_is(const parser_t *ps, const char *s)
 {
         size_t n = strlen(s);
         return ps->tok.type == T_ID && ps->tok.n == n && memcmp(ps->tok.s, s, n) == 0;
 }
 
-bool tok_punct(const parser_t *ps, char c)
+bool ptx_tok_punct(const parser_t *ps, char c)
 {
         return ps->tok.type == T_PUNCT && ps->tok.s[0] == c;
 }
 
-bool expect_punct(parser_t *ps, char c)
+bool ptx_expect_punct(parser_t *ps, char c)
 {
-        if (!tok_punct(ps, c)) {
-                perr(ps, "expected '%c' before '%.*s'", c, (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
+        if (!ptx_tok_punct(ps, c)) {
+                ptx_perr(ps, "expected '%c' before '%.*s'", c, (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
                 return false;
         }
-        lex_next(ps);
+        ptx_lex_next(ps);
         return true;
 }
 
-char *tok_dup(parser_t *ps)
+char *ptx_tok_dup(parser_t *ps)
 {
         char *s = strndup(ps->tok.s, ps->tok.n);
         if (!s)
-                perr_oom(ps);
+                ptx_perr_oom(ps);
         return s;
 }
 
-bool parse_uint(parser_t *ps, uint64_t *v)
+bool ptx_parse_uint(parser_t *ps, uint64_t *v)
 {
         if (ps->tok.type != T_NUM) {
-                perr(ps, "expected a number");
+                ptx_perr(ps, "expected a number");
                 return false;
         }
         char buf[64];
         if (ps->tok.n >= sizeof(buf)) {
-                perr(ps, "number too long");
+                ptx_perr(ps, "number too long");
                 return false;
         }
         memcpy(buf, ps->tok.s, ps->tok.n);
@@ -181,11 +181,11 @@ bool parse_uint(parser_t *ps, uint64_t *v)
         errno = 0;
         unsigned long long x = strtoull(buf, &e, 0);
         if (*e || errno) {
-                perr(ps, "'%s' is not an integer", buf);
+                ptx_perr(ps, "'%s' is not an integer", buf);
                 return false;
         }
         *v = x;
-        lex_next(ps);
+        ptx_lex_next(ps);
         return true;
 }
 
@@ -200,7 +200,7 @@ static size_t hash(const char *s, size_t n)
         return h;
 }
 
-struct symtab_entry *sym_find(const symtab_t *t, const char *name, size_t n)
+struct symtab_entry *ptx_sym_find(const symtab_t *t, const char *name, size_t n)
 {
         if (!t->cap)
                 return NULL;
@@ -213,7 +213,7 @@ struct symtab_entry *sym_find(const symtab_t *t, const char *name, size_t n)
         }
 }
 
-int sym_add(symtab_t *t, const char *name, size_t n, int tag, int64_t value)
+int ptx_sym_add(symtab_t *t, const char *name, size_t n, int tag, int64_t value)
 {
         if (2 * (t->n + 1) > t->cap) {
                 size_t cap = t->cap ? 2 * t->cap : 64;
@@ -232,7 +232,7 @@ int sym_add(symtab_t *t, const char *name, size_t n, int tag, int64_t value)
                 t->e = e;
                 t->cap = cap;
         }
-        if (sym_find(t, name, n))
+        if (ptx_sym_find(t, name, n))
                 return -EEXIST;
         size_t i = hash(name, n) & (t->cap - 1);
         while (t->e[i].name)
@@ -245,7 +245,7 @@ int sym_add(symtab_t *t, const char *name, size_t n, int tag, int64_t value)
         return 0;
 }
 
-void sym_free(symtab_t *t)
+void ptx_sym_free(symtab_t *t)
 {
         for (size_t i = 0; i < t->cap; i++)
                 free(t->e[i].name);
@@ -256,32 +256,15 @@ void sym_free(symtab_t *t)
 /* ------------------------------------------------------------------ */
 /* slots                                                               */
 
-/* Grows *p (elements of @size) to hold @need; false on OOM. */
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-        if (need <= *cap)
-                return true;
-        size_t c = *cap ? *cap : 16;
-        while (c < need)
-                c *= 2;
-        void *q = reallocarray(*p, c, size);
-        if (!q)
-                return false;
-        *p = q;
-        *cap = c;
-        return true;
-}
-
-int32_t slot_const(parser_t *ps, uint64_t v)
+int32_t ptx_slot_const(parser_t *ps, uint64_t v)
 {
         struct gv_ptx_func *f = ps->f;
         for (size_t i = f->n_const; i-- > 0 && i + 64 >= f->n_const;)
                 if (f->const_val[i] == v)
                         return f->const_slot[i];
-        size_t cap = ps->cap_const;
-        if (!grow((void **) &f->const_val, &cap, f->n_const + 1, sizeof(uint64_t)) ||
-            !grow((void **) &f->const_slot, &ps->cap_const, f->n_const + 1, sizeof(int32_t))) {
-                perr_oom(ps);
+        if (!GV_GREEDY_REALLOC(f->const_val, ps->cap_const, f->n_const + 1) ||
+            !GV_GREEDY_REALLOC(f->const_slot, ps->cap_const_slot, f->n_const + 1)) {
+                ptx_perr_oom(ps);
                 return -1;
         }
         f->const_val[f->n_const] = v;
@@ -290,13 +273,13 @@ int32_t slot_const(parser_t *ps, uint64_t v)
         return (int32_t) f->n_slots++;
 }
 
-int32_t slot_special(parser_t *ps, ptx_sreg_t r)
+int32_t ptx_slot_special(parser_t *ps, ptx_sreg_t r)
 {
         if (ps->special[r] >= 0)
                 return ps->special[r];
         struct gv_ptx_func *f = ps->f;
-        if (!grow((void **) &f->fill, &ps->cap_fill, f->n_fill + 1, sizeof(*f->fill))) {
-                perr_oom(ps);
+        if (!GV_GREEDY_REALLOC(f->fill, ps->cap_fill, f->n_fill + 1)) {
+                ptx_perr_oom(ps);
                 return -1;
         }
         f->fill[f->n_fill++] = (ptx_fill_t) { .slot = (int32_t) f->n_slots, .what = (uint8_t) r };
@@ -319,37 +302,37 @@ static bool declared(const parser_t *ps, const char *name, size_t n)
         return false;
 }
 
-bool reg_known(const parser_t *ps, const char *name, size_t n)
+bool ptx_reg_known(const parser_t *ps, const char *name, size_t n)
 {
-        const struct symtab_entry *e = sym_find(&ps->locals, name, n);
+        const struct symtab_entry *e = ptx_sym_find(&ps->locals, name, n);
         return e ? e->tag == SYM_REG : declared(ps, name, n);
 }
 
-int32_t slot_reg(parser_t *ps, const char *name, size_t n)
+int32_t ptx_slot_reg(parser_t *ps, const char *name, size_t n)
 {
-        struct symtab_entry *e = sym_find(&ps->locals, name, n);
+        struct symtab_entry *e = ptx_sym_find(&ps->locals, name, n);
         if (e && e->tag == SYM_REG)
                 return (int32_t) e->value;
         if (e || !declared(ps, name, n)) {
-                perr(ps, "'%.*s' is not a declared register", (int) (n > 40 ? 40 : n), name);
+                ptx_perr(ps, "'%.*s' is not a declared register", (int) (n > 40 ? 40 : n), name);
                 return -1;
         }
         int32_t s = (int32_t) ps->f->n_slots;
-        if (sym_add(&ps->locals, name, n, SYM_REG, s) < 0) {
-                perr_oom(ps);
+        if (ptx_sym_add(&ps->locals, name, n, SYM_REG, s) < 0) {
+                ptx_perr_oom(ps);
                 return -1;
         }
         ps->f->n_slots++;
         return s;
 }
 
-int64_t shared_offset(parser_t *ps, size_t v)
+int64_t ptx_shared_offset(parser_t *ps, size_t v)
 {
         ptx_var_t *var = &ps->m->vars[v];
         /* a module `.shared` variable lives in the window of each function that uses it */
         char key[32];
         int kn = snprintf(key, sizeof(key), "\x01shared%zu", v);
-        struct symtab_entry *e = sym_find(&ps->locals, key, (size_t) kn);
+        struct symtab_entry *e = ptx_sym_find(&ps->locals, key, (size_t) kn);
         if (e)
                 return e->value;
         size_t a = var->align ? var->align : 1;
@@ -357,8 +340,8 @@ int64_t shared_offset(parser_t *ps, size_t v)
         if (var->external) /* placed after every static variable: known at launch */
                 return -1;
         ps->shared_cursor = off + var->bytes;
-        if (sym_add(&ps->locals, key, (size_t) kn, SYM_SHARED, (int64_t) off) < 0)
-                return perr_oom(ps);
+        if (ptx_sym_add(&ps->locals, key, (size_t) kn, SYM_SHARED, (int64_t) off) < 0)
+                return ptx_perr_oom(ps);
         return (int64_t) off;
 }
 
@@ -384,66 +367,78 @@ static ptx_kind_t type_kind(const char *s, size_t n)
 }
 
 /* Reads [.align N] [.v2|.v4] .type; *bytes gets the element size (times the vector width). */
-int read_type(parser_t *ps, size_t *align, size_t *bytes)
+int ptx_read_type(parser_t *ps, size_t *align, size_t *bytes)
 {
         uint64_t v = 0, vec = 1;
         *align = 0;
         for (;;) {
-                if (tok_is(ps, ".align")) {
-                        lex_next(ps);
-                        if (!parse_uint(ps, &v))
+                if (ptx_tok_is(ps, ".align")) {
+                        ptx_lex_next(ps);
+                        if (!ptx_parse_uint(ps, &v))
                                 return -EINVAL;
                         if (v == 0 || v > 4096 || (v & (v - 1)))
-                                return perr(ps, ".align %llu: expected a power of two up to 4096",
+                                return ptx_perr(ps, ".align %llu: expected a power of two up to 4096",
                                             (unsigned long long) v);
                         *align = (size_t) v;
-                } else if (tok_is(ps, ".v2") || tok_is(ps, ".v4") || tok_is(ps, ".v8")) {
+                } else if (ptx_tok_is(ps, ".v2") || ptx_tok_is(ps, ".v4") || ptx_tok_is(ps, ".v8")) {
                         vec = (uint64_t) (ps->tok.s[2] - '0');
-                        lex_next(ps);
-                } else if (tok_is(ps, ".ptr") || tok_is(ps, ".global") || tok_is(ps, ".const") ||
-                           tok_is(ps, ".shared") || tok_is(ps, ".local")) {
-                        lex_next(ps); /* kernel parameter attributes (.ptr.global.align N) */
+                        ptx_lex_next(ps);
+                } else if (ptx_tok_is(ps, ".ptr") || ptx_tok_is(ps, ".global") || ptx_tok_is(ps, ".const") ||
+                           ptx_tok_is(ps, ".shared") || ptx_tok_is(ps, ".local")) {
+                        ptx_lex_next(ps); /* kernel parameter attributes (.ptr.global.align N) */
                 } else {
                         break;
                 }
         }
         if (ps->tok.type != T_ID)
-                return perr(ps, "expected a type");
+                return ptx_perr(ps, "expected a type");
         ptx_kind_t k = type_kind(ps->tok.s, ps->tok.n);
         if (k == K_NONE)
-                return perr(ps, "unknown type '%.*s'", (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
+                return ptx_perr(ps, "unknown type '%.*s'", (int) (ps->tok.n > 40 ? 40 : ps->tok.n), ps->tok.s);
         *bytes = ptx_kind_bytes(k) * (size_t) vec;
-        if (tok_is(ps, ".f16x2") || tok_is(ps, ".bf16x2"))
+        if (ptx_tok_is(ps, ".f16x2") || ptx_tok_is(ps, ".bf16x2"))
                 *bytes = 4 * (size_t) vec;
-        if (tok_is(ps, ".b128"))
+        if (ptx_tok_is(ps, ".b128"))
                 *bytes = 16 * (size_t) vec;
         if (!*align)
                 *align = *bytes ? *bytes : 1;
-        lex_next(ps);
+        ptx_lex_next(ps);
         return 0;
 }
 
 /* Reads `NAME [N][M]...` of a variable; *count = the product of the dimensions (1 without), 0 for `[]`. */
-int read_dims(parser_t *ps, uint64_t *count, bool *open)
+int ptx_read_dims(parser_t *ps, uint64_t *count, bool *open)
 {
         *count = 1;
         *open = false;
-        while (tok_punct(ps, '[')) {
-                lex_next(ps);
-                if (tok_punct(ps, ']')) {
+        while (ptx_tok_punct(ps, '[')) {
+                ptx_lex_next(ps);
+                if (ptx_tok_punct(ps, ']')) {
                         *open = true;
                         *count = 0;
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                         continue;
                 }
                 uint64_t d;
-                if (!parse_uint(ps, &d) || !expect_punct(ps, ']'))
+                if (!ptx_parse_uint(ps, &d) || !ptx_expect_punct(ps, ']'))
                         return -EINVAL;
                 if (d > MAX_VAR_BYTES || *count * d > MAX_VAR_BYTES)
-                        return perr(ps, "array too large");
+                        return ptx_perr(ps, "array too large");
                 *count *= d;
         }
         return 0;
+}
+
+int ptx_read_decl(parser_t *ps, const char *what, ptx_decl_t *d)
+{
+        *d = (ptx_decl_t) { .align = 1 };
+        if (ptx_read_type(ps, &d->align, &d->elem) < 0)
+                return -EINVAL;
+        if (ps->tok.type != T_ID)
+                return ptx_perr(ps, "expected %s", what);
+        d->name = ps->tok;
+        ptx_lex_next(ps);
+        return ptx_read_dims(ps, &d->count, &d->open) < 0 ? -EINVAL : 0;
 }
 
 /* Reads an initializer `= v` or `= {v, v, ...}` (integers, 0f/0d floats, nested braces) into @data. */
@@ -452,18 +447,18 @@ static int read_init(parser_t *ps, uint8_t *data, size_t bytes, size_t elem)
         size_t at = 0;
         int depth = 0;
         do {
-                if (tok_punct(ps, '{')) {
+                if (ptx_tok_punct(ps, '{')) {
                         depth++;
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                         continue;
                 }
-                if (tok_punct(ps, '}')) {
+                if (ptx_tok_punct(ps, '}')) {
                         depth--;
-                        lex_next(ps);
+                        ptx_lex_next(ps);
                 } else {
-                        bool neg = tok_punct(ps, '-');
+                        bool neg = ptx_tok_punct(ps, '-');
                         if (neg)
-                                lex_next(ps);
+                                ptx_lex_next(ps);
                         uint64_t v = 0;
                         if (ps->tok.type == T_NUM && ps->tok.n > 2 && ps->tok.s[0] == '0' &&
                             strchr("fFdD", ps->tok.s[1])) {
@@ -471,139 +466,123 @@ static int read_init(parser_t *ps, uint8_t *data, size_t bytes, size_t elem)
                                 snprintf(buf, sizeof(buf), "%.*s", (int) (ps->tok.n - 2 > 20 ? 20 : ps->tok.n - 2),
                                          ps->tok.s + 2);
                                 v = strtoull(buf, NULL, 16);
-                                lex_next(ps);
+                                ptx_lex_next(ps);
                         } else if (ps->tok.type == T_ID) {
-                                return perr(ps, "initializers naming symbols are not supported");
-                        } else if (!parse_uint(ps, &v)) {
+                                return ptx_perr(ps, "initializers naming symbols are not supported");
+                        } else if (!ptx_parse_uint(ps, &v)) {
                                 return -EINVAL;
                         }
                         if (neg)
                                 v = (uint64_t) -(int64_t) v;
                         if (at + elem > bytes)
-                                return perr(ps, "too many initializers");
+                                return ptx_perr(ps, "too many initializers");
                         memcpy(data + at, &v, elem); /* little-endian hosts only (x86-64, aarch64) */
                         at += elem;
                 }
-                if (depth > 0 && tok_punct(ps, ','))
-                        lex_next(ps);
+                if (depth > 0 && ptx_tok_punct(ps, ','))
+                        ptx_lex_next(ps);
         } while (depth > 0 && !ps->errored && ps->tok.type != T_EOF);
         return ps->errored ? -EINVAL : 0;
 }
 
 /* A module-scope variable after its state space directive (.global/.const/.shared). */
-int module_var(parser_t *ps, ptx_space_t space, bool external)
+int ptx_module_var(parser_t *ps, ptx_space_t space, bool external)
 {
-        size_t align = 1, elem = 0;
-        if (read_type(ps, &align, &elem) < 0)
+        ptx_decl_t d;
+        if (ptx_read_decl(ps, "a variable name", &d) < 0)
                 return -EINVAL;
-        if (ps->tok.type != T_ID)
-                return perr(ps, "expected a variable name");
-        tok_t name = ps->tok;
-        lex_next(ps);
-        uint64_t count;
-        bool open;
-        if (read_dims(ps, &count, &open) < 0)
-                return -EINVAL;
-        if (elem * count > MAX_VAR_BYTES)
-                return perr(ps, "variable too large");
+        if (d.elem * d.count > MAX_VAR_BYTES)
+                return ptx_perr(ps, "variable too large");
         ptx_var_t *vars = reallocarray(ps->m->vars, ps->m->n_vars + 1, sizeof(*vars));
         if (!vars)
-                return perr_oom(ps);
+                return ptx_perr_oom(ps);
         ps->m->vars = vars;
         ptx_var_t *v = &vars[ps->m->n_vars];
-        *v = (ptx_var_t) { .space = (uint8_t) space, .bytes = elem * count, .align = align,
-                           .external = open && space == SP_SHARED };
-        if (!(v->name = strndup(name.s, name.n)))
-                return perr_oom(ps);
+        *v = (ptx_var_t) { .space = (uint8_t) space, .bytes = d.elem * d.count, .align = d.align,
+                           .external = d.open && space == SP_SHARED };
+        if (!(v->name = strndup(d.name.s, d.name.n)))
+                return ptx_perr_oom(ps);
         ps->m->n_vars++;
         if (space != SP_SHARED && !(v->data = calloc(1, v->bytes ? v->bytes : 1)))
-                return perr_oom(ps);
-        if (sym_add(&ps->globals, name.s, name.n, SYM_VAR, (int64_t) (ps->m->n_vars - 1)) < 0)
-                return perr(ps, "'%.*s' defined twice", (int) name.n, name.s);
+                return ptx_perr_oom(ps);
+        if (ptx_sym_add(&ps->globals, d.name.s, d.name.n, SYM_VAR, (int64_t) (ps->m->n_vars - 1)) < 0)
+                return ptx_perr(ps, "'%.*s' defined twice", (int) d.name.n, d.name.s);
         (void) external;
-        if (tok_punct(ps, '=')) {
-                lex_next(ps);
+        if (ptx_tok_punct(ps, '=')) {
+                ptx_lex_next(ps);
                 if (space == SP_SHARED)
-                        return perr(ps, "a .shared variable cannot have an initializer");
-                if (read_init(ps, v->data, v->bytes, elem > 8 ? 8 : elem) < 0)
+                        return ptx_perr(ps, "a .shared variable cannot have an initializer");
+                if (read_init(ps, v->data, v->bytes, d.elem > 8 ? 8 : d.elem) < 0)
                         return -EINVAL;
         }
-        return expect_punct(ps, ';') ? 0 : -EINVAL;
+        return ptx_expect_punct(ps, ';') ? 0 : -EINVAL;
 }
 
 /* `.reg [.v2] .type %r<6>, %x, ...;` inside a function. */
-int reg_decl(parser_t *ps)
+int ptx_reg_decl(parser_t *ps)
 {
         size_t align, bytes;
-        if (read_type(ps, &align, &bytes) < 0)
+        if (ptx_read_type(ps, &align, &bytes) < 0)
                 return -EINVAL;
         for (;;) {
                 if (ps->tok.type != T_ID)
-                        return perr(ps, "expected a register name");
+                        return ptx_perr(ps, "expected a register name");
                 tok_t name = ps->tok;
-                lex_next(ps);
+                ptx_lex_next(ps);
                 uint64_t count = 0;
-                if (tok_punct(ps, '<')) {
-                        lex_next(ps);
-                        if (!parse_uint(ps, &count) || !expect_punct(ps, '>'))
+                if (ptx_tok_punct(ps, '<')) {
+                        ptx_lex_next(ps);
+                        if (!ptx_parse_uint(ps, &count) || !ptx_expect_punct(ps, '>'))
                                 return -EINVAL;
                         if (count > MAX_REGS_DECLARED || ps->f->n_regs + count > MAX_REGS_DECLARED)
-                                return perr(ps, "too many registers");
+                                return ptx_perr(ps, "too many registers");
                         reg_family_t *fam = reallocarray(ps->fam, ps->n_fam + 1, sizeof(*fam));
                         if (!fam)
-                                return perr_oom(ps);
+                                return ptx_perr_oom(ps);
                         ps->fam = fam;
                         if (!(fam[ps->n_fam].prefix = strndup(name.s, name.n)))
-                                return perr_oom(ps);
+                                return ptx_perr_oom(ps);
                         fam[ps->n_fam++].count = (uint32_t) count;
                         ps->f->n_regs += (unsigned) count;
                 } else {
                         /* a single register: its slot now (a redeclaration in an inner scope reuses it) */
-                        struct symtab_entry *e = sym_find(&ps->locals, name.s, name.n);
+                        struct symtab_entry *e = ptx_sym_find(&ps->locals, name.s, name.n);
                         if (!e) {
-                                if (sym_add(&ps->locals, name.s, name.n, SYM_REG, (int64_t) ps->f->n_slots) < 0)
-                                        return perr_oom(ps);
+                                if (ptx_sym_add(&ps->locals, name.s, name.n, SYM_REG, (int64_t) ps->f->n_slots) < 0)
+                                        return ptx_perr_oom(ps);
                                 ps->f->n_slots++;
                                 ps->f->n_regs++;
                         } else if (e->tag != SYM_REG) {
-                                return perr(ps, "'%.*s' is not a register", (int) name.n, name.s);
+                                return ptx_perr(ps, "'%.*s' is not a register", (int) name.n, name.s);
                         }
                 }
-                if (!tok_punct(ps, ','))
+                if (!ptx_tok_punct(ps, ','))
                         break;
-                lex_next(ps);
+                ptx_lex_next(ps);
         }
-        return expect_punct(ps, ';') ? 0 : -EINVAL;
+        return ptx_expect_punct(ps, ';') ? 0 : -EINVAL;
 }
 
 /* `.local`/`.shared` variable inside a function: a window offset. */
-int func_var(parser_t *ps, ptx_space_t space)
+int ptx_func_var(parser_t *ps, ptx_space_t space)
 {
-        size_t align = 1, elem = 0;
-        if (read_type(ps, &align, &elem) < 0)
+        ptx_decl_t d;
+        if (ptx_read_decl(ps, "a variable name", &d) < 0)
                 return -EINVAL;
-        if (ps->tok.type != T_ID)
-                return perr(ps, "expected a variable name");
-        tok_t name = ps->tok;
-        lex_next(ps);
-        uint64_t count;
-        bool open;
-        if (read_dims(ps, &count, &open) < 0)
-                return -EINVAL;
-        if (open)
-                return perr(ps, "a function-scope variable needs a size");
-        uint64_t bytes = elem * count;
+        if (d.open)
+                return ptx_perr(ps, "a function-scope variable needs a size");
+        uint64_t bytes = d.elem * d.count;
         uint64_t *cursor = space == SP_SHARED ? &ps->shared_cursor : (uint64_t *) NULL;
         uint64_t local = ps->f->local_bytes;
         if (!cursor)
                 cursor = &local;
-        // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): read_type() never leaves align 0
-        uint64_t off = (*cursor + align - 1) / align * align;
+        // NOLINTNEXTLINE(clang-analyzer-core.DivideZero): ptx_read_type() never leaves d.align 0
+        uint64_t off = (*cursor + d.align - 1) / d.align * d.align;
         if (off + bytes > MAX_VAR_BYTES)
-                return perr(ps, "variable too large");
+                return ptx_perr(ps, "variable too large");
         *cursor = off + bytes;
         ps->f->local_bytes = (size_t) local;
-        if (sym_add(&ps->locals, name.s, name.n, space == SP_SHARED ? SYM_SHARED : SYM_LOCAL, (int64_t) off) < 0)
-                return perr(ps, "'%.*s' defined twice", (int) name.n, name.s);
-        return expect_punct(ps, ';') ? 0 : -EINVAL;
+        if (ptx_sym_add(&ps->locals, d.name.s, d.name.n, space == SP_SHARED ? SYM_SHARED : SYM_LOCAL, (int64_t) off) < 0)
+                return ptx_perr(ps, "'%.*s' defined twice", (int) d.name.n, d.name.s);
+        return ptx_expect_punct(ps, ';') ? 0 : -EINVAL;
 }

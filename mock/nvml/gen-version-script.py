@@ -74,7 +74,7 @@ def stub(name: str, kinds: str) -> str:
             body.append('        %s(a%d);' % (KIND_CHECKS[k], i))
         else:
             body.append('        (void) a%d;' % i)
-    body.append('        return leave(NVML_ERROR_NOT_SUPPORTED);')
+    body.append('        return mn_leave(NVML_ERROR_NOT_SUPPORTED);')
     return 'GV_EXPORT nvmlReturn_t %s(%s);\nnvmlReturn_t %s(%s)\n{\n%s\n}\n' % (
         name, params, name, params, '\n'.join(body))
 

@@ -3,7 +3,7 @@
  * The mock libnvidia-ml.so.1: runtime control.  `gpu-validator mock set`
  * replaces the state file (mock-state.h) atomically; entry points look at
  * it with one stat() at most every GV_MOCK_CONTROL_CHECK_NS (1 ms;
- * control_refresh() from BEGIN / enter_device) and, when its identity (device, inode, size, mtime, ctime) changed, reads it,
+ * mn_control_refresh() from BEGIN / mn_enter_device) and, when its identity (device, inode, size, mtime, ctime) changed, reads it,
  * puts the profile's values back and applies the new overlay.  No thread, no
  * watch descriptor: nothing outlives nvmlShutdown.  State, handles and
  * helpers: libnvml-internal.h.
@@ -21,7 +21,7 @@
 
 #define C (S.ctl)
 
-char *control_beside(const char *profile_source, const char *name)
+char *mn_control_beside(const char *profile_source, const char *name)
 {
         if (!profile_source || strncmp(profile_source, "builtin:", 8) == 0)
                 return NULL;
@@ -35,7 +35,7 @@ char *control_beside(const char *profile_source, const char *name)
         return strdup(name);
 }
 
-const gv_mock_gpu_state_t *control_gpu(unsigned g)
+const gv_mock_gpu_state_t *mn_control_gpu(unsigned g)
 {
         static const gv_mock_gpu_state_t none; /* read-only: the answer when nothing is set */
         if (!C.state || g >= GV_MOCK_MAX_GPUS || g >= S.profile->device_count)
@@ -102,7 +102,7 @@ static void apply_processes(unsigned i, gv_mock_device_t *d, const gv_mock_gpu_s
         }
         gv_mock_process_t *list = calloc(n, sizeof(*list));
         if (!list) {
-                debug("runtime state: out of memory for the processes of GPU %u", i);
+                mn_debug("runtime state: out of memory for the processes of GPU %u", i);
                 return;
         }
         if (keep)
@@ -151,7 +151,7 @@ static void apply(void)
 static gv_mock_state_t *read_state(int fd, const struct stat *st)
 {
         if (st->st_size < 0 || (unsigned long long) st->st_size > (unsigned long long) GV_MOCK_STATE_MAX_BYTES) {
-                debug("%s: larger than %zu bytes; ignored", C.path, GV_MOCK_STATE_MAX_BYTES);
+                mn_debug("%s: larger than %zu bytes; ignored", C.path, GV_MOCK_STATE_MAX_BYTES);
                 return NULL;
         }
         size_t want = (size_t) st->st_size;
@@ -170,7 +170,7 @@ static gv_mock_state_t *read_state(int fd, const struct stat *st)
         _cleanup_error_ gv_error_t *err = NULL;
         gv_mock_state_t *s = NULL;
         if (gv_mock_state_parse(C.path, text, got, &s, &err) < 0) {
-                debug("%s; the runtime state stays as it was", err && err->msg ? err->msg : "runtime state: error");
+                mn_debug("%s; the runtime state stays as it was", err && err->msg ? err->msg : "runtime state: error");
                 return NULL;
         }
         return s;
@@ -183,7 +183,7 @@ static bool same_file(const struct stat *st)
                st->st_ctim.tv_sec == C.ctime.tv_sec && st->st_ctim.tv_nsec == C.ctime.tv_nsec;
 }
 
-void control_refresh(void)
+void mn_control_refresh(void)
 {
         if (!C.path)
                 return;
@@ -204,7 +204,7 @@ void control_refresh(void)
                 restore();
                 free(C.state);
                 C.state = NULL;
-                debug("%s: removed; back to the profile's values", C.path);
+                mn_debug("%s: removed; back to the profile's values", C.path);
                 return;
         }
         if (same_file(&st))
@@ -225,13 +225,13 @@ void control_refresh(void)
         free(C.state);
         C.state = next;
         apply();
-        debug("%s: runtime state applied", C.path);
+        mn_debug("%s: runtime state applied", C.path);
 }
 
-void control_open(void)
+void mn_control_open(void)
 {
         const char *env = getenv("MOCK_NVML_STATE_FILE");
-        C.path = env && *env ? strdup(env) : control_beside(S.profile->source, GV_MOCK_ROOT_STATE_NAME);
+        C.path = env && *env ? strdup(env) : mn_control_beside(S.profile->source, GV_MOCK_ROOT_STATE_NAME);
         C.seen = false;
         C.checked = false;
         C.state = NULL;
@@ -252,10 +252,10 @@ void control_open(void)
                 };
                 C.processes[i] = NULL;
         }
-        control_refresh();
+        mn_control_refresh();
 }
 
-void control_close(void)
+void mn_control_close(void)
 {
         if (S.profile)
                 restore();

@@ -51,30 +51,30 @@ struct mock_control {
 };
 
 /*
- * control_beside - "<folder of @profile_source>/<name>" as a heap string, or
+ * mn_control_beside - "<folder of @profile_source>/<name>" as a heap string, or
  * NULL for a built-in profile ("builtin:...") or out of memory.
  */
-char *control_beside(const char *profile_source, const char *name);
+char *mn_control_beside(const char *profile_source, const char *name);
 
 /*
- * control_open - start runtime control for the profile just loaded: the
+ * mn_control_open - start runtime control for the profile just loaded: the
  * state file is MOCK_NVML_STATE_FILE, else nvml-mock.state beside the
  * profile file (none for a built-in profile).  Remembers the values the
  * overlay may change and applies the file once.  S.lock held.
  */
-void control_open(void);
+void mn_control_open(void);
 
 /*
- * control_refresh - re-read and re-apply the state file when it changed:
+ * mn_control_refresh - re-read and re-apply the state file when it changed:
  * one stat() when the last look is GV_MOCK_CONTROL_CHECK_NS or more ago, else
  * nothing (a clock read).  S.lock held, initialised.
  */
-void control_refresh(void);
+void mn_control_refresh(void);
 
-/* control_close - put the profile's values back and forget the state file.  S.lock held. */
-void control_close(void);
+/* mn_control_close - put the profile's values back and forget the state file.  S.lock held. */
+void mn_control_close(void);
 
-/* control_gpu - the runtime state of GPU @g (all zero when nothing is set).  S.lock held. */
-const gv_mock_gpu_state_t *control_gpu(unsigned g);
+/* mn_control_gpu - the runtime state of GPU @g (all zero when nothing is set).  S.lock held. */
+const gv_mock_gpu_state_t *mn_control_gpu(unsigned g);
 
 #endif

@@ -20,95 +20,95 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
         BEGIN_OUT(deviceCount);
         *deviceCount = S.profile->device_count;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
         BEGIN();
         if (!device || index >= S.profile->device_count)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *device = &S.gpus[index];
         /* A lost GPU still hands out its handle; every call on it says GPU_IS_LOST. */
-        return leave((S.lost & (1ULL << index)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+        return mn_leave((S.lost & (1ULL << index)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
 {
         BEGIN();
         if (!uuid || !device)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         for (unsigned i = 0; i < S.profile->device_count; i++) {
                 const gv_mock_device_t *d = &S.profile->devices[i];
                 if (strcasecmp(d->uuid, uuid) == 0) {
                         *device = &S.gpus[i];
-                        return leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+                        return mn_leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
                 }
-                for (size_t m = 0; mig_on(d) && m < d->n_mig_devices; m++)
+                for (size_t m = 0; mn_mig_on(d) && m < d->n_mig_devices; m++)
                         if (d->mig_devices[m].uuid && strcasecmp(d->mig_devices[m].uuid, uuid) == 0) {
                                 *device = &S.migs[i][m];
-                                return leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+                                return mn_leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
                         }
         }
-        return leave(NVML_ERROR_NOT_FOUND);
+        return mn_leave(NVML_ERROR_NOT_FOUND);
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
 {
         BEGIN();
         if (!pciBusId || !device)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         unsigned dom, bus, dev, fn = 0;
         int n = -1;
         if (sscanf(pciBusId, "%x:%x:%x.%x%n", &dom, &bus, &dev, &fn, &n) != 4 || n < 0 || pciBusId[n]) {
                 n = -1;
                 if (sscanf(pciBusId, "%x:%x.%x%n", &bus, &dev, &fn, &n) != 3 || n < 0 || pciBusId[n])
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
                 dom = 0;
         }
         for (unsigned i = 0; i < S.profile->device_count; i++) {
                 const gv_mock_device_t *d = &S.profile->devices[i];
                 if (d->pci_domain == dom && d->pci_bus == bus && d->pci_device == dev && fn == 0) {
                         *device = &S.gpus[i];
-                        return leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
+                        return mn_leave((S.lost & (1ULL << i)) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS);
                 }
         }
-        return leave(NVML_ERROR_NOT_FOUND);
+        return mn_leave(NVML_ERROR_NOT_FOUND);
 }
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
         DEVICE_QUERY(ANY_HANDLE, device, NO_OUT, 0);
         if (m < 0)
-                return leave(copy_str(name, length, d->name));
+                return mn_leave(mn_copy_str(name, length, d->name));
         const gv_mock_mig_device_t *md = &d->mig_devices[m];
         _cleanup_free_ char *s = NULL;
         if (asprintf(&s, "%s MIG %s", d->name, md->ci_profile ? md->ci_profile : md->profile) < 0)
-                return leave(NVML_ERROR_MEMORY);
-        return leave(copy_str(name, length, s));
+                return mn_leave(NVML_ERROR_MEMORY);
+        return mn_leave(mn_copy_str(name, length, s));
 }
 
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
         DEVICE_QUERY(ANY_HANDLE, device, NO_OUT, 0);
-        return leave(copy_str(uuid, length, m < 0 ? d->uuid : d->mig_devices[m].uuid));
+        return mn_leave(mn_copy_str(uuid, length, m < 0 ? d->uuid : d->mig_devices[m].uuid));
 }
 
 nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
         DEVICE_QUERY(GPU_HANDLE, device, index, 0);
         *index = g;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber)
 {
         DEVICE_QUERY(GPU_HANDLE, device, minorNumber, GV_MOCK_FIELD_MINOR_NUMBER);
         *minorNumber = d->minor_number;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
-void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, unsigned device_id,
+void mn_fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, unsigned device_id,
                      unsigned subsystem)
 {
         memset(pci, 0, sizeof(*pci));
@@ -132,17 +132,17 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
         unsigned lg;
         int lm;
         pthread_mutex_lock(&S.lock);
-        if (S.refcount && resolve(device, &lg, &lm) == NVML_ERROR_GPU_IS_LOST) {
+        if (S.refcount && mn_resolve(device, &lg, &lm) == NVML_ERROR_GPU_IS_LOST) {
                 if (!pci)
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);
-                const gv_mock_device_t *ld = gpu_at(lg);
-                fill_pci(pci, ld->pci_domain, ld->pci_bus, ld->pci_device, ld->pci_device_id, ld->pci_subsystem_id);
-                return leave(NVML_SUCCESS);
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
+                const gv_mock_device_t *ld = mn_gpu_at(lg);
+                mn_fill_pci(pci, ld->pci_domain, ld->pci_bus, ld->pci_device, ld->pci_device_id, ld->pci_subsystem_id);
+                return mn_leave(NVML_SUCCESS);
         }
         pthread_mutex_unlock(&S.lock);
         DEVICE_QUERY(ANY_HANDLE, device, pci, 0);
-        fill_pci(pci, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
-        return leave(NVML_SUCCESS);
+        mn_fill_pci(pci, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Total, reserved and used MiB of a GPU or MIG device. */
@@ -175,54 +175,54 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
         memory->total = t * MIB;
         memory->used = (u + res) * MIB;
         memory->free = (t - u - res) * MIB;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
         DEVICE_QUERY(ANY_HANDLE, device, memory, 0);
         if (memory->version != nvmlMemory_v2)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         unsigned long long t, res, u;
         memory_of(d, m, &t, &res, &u);
         memory->total = t * MIB;
         memory->reserved = res * MIB;
         memory->used = u * MIB;
         memory->free = (t - u - res) * MIB;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
 {
         DEVICE_QUERY(ANY_HANDLE, device, major, 0);
         if (!minor)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *major = d->cuda_cc_major;
         *minor = d->cuda_cc_minor;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
 {
         DEVICE_QUERY(ANY_HANDLE, device, arch, 0);
         *arch = d->architecture;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
         DEVICE_QUERY(ANY_HANDLE, device, type, 0);
         *type = (nvmlBrandType_t) d->brand;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 static nvmlReturn_t string_field(nvmlDevice_t device, size_t off, uint32_t bit, char *buf, unsigned length)
 {
         DEVICE_QUERY(ANY_HANDLE, device, buf, 0);
         const char *s = *(char *const *) ((const char *) d + off);
-        if (unsup(d, bit) || !s)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        return leave(copy_str(buf, length, s));
+        if (mn_unsup(d, bit) || !s)
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        return mn_leave(mn_copy_str(buf, length, s));
 }
 
 nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
@@ -248,9 +248,9 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensor
 {
         DEVICE_QUERY(ANY_HANDLE, device, temp, GV_MOCK_FIELD_TEMPERATURE);
         if (sensorType != NVML_TEMPERATURE_GPU)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *temp = d->temperature_c;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* The versioned query nvitop prefers: the same reading in an nvmlTemperature_v1_t. */
@@ -258,13 +258,13 @@ nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *t
 {
         DEVICE_QUERY(ANY_HANDLE, device, temperature, 0);
         if (temperature->version != nvmlTemperature_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-        if (unsup(d, GV_MOCK_FIELD_TEMPERATURE))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        if (mn_unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         if (temperature->sensorType != NVML_TEMPERATURE_GPU)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         temperature->temperature = (int) d->temperature_c;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 SCALAR_GETTER(nvmlDeviceGetPowerUsage, unsigned int, power, GV_MOCK_FIELD_POWER_USAGE, d->power_usage_mw)
@@ -283,10 +283,10 @@ SCALAR_GETTER(nvmlDeviceGetPerformanceState, nvmlPstates_t, pState, GV_MOCK_FIEL
 nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)
 {
         DEVICE_QUERY(ANY_HANDLE, device, display, GV_MOCK_FIELD_DISPLAY);
-        if (driver_branch() >= 580)
-                return leave(NVML_ERROR_DEPRECATED);
+        if (mn_driver_branch() >= 580)
+                return mn_leave(NVML_ERROR_DEPRECATED);
         *display = d->display_mode ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 SCALAR_GETTER(nvmlDeviceGetDisplayActive, nvmlEnableState_t, isActive, GV_MOCK_FIELD_DISPLAY,
               d->display_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED)
@@ -296,13 +296,13 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, u
 {
         DEVICE_QUERY(ANY_HANDLE, device, minLimit, GV_MOCK_FIELD_POWER_LIMIT);
         if (!maxLimit)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *minLimit = d->power_min_limit_mw;
         *maxLimit = d->power_max_limit_mw;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
-nvmlReturn_t clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock, bool max)
+nvmlReturn_t mn_clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock, bool max)
 {
         DEVICE_QUERY(ANY_HANDLE, device, clock, GV_MOCK_FIELD_CLOCKS);
         switch (type) {
@@ -310,39 +310,39 @@ nvmlReturn_t clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int
         case NVML_CLOCK_SM: *clock = max ? d->max_clock_sm_mhz : d->clock_sm_mhz; break;
         case NVML_CLOCK_MEM: *clock = max ? d->max_clock_mem_mhz : d->clock_mem_mhz; break;
         case NVML_CLOCK_VIDEO: *clock = max ? d->max_clock_video_mhz : d->clock_video_mhz; break;
-        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        default: return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         }
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-        return clock_query(device, type, clock, false);
+        return mn_clock_query(device, type, clock, false);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-        return clock_query(device, type, clock, true);
+        return mn_clock_query(device, type, clock, true);
 }
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
 {
         DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
-        if (mig_on(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* as on real MIG-enabled GPUs */
+        if (mn_mig_on(d))
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED); /* as on real MIG-enabled GPUs */
         utilization->gpu = d->utilization_gpu;
         utilization->memory = d->utilization_memory;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
 {
         DEVICE_QUERY(ANY_HANDLE, device, current, GV_MOCK_FIELD_ECC);
         if (!pending)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *current = d->ecc_current ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
         *pending = d->ecc_pending ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */

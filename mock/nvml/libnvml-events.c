@@ -42,31 +42,31 @@ nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
         BEGIN_OUT(set);
         struct nvmlEventSet_st *s = calloc(1, sizeof(*s));
         if (!s)
-                return leave(NVML_ERROR_MEMORY);
+                return mn_leave(NVML_ERROR_MEMORY);
         /* Only lines appended to the control file after this point are delivered. */
         s->ctl_offset = file_size(S.xid_file);
         s->next = S.sets;
         S.sets = s;
         *set = s;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
 {
         DEVICE_QUERY(GPU_HANDLE, device, eventTypes, 0);
         *eventTypes = SUPPORTED_EVENTS;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
 {
         DEVICE_QUERY(GPU_HANDLE, device, set, 0);
         if (!live_set(set))
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (eventTypes & ~(unsigned long long) SUPPORTED_EVENTS)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         set->mask[g] |= eventTypes;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Next line "<gpu> <xid>" of the control file past set->ctl_offset; true when one was read. */
@@ -98,14 +98,14 @@ static bool read_control_line(struct nvmlEventSet_st *set, unsigned *gpu, unsign
                         *xid = x;
                         return true;
                 }
-                debug("%s: ignoring line \"%.*s\" (expected \"<gpu> <xid>\")", S.xid_file, (int) (n - 1), line);
+                mn_debug("%s: ignoring line \"%.*s\" (expected \"<gpu> <xid>\")", S.xid_file, (int) (n - 1), line);
         }
 }
 
 static bool next_event(struct nvmlEventSet_st *set, nvmlEventData_t *data)
 {
         gv_mock_faults_t *f = &S.profile->faults;
-        long now = ms_since(&S.init_time);
+        long now = mn_ms_since(&S.init_time);
         for (size_t i = 0; i < f->n_xids && i < MAX_XIDS; i++) {
                 gv_mock_xid_t *x = &f->xids[i];
                 if (set->delivered[i / 64] & (1ULL << (i % 64)))
@@ -145,11 +145,11 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
         for (;;) {
                 BEGIN();
                 if (!set || !live_set(set) || !data)
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
                 if (next_event(set, data))
-                        return leave(NVML_SUCCESS);
+                        return mn_leave(NVML_SUCCESS);
                 pthread_mutex_unlock(&S.lock);
-                long left = (long) timeoutms - ms_since(&start);
+                long left = (long) timeoutms - mn_ms_since(&start);
                 if (left <= 0)
                         return NVML_ERROR_TIMEOUT;
                 long step = left < 10 ? left : 10;
@@ -166,9 +166,9 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
                 if (*p == set) {
                         *p = set->next;
                         free(set);
-                        return leave(NVML_SUCCESS);
+                        return mn_leave(NVML_SUCCESS);
                 }
-        return leave(NVML_ERROR_INVALID_ARGUMENT);
+        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */

@@ -14,7 +14,7 @@
 /* The fabric state of @d, after MOCK_NVML_FABRIC_STATE; NOT_SUPPORTED when it has none. */
 static nvmlReturn_t fabric_state(const gv_mock_device_t *d, unsigned char *state)
 {
-        if (unsup(d, GV_MOCK_FIELD_FABRIC) || d->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
+        if (mn_unsup(d, GV_MOCK_FIELD_FABRIC) || d->fabric_state == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
                 return NVML_ERROR_NOT_SUPPORTED;
         if (S.fabric_override == NVML_GPU_FABRIC_STATE_NOT_SUPPORTED)
                 return NVML_ERROR_NOT_SUPPORTED;
@@ -28,14 +28,14 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t
         unsigned char st;
         nvmlReturn_t r = fabric_state(d, &st);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         memset(gpuFabricInfo, 0, sizeof(*gpuFabricInfo));
         memcpy(gpuFabricInfo->clusterUuid, d->fabric_cluster_uuid, NVML_GPU_FABRIC_UUID_LEN);
         gpuFabricInfo->status = st == NVML_GPU_FABRIC_STATE_COMPLETED ? (nvmlReturn_t) d->fabric_status
                                                                       : NVML_ERROR_NOT_READY;
         gpuFabricInfo->cliqueId = d->fabric_clique_id;
         gpuFabricInfo->state = st;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)
@@ -44,18 +44,18 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV
         gv_mock_device_t *d;
         unsigned char st;
         if (!gpuFabricInfo) {
-                nvmlReturn_t r = resolve_physical(device, &d, NULL);
-                return leave(r != NVML_SUCCESS ? r : NVML_ERROR_INVALID_ARGUMENT);
+                nvmlReturn_t r = mn_resolve_physical(device, &d, NULL);
+                return mn_leave(r != NVML_SUCCESS ? r : NVML_ERROR_INVALID_ARGUMENT);
         }
         unsigned v = gpuFabricInfo->version;
         if (v != nvmlGpuFabricInfo_v2 && v != nvmlGpuFabricInfo_v3)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         /* Here the version is checked before the handle. */
-        nvmlReturn_t r = resolve_physical(device, &d, NULL);
+        nvmlReturn_t r = mn_resolve_physical(device, &d, NULL);
         if (r == NVML_SUCCESS)
                 r = fabric_state(d, &st);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         /* Write only as many bytes as the caller's version has. */
         nvmlGpuFabricInfo_v2_t *v2 = (nvmlGpuFabricInfo_v2_t *) (void *) gpuFabricInfo;
         memset(v2, 0, sizeof(*v2));
@@ -67,7 +67,7 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV
         v2->healthMask = 0;
         if (v == nvmlGpuFabricInfo_v3)
                 gpuFabricInfo->healthSummary = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2,
@@ -76,11 +76,11 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevic
         DEVICE_QUERY(GPU_HANDLE, device1, NO_OUT, 0);
         gv_mock_device_t *b;
         unsigned gb;
-        nvmlReturn_t r = resolve_physical(device2, &b, &gb);
+        nvmlReturn_t r = mn_resolve_physical(device2, &b, &gb);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         if (!pathInfo)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         /* HGX-like layout: pairs share a PCIe switch, halves a CPU socket. */
         if (g == gb)
                 *pathInfo = NVML_TOPOLOGY_INTERNAL;
@@ -90,15 +90,15 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevic
                 *pathInfo = NVML_TOPOLOGY_NODE;
         else
                 *pathInfo = NVML_TOPOLOGY_SYSTEM;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* INVALID_ARGUMENT for a link number NVML never has, NOT_SUPPORTED for a link @d lacks. */
-nvmlReturn_t nvlink_check(const gv_mock_device_t *d, unsigned link)
+nvmlReturn_t mn_nvlink_check(const gv_mock_device_t *d, unsigned link)
 {
         if (link >= NVML_NVLINK_MAX_LINKS)
                 return NVML_ERROR_INVALID_ARGUMENT;
-        if (unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
+        if (mn_unsup(d, GV_MOCK_FIELD_NVLINK) || link >= d->nvlink_count)
                 return NVML_ERROR_NOT_SUPPORTED;
         return NVML_SUCCESS;
 }
@@ -106,22 +106,22 @@ nvmlReturn_t nvlink_check(const gv_mock_device_t *d, unsigned link)
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link, nvmlEnableState_t *isActive)
 {
         DEVICE_QUERY(GPU_HANDLE, device, isActive, 0);
-        nvmlReturn_t r = nvlink_check(d, link);
+        nvmlReturn_t r = mn_nvlink_check(d, link);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         *isActive = d->nvlink_active ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
 {
         DEVICE_QUERY(GPU_HANDLE, device, pci, 0);
-        nvmlReturn_t r = nvlink_check(d, link);
+        nvmlReturn_t r = mn_nvlink_check(d, link);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         /* The far end is an NVSwitch (PCI device 0x1AF1); links fan out over six switches. */
-        fill_pci(pci, 0, 0x01 + link % 6, 0, 0x1AF1, 0x16A010DE);
-        return leave(NVML_SUCCESS);
+        mn_fill_pci(pci, 0, 0x01 + link % 6, 0, 0x1AF1, 0x16A010DE);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */

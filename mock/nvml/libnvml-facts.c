@@ -12,7 +12,7 @@
 /* model facts (model-facts.c): BAR1, PCIe, thresholds, clocks, NVLink */
 
 /* The model facts of @d, or NULL (then the queries below answer NOT_SUPPORTED). */
-const gv_mock_model_facts_t *facts_of(const gv_mock_device_t *d)
+const gv_mock_model_facts_t *mn_facts_of(const gv_mock_device_t *d)
 {
         return gv_mock_model_facts(d->pci_device_id);
 }
@@ -37,19 +37,19 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *
         bar1Memory->bar1Total = total * MIB;
         bar1Memory->bar1Used = used * MIB;
         bar1Memory->bar1Free = (total - used) * MIB;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* PCIe link facts: @what 0 max gen, 1 max width, 2 current gen, 3 current width. */
 static nvmlReturn_t pcie_query(nvmlDevice_t device, unsigned int *out, int what)
 {
         DEVICE_QUERY(GPU_HANDLE, device, out, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         const unsigned v[4] = { f->pcie_gen_max, f->pcie_width_max, f->pcie_gen_cur, f->pcie_width_cur };
         *out = v[what];
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen)
@@ -81,10 +81,10 @@ nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounte
 {
         DEVICE_QUERY(GPU_HANDLE, device, value, 0);
         if (counter != NVML_PCIE_UTIL_TX_BYTES && counter != NVML_PCIE_UTIL_RX_BYTES)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         /* KB/s over the last 20 ms: an idle mock GPU moves nothing. */
         *value = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
@@ -92,8 +92,8 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperat
 {
         DEVICE_QUERY(GPU_HANDLE, device, temp, GV_MOCK_FIELD_TEMPERATURE);
         if (thresholdType >= NVML_TEMPERATURE_THRESHOLD_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        const gv_mock_model_facts_t *f = facts_of(d);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         unsigned v = 0;
         if (f) {
                 switch (thresholdType) {
@@ -105,9 +105,9 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperat
                 }
         }
         if (!v)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *temp = v;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)
@@ -115,8 +115,8 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigne
         DEVICE_QUERY(GPU_HANDLE, device, clocksEventReasons, GV_MOCK_FIELD_CLOCKS);
         /* An idle GPU reports GpuIdle (0x1), a busy one none (csv captures: H100 idle 0x1, L40S under load 0x0). */
         *clocksEventReasons = (d->utilization_gpu == 0 ? nvmlClocksEventReasonGpuIdle : nvmlClocksEventReasonNone) |
-                              control_gpu(g)->clock_event_reasons; /* slowdowns of `mock set` */
-        return leave(NVML_SUCCESS);
+                              mn_control_gpu(g)->clock_event_reasons; /* slowdowns of `mock set` */
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* nvmlDeviceGetSupportedClocksThrottleReasons is the same function under its older name (alias below). */
@@ -124,7 +124,7 @@ nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsig
 {
         DEVICE_QUERY(GPU_HANDLE, device, supportedClocksEventReasons, GV_MOCK_FIELD_CLOCKS);
         *supportedClocksEventReasons = GV_NVML_CLOCKS_EVENT_REASONS_SUPPORTED;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Processes the accounting buffer keeps: 4000 in every capture. */
@@ -133,23 +133,23 @@ FACT_GETTER(nvmlDeviceGetAccountingBufferSize, ANY_HANDLE, bufferSize, accountin
 static nvmlReturn_t app_clock_query(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
 {
         DEVICE_QUERY(GPU_HANDLE, device, clockMHz, GV_MOCK_FIELD_CLOCKS);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         unsigned v = 0;
         switch (clockType) {
         case NVML_CLOCK_GRAPHICS:
         case NVML_CLOCK_SM: v = f ? f->app_clock_graphics_mhz : 0; break;
         case NVML_CLOCK_MEM: v = f ? f->app_clock_mem_mhz : 0; break;
         case NVML_CLOCK_VIDEO: v = 0; break;
-        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        default: return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         }
         /* R590 deprecates applications clocks on every model: the H100 (590.48.01), RTX A5000 (590.44.01), L40S and
          * T4 (595) captures print "Requested functionality has been deprecated"; 580 and before still answer. */
-        if (driver_branch() >= 590)
-                return leave(NVML_ERROR_DEPRECATED);
+        if (mn_driver_branch() >= 590)
+                return mn_leave(NVML_ERROR_DEPRECATED);
         if (!v)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *clockMHz = v;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)
@@ -175,12 +175,12 @@ static bool has_engine(const gv_mock_device_t *d, int m, enum engine engine)
 {
         if (engine == ENGINE_CODEC)
                 return true;
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f || !f->jpg_ofa)
                 return false;
         if (m < 0)
                 return true;
-        const gv_mock_mig_profile_t *p = mig_profile_of(d, &d->mig_devices[m]);
+        const gv_mock_mig_profile_t *p = mn_mig_profile_of(d, &d->mig_devices[m]);
         return p && (engine == ENGINE_JPG ? p->jpeg_count : p->ofa_count) > 0;
 }
 
@@ -189,14 +189,14 @@ static nvmlReturn_t codec_query(nvmlDevice_t device, unsigned int *utilization, 
 {
         DEVICE_QUERY(ANY_HANDLE, device, utilization, GV_MOCK_FIELD_UTILIZATION);
         if (!samplingPeriodUs)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if (mig_on(d) && m < 0)
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG captures: encoder, jpeg, ofa N/A */
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (mn_mig_on(d) && m < 0)
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED); /* the H100 MIG captures: encoder, jpeg, ofa N/A */
         if (!has_engine(d, m, engine))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *utilization = 0;
         *samplingPeriodUs = 167000; /* the driver's encoder/decoder sampling period */
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
@@ -228,10 +228,10 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
 {
         DEVICE_QUERY(GPU_HANDLE, device, energy, GV_MOCK_FIELD_POWER_USAGE);
         if (d->architecture < NVML_DEVICE_ARCH_VOLTA)
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* Volta or newer (nvml.h) */
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED); /* Volta or newer (nvml.h) */
         /* mJ since the driver loaded: the profile's draw integrated since nvmlInit. */
-        *energy = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
-        return leave(NVML_SUCCESS);
+        *energy = (unsigned long long) d->power_usage_mw * (unsigned long long) mn_ms_since(&S.init_time) / 1000ULL;
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCores)
@@ -241,31 +241,31 @@ nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int *numCore
         unsigned per_sm = d->architecture >= NVML_DEVICE_ARCH_ADA && d->architecture != NVML_DEVICE_ARCH_UNKNOWN ? 128 : 64;
         unsigned sms = m >= 0 ? d->mig_devices[m].multiprocessor_count : d->multiprocessor_count;
         *numCores = sms * per_sm;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)
 {
         DEVICE_QUERY(GPU_HANDLE, device, version, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
-        nvmlReturn_t r = nvlink_check(d, link);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
+        nvmlReturn_t r = mn_nvlink_check(d, link);
         if (r == NVML_SUCCESS && (!f || !f->nvlink_version))
                 r = NVML_ERROR_NOT_SUPPORTED;
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         *version = f->nvlink_version;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int link, nvmlNvLinkCapability_t capability,
                                            unsigned int *capResult)
 {
         DEVICE_QUERY(GPU_HANDLE, device, capResult, 0);
-        nvmlReturn_t r = nvlink_check(d, link);
+        nvmlReturn_t r = mn_nvlink_check(d, link);
         if (r == NVML_SUCCESS && capability >= NVML_NVLINK_CAP_COUNT)
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         /* GPU-to-GPU links through NVSwitches on an x86 host: peer access and atomics, no system memory over NVLink. */
         switch (capability) {
         case NVML_NVLINK_CAP_P2P_SUPPORTED:
@@ -273,20 +273,20 @@ nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigned int lin
         case NVML_NVLINK_CAP_VALID: *capResult = 1; break;
         default: *capResult = 0; break;
         }
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter,
                                              unsigned long long *counterValue)
 {
         DEVICE_QUERY(GPU_HANDLE, device, counterValue, 0);
-        nvmlReturn_t r = nvlink_check(d, link);
+        nvmlReturn_t r = mn_nvlink_check(d, link);
         if (r == NVML_SUCCESS && counter >= NVML_NVLINK_ERROR_COUNT)
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         *counterValue = 0; /* healthy links */
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -300,24 +300,24 @@ nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockTy
         case NVML_CLOCK_GRAPHICS: *clockMHz = d->max_clock_graphics_mhz; break;
         case NVML_CLOCK_SM: *clockMHz = d->max_clock_sm_mhz; break;
         case NVML_CLOCK_MEM:
-        case NVML_CLOCK_VIDEO: return leave(NVML_ERROR_NOT_SUPPORTED);
-        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        case NVML_CLOCK_VIDEO: return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        default: return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         }
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType, nvmlClockId_t clockId,
                                 unsigned int *clockMHz)
 {
         switch (clockId) {
-        case NVML_CLOCK_ID_CURRENT: return clock_query(device, clockType, clockMHz, false);
+        case NVML_CLOCK_ID_CURRENT: return mn_clock_query(device, clockType, clockMHz, false);
         case NVML_CLOCK_ID_APP_CLOCK_TARGET:
         case NVML_CLOCK_ID_APP_CLOCK_DEFAULT: return app_clock_query(device, clockType, clockMHz);
         case NVML_CLOCK_ID_CUSTOMER_BOOST_MAX: return nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz);
         default: break;
         }
         DEVICE_QUERY(GPU_HANDLE, device, clockMHz, 0);
-        return leave(NVML_ERROR_INVALID_ARGUMENT);
+        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
 }
 
 /* Fills a count/array pair: INSUFFICIENT_SIZE with the count when @out holds fewer than @n. */
@@ -340,7 +340,7 @@ nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, unsigned in
         /* HBM parts list one memory clock, the max; the H100 and the GDDR boards two (model-facts.c). */
         unsigned v[2], top[2];
         unsigned n = gv_mock_supported_mem_clocks(d->pci_device_id, d->max_clock_mem_mhz, v, top);
-        return leave(fill_list(count, clocksMHz, v, n));
+        return mn_leave(fill_list(count, clocksMHz, v, n));
 }
 
 nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned int memoryClockMHz,
@@ -352,16 +352,16 @@ nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, unsigned 
         while (k < n_mem && mem[k] != memoryClockMHz)
                 k++;
         if (k == n_mem)
-                return leave(NVML_ERROR_NOT_FOUND);
+                return mn_leave(NVML_ERROR_NOT_FOUND);
         /* From the top graphics clock of that memory clock down to the idle one in the model's steps
          * (A100: 1410..210, 81 values). */
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         unsigned step2 = f && f->clock_step_x2 ? f->clock_step_x2 : 30;
         unsigned top = tops[k] ? tops[k] : d->max_clock_graphics_mhz, low = d->clock_graphics_mhz ? d->clock_graphics_mhz : 1;
         unsigned v[512], n = 0;
         for (unsigned i = 0; n < 512 && top * 2 >= low * 2 + i * step2; i++)
                 v[n++] = top - (i * step2) / 2;
-        return leave(fill_list(count, clocksMHz, v, n));
+        return mn_leave(fill_list(count, clocksMHz, v, n));
 }
 
 /*
@@ -379,7 +379,7 @@ nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum)
 {
         DEVICE_QUERY(GPU_HANDLE, device, irqNum, 0);
         *irqNum = 144 + d->index;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* NVML_MAX_GPU_PERF_PSTATES (nvml.h): the longest list the query returns. */
@@ -401,16 +401,16 @@ nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t device, nvmlPs
 {
         DEVICE_QUERY(GPU_HANDLE, device, pstates, GV_MOCK_FIELD_PSTATE);
         if (d->pstate != NVML_PSTATE_0)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         unsigned n = size / (unsigned) sizeof(*pstates);
         if (n < 1)
-                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+                return mn_leave(NVML_ERROR_INSUFFICIENT_SIZE);
         if (n > MAX_GPU_PERF_PSTATES)
                 n = MAX_GPU_PERF_PSTATES;
         pstates[0] = NVML_PSTATE_0;
         for (unsigned i = 1; i < n; i++)
                 pstates[i] = NVML_PSTATE_UNKNOWN;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* FNV-1a over @s into @h (32 bits). */
@@ -435,16 +435,16 @@ static uint32_t fnv1a(uint32_t h, const char *s)
 nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum)
 {
         DEVICE_QUERY(GPU_HANDLE, device, checksum, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f || !f->inforom_image)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         uint32_t h = fnv1a(2166136261u, f->inforom_image);
         h = fnv1a(h, f->inforom_ecc);
         h = fnv1a(h, d->ecc_current ? "ecc:1" : "ecc:0");
         h ^= d->power_limit_mw;
         h *= 16777619u;
         *checksum = h;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */

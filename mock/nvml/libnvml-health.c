@@ -12,13 +12,13 @@
 /* ECC counters exist when ECC is on: every counter of a healthy mock GPU is 0 (the captures' volatile counts). */
 static nvmlReturn_t ecc_counter(const gv_mock_device_t *d, unsigned errorType, unsigned counterType)
 {
-        if (unsup(d, GV_MOCK_FIELD_ECC) || !d->ecc_current)
+        if (mn_unsup(d, GV_MOCK_FIELD_ECC) || !d->ecc_current)
                 return NVML_ERROR_NOT_SUPPORTED;
         if (errorType > NVML_MEMORY_ERROR_TYPE_UNCORRECTED || counterType > NVML_AGGREGATE_ECC)
                 return NVML_ERROR_INVALID_ARGUMENT;
         /* With MIG on, the GPU's volatile counts are N/A on 510 (the A100-40GB capture; its MIG devices count) and 0 on
          * 535 (the A100-80GB capture). */
-        if (counterType == NVML_VOLATILE_ECC && mig_on(d) && driver_branch() < 535)
+        if (counterType == NVML_VOLATILE_ECC && mn_mig_on(d) && mn_driver_branch() < 535)
                 return NVML_ERROR_NOT_SUPPORTED;
         return NVML_SUCCESS;
 }
@@ -29,9 +29,9 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorTyp
         DEVICE_QUERY(GPU_HANDLE, device, eccCounts, 0);
         nvmlReturn_t r = ecc_counter(d, errorType, counterType);
         if (r == NVML_SUCCESS) /* 0 unless `mock set` burst errors (volatile = aggregate) */
-                *eccCounts = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? control_gpu(g)->ecc_corrected
-                                                                          : control_gpu(g)->ecc_uncorrected;
-        return leave(r);
+                *eccCounts = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? mn_control_gpu(g)->ecc_corrected
+                                                                          : mn_control_gpu(g)->ecc_uncorrected;
+        return mn_leave(r);
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
@@ -49,22 +49,22 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
                 r = NVML_ERROR_INVALID_ARGUMENT;
         if (r == NVML_SUCCESS) /* a burst of `mock set` is counted in device memory (DRAM, location 2) */
                 *count = locationType != 2                                ? 0
-                         : errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? control_gpu(g)->ecc_corrected
-                                                                          : control_gpu(g)->ecc_uncorrected;
-        return leave(r);
+                         : errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? mn_control_gpu(g)->ecc_corrected
+                                                                          : mn_control_gpu(g)->ecc_uncorrected;
+        return mn_leave(r);
 }
 
 /* Page retirement is the pre-Ampere scheme (T4: 0 pages, not pending); Ampere and later remap rows instead. */
 static bool retires_pages(const gv_mock_device_t *d)
 {
-        return d->architecture < NVML_DEVICE_ARCH_AMPERE && d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+        return d->architecture < NVML_DEVICE_ARCH_AMPERE && d->ecc_current && !mn_unsup(d, GV_MOCK_FIELD_ECC);
 }
 
 static bool remaps_rows(const gv_mock_device_t *d)
 {
         /* Not with MIG on: the A100 MIG captures (510, 535) and the H100 MIG -q (590) print Remapped Rows N/A. */
         return d->architecture >= NVML_DEVICE_ARCH_AMPERE && d->architecture != NVML_DEVICE_ARCH_UNKNOWN &&
-               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC) && !mig_on(d);
+               d->ecc_current && !mn_unsup(d, GV_MOCK_FIELD_ECC) && !mn_mig_on(d);
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,
@@ -72,14 +72,14 @@ nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetiremen
 {
         DEVICE_QUERY(GPU_HANDLE, device, pageCount, 0);
         if (cause >= NVML_PAGE_RETIREMENT_CAUSE_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!retires_pages(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         /* Pages retire for double bit errors (cause 1) only after a `mock set` ECC burst. */
-        unsigned n = cause == 1 ? control_gpu(g)->retired_pages : 0;
+        unsigned n = cause == 1 ? mn_control_gpu(g)->retired_pages : 0;
         if (*pageCount < n) {
                 *pageCount = n;
-                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+                return mn_leave(NVML_ERROR_INSUFFICIENT_SIZE);
         }
         for (unsigned i = 0; i < n; i++) {
                 if (addresses)
@@ -88,7 +88,7 @@ nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetiremen
                         timestamps[i] = 0;
         }
         *pageCount = n;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount,
@@ -101,9 +101,9 @@ nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEna
 {
         DEVICE_QUERY(GPU_HANDLE, device, isPending, 0);
         if (!retires_pages(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        *isPending = control_gpu(g)->retired_pages ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-        return leave(NVML_SUCCESS);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        *isPending = mn_control_gpu(g)->retired_pages ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
@@ -111,51 +111,51 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
 {
         DEVICE_QUERY(GPU_HANDLE, device, corrRows, 0);
         if (!uncRows || !isPending || !failureOccurred)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!remaps_rows(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *corrRows = *failureOccurred = 0;
-        *uncRows = control_gpu(g)->remapped_rows; /* rows `mock set` remapped, pending a GPU reset */
+        *uncRows = mn_control_gpu(g)->remapped_rows; /* rows `mock set` remapped, pending a GPU reset */
         *isPending = *uncRows > 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
 {
         DEVICE_QUERY(GPU_HANDLE, device, values, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!remaps_rows(d) || !f || !f->remap_banks)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         /* Every bank still has its full remapping capacity (captures: "max N bank(s)", the rest 0). */
         *values = (nvmlRowRemapperHistogramValues_t){ .max = f->remap_banks };
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInforomObject_t object, char *version,
                                          unsigned int length)
 {
         DEVICE_QUERY(GPU_HANDLE, device, version, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         const char *v = NULL;
         switch (object) {
         case NVML_INFOROM_OEM: v = f ? f->inforom_oem : NULL; break;
         case NVML_INFOROM_ECC: v = f ? f->inforom_ecc : NULL; break;
         case NVML_INFOROM_POWER:
         case NVML_INFOROM_DEN: v = NULL; break; /* "pwr_object N/A" in every capture */
-        default: return leave(NVML_ERROR_INVALID_ARGUMENT);
+        default: return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         }
         if (!v)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        return leave(copy_str(version, length, v));
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        return mn_leave(mn_copy_str(version, length, v));
 }
 
 nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version, unsigned int length)
 {
         DEVICE_QUERY(GPU_HANDLE, device, version, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f || !f->inforom_image)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        return leave(copy_str(version, length, f->inforom_image));
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        return mn_leave(mn_copy_str(version, length, f->inforom_image));
 }
 
 /* Encoder and frame-buffer-capture statistics: no session on a mock GPU (the captures: 0 / 0 / 0). */
@@ -164,9 +164,9 @@ nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessio
 {
         DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
         if (!averageFps || !averageLatency)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *sessionCount = *averageFps = *averageLatency = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount,
@@ -175,14 +175,14 @@ nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *ses
         DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
         (void) sessionInfos; /* no encoder session runs: nothing to write */
         *sessionCount = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t *fbcStats)
 {
         DEVICE_QUERY(ANY_HANDLE, device, fbcStats, 0);
         *fbcStats = (nvmlFBCStats_t){ 0 };
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *sessionCount, nvmlFBCSessionInfo_t *sessionInfo)
@@ -190,7 +190,7 @@ nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int *session
         DEVICE_QUERY(ANY_HANDLE, device, sessionCount, 0);
         (void) sessionInfo; /* no frame-capture session runs: nothing to write */
         *sessionCount = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Accounting is off unless an administrator turns it on ("accounting_mode Disabled" in every capture). */
@@ -213,13 +213,13 @@ nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyTyp
 {
         DEVICE_QUERY(GPU_HANDLE, device, violTime, 0);
         if (perfPolicyType >= NVML_PERF_POLICY_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         /* Never throttled (the H100 capture's clocks_event_reasons_counters are all 0). */
         violTime->referenceTime = (unsigned long long) now.tv_sec * 1000000ULL + (unsigned long long) now.tv_nsec / 1000ULL;
         violTime->violationTime = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 FACT_GETTER(nvmlDeviceGetMemoryBusWidth, GPU_HANDLE, busWidth, memory_bus_width)
@@ -227,12 +227,12 @@ FACT_GETTER(nvmlDeviceGetMemoryBusWidth, GPU_HANDLE, busWidth, memory_bus_width)
 nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed)
 {
         DEVICE_QUERY(GPU_HANDLE, device, maxSpeed, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f || !f->pcie_gen_max || f->pcie_gen_max > 6)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         /* NVML_PCIE_LINK_MAX_SPEED_2500MBPS (1) .. _64000MBPS (6): one step per PCIe generation. */
         *maxSpeed = f->pcie_gen_max;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopologyLevel_t level, unsigned int *count,
@@ -241,7 +241,7 @@ nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopolo
         DEVICE_QUERY(GPU_HANDLE, device, count, 0);
         if (level != NVML_TOPOLOGY_INTERNAL && level != NVML_TOPOLOGY_SINGLE && level != NVML_TOPOLOGY_MULTIPLE &&
             level != NVML_TOPOLOGY_HOSTBRIDGE && level != NVML_TOPOLOGY_NODE && level != NVML_TOPOLOGY_SYSTEM)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         /* The GPUs at @level or nearer, in the layout of nvmlDeviceGetTopologyCommonAncestor. */
         unsigned n = 0;
         nvmlDevice_t found[MAXG] = { 0 };
@@ -255,14 +255,14 @@ nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvmlGpuTopolo
         }
         if (*count < n) {
                 *count = n;
-                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+                return mn_leave(NVML_ERROR_INSUFFICIENT_SIZE);
         }
         if (n && !deviceArray)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         for (unsigned i = 0; i < n; i++)
                 deviceArray[i] = found[i];
         *count = n;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Datacenter boards ship with ECC on: the default is enabled wherever ECC exists. */
@@ -273,13 +273,13 @@ SCALAR_GETTER(nvmlDeviceGetBoardId, unsigned int, boardId, 0, d->pci_bus << 8 | 
 nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed)
 {
         DEVICE_QUERY(GPU_HANDLE, device, pcieSpeed, 0);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         /* The current link's transfer rate a lane, Mbps: 2500, 5000, 8000, 16000, 32000 for gen 1..5. */
         static const unsigned by_gen[] = { 0, 2500, 5000, 8000, 16000, 32000, 64000 };
         if (!f || !f->pcie_gen_cur || f->pcie_gen_cur > 6)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *pcieSpeed = by_gen[f->pcie_gen_cur];
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -311,7 +311,7 @@ nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, unsigned i
                                                  nvmlAffinityScope_t scope)
 {
         DEVICE_QUERY(GPU_HANDLE, device, cpuSet, 0);
-        return leave(affinity(d, cpuSetSize, cpuSet, scope, true));
+        return mn_leave(affinity(d, cpuSetSize, cpuSet, scope, true));
 }
 
 nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize, unsigned long *cpuSet)
@@ -323,14 +323,14 @@ nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned int nodeS
                                          nvmlAffinityScope_t scope)
 {
         DEVICE_QUERY(GPU_HANDLE, device, nodeSet, 0);
-        return leave(affinity(d, nodeSetSize, nodeSet, scope, false));
+        return mn_leave(affinity(d, nodeSetSize, nodeSet, scope, false));
 }
 
 /* T.Limit threshold field @id of @d (model facts @f) in *out, C; NOT_SUPPORTED without T.Limit (and the memory
  * one without an HBM sensor). */
 static nvmlReturn_t tlimit_field(const gv_mock_device_t *d, const gv_mock_model_facts_t *f, unsigned id, int *out)
 {
-        if (!f || !f->tlimit_c || unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+        if (!f || !f->tlimit_c || mn_unsup(d, GV_MOCK_FIELD_TEMPERATURE))
                 return NVML_ERROR_NOT_SUPPORTED;
         switch (id) {
         case NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT: *out = f->tlimit_shutdown; return NVML_SUCCESS;
@@ -343,15 +343,15 @@ static nvmlReturn_t tlimit_field(const gv_mock_device_t *d, const gv_mock_model_
 /* One field of nvmlDeviceGetFieldValues; sets v->nvmlReturn, valueType and value. */
 static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
 {
-        const gv_mock_model_facts_t *f = facts_of(d);
-        const gv_mock_gpu_state_t *c = control_gpu(d->index); /* runtime changes of `mock set` */
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
+        const gv_mock_gpu_state_t *c = mn_control_gpu(d->index); /* runtime changes of `mock set` */
         nvmlReturn_t r = NVML_SUCCESS;
         bool ull = false, sint = false;
         int sx = 0;
         unsigned long long x = 0;
         switch (v->fieldId) {
-        case NVML_FI_DEV_ECC_CURRENT: x = d->ecc_current; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
-        case NVML_FI_DEV_ECC_PENDING: x = d->ecc_pending; r = unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
+        case NVML_FI_DEV_ECC_CURRENT: x = d->ecc_current; r = mn_unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
+        case NVML_FI_DEV_ECC_PENDING: x = d->ecc_pending; r = mn_unsup(d, GV_MOCK_FIELD_ECC) ? NVML_ERROR_NOT_SUPPORTED : r; break;
         case NVML_FI_DEV_ECC_SBE_VOL_TOTAL:
         case NVML_FI_DEV_ECC_SBE_AGG_TOTAL: ull = true; r = ecc_counter(d, 0, 0); x = c->ecc_corrected; break;
         case NVML_FI_DEV_ECC_DBE_VOL_TOTAL:
@@ -375,22 +375,22 @@ static void field_value(const gv_mock_device_t *d, nvmlFieldValue_t *v)
         case NVML_FI_DEV_PCIE_REPLAY_COUNTER: break;
         case NVML_FI_DEV_MEMORY_TEMP: /* the HBM sensor (model-facts.c); GDDR boards print N/A */
                 x = f ? f->memory_temp_c : 0;
-                r = !x || unsup(d, GV_MOCK_FIELD_TEMPERATURE) ? NVML_ERROR_NOT_SUPPORTED : r;
+                r = !x || mn_unsup(d, GV_MOCK_FIELD_TEMPERATURE) ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
         case NVML_FI_DEV_NVLINK_LINK_COUNT:
                 x = d->nvlink_count;
-                r = unsup(d, GV_MOCK_FIELD_NVLINK) || !f || !f->nvlink_version ? NVML_ERROR_NOT_SUPPORTED : r;
+                r = mn_unsup(d, GV_MOCK_FIELD_NVLINK) || !f || !f->nvlink_version ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
         case NVML_FI_DEV_POWER_AVERAGE:
         case NVML_FI_DEV_POWER_INSTANT:
                 x = d->power_usage_mw;
-                r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || v->scopeId != NVML_POWER_SCOPE_GPU ? NVML_ERROR_NOT_SUPPORTED : r;
+                r = mn_unsup(d, GV_MOCK_FIELD_POWER_USAGE) || v->scopeId != NVML_POWER_SCOPE_GPU ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
         case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
         case NVML_FI_DEV_ENERGY:
                 ull = true;
-                x = (unsigned long long) d->power_usage_mw * (unsigned long long) ms_since(&S.init_time) / 1000ULL;
-                r = unsup(d, GV_MOCK_FIELD_POWER_USAGE) || d->architecture < NVML_DEVICE_ARCH_VOLTA ? NVML_ERROR_NOT_SUPPORTED : r;
+                x = (unsigned long long) d->power_usage_mw * (unsigned long long) mn_ms_since(&S.init_time) / 1000ULL;
+                r = mn_unsup(d, GV_MOCK_FIELD_POWER_USAGE) || d->architecture < NVML_DEVICE_ARCH_VOLTA ? NVML_ERROR_NOT_SUPPORTED : r;
                 break;
         case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: /* None (every capture); a GPU reset while remapped rows are pending */
                 x = c->remapped_rows > 0 ? NVML_GPU_RECOVERY_ACTION_GPU_RESET : NVML_GPU_RECOVERY_ACTION_NONE;
@@ -430,10 +430,10 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
 {
         DEVICE_QUERY(ANY_HANDLE, device, values, 0);
         if (valuesCount < 0)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         /* The common fields exporters read: ECC, retired pages, remapped rows, power, energy, NVLink count, memory temperature. */
         for (int i = 0; i < valuesCount; i++)
                 field_value(d, &values[i]);
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 

@@ -231,30 +231,30 @@ static nvmlReturn_t load_profile(void)
                         r = keep_visible_mig_devices(p, &err);
         }
         if (r < 0) {
-                debug("%s", err && err->msg ? err->msg : "profile error");
+                mn_debug("%s", err && err->msg ? err->msg : "profile error");
                 gv_mock_profile_free(&p);
                 return NVML_ERROR_UNKNOWN;
         }
         if (p->faults.init_error != NVML_SUCCESS) {
                 nvmlReturn_t ir = (nvmlReturn_t) p->faults.init_error;
-                debug("profile %s: faults.init_error: returning %u", p->source, p->faults.init_error);
+                mn_debug("profile %s: faults.init_error: returning %u", p->source, p->faults.init_error);
                 gv_mock_profile_free(&p);
                 return ir;
         }
         const char *xf = getenv("MOCK_NVML_XID_FILE");
         char *xid_file = xf && *xf                     ? strdup(xf)
                          : p->faults.xid_control_file ? strdup(p->faults.xid_control_file)
-                                                      : control_beside(p->source, GV_MOCK_ROOT_XID_NAME);
+                                                      : mn_control_beside(p->source, GV_MOCK_ROOT_XID_NAME);
         S.profile = p;
         S.lost = p->faults.lost_gpus | lost_mask;
         S.fabric_override = fabric >= 0 ? fabric : p->faults.fabric_in_progress ? NVML_GPU_FABRIC_STATE_IN_PROGRESS : -1;
         free(S.xid_file);
         S.xid_file = xid_file;
         clock_gettime(CLOCK_MONOTONIC, &S.init_time);
-        control_open();
-        debug("loaded %s: %u GPU(s), driver %s", p->source, p->device_count, p->driver_version);
+        mn_control_open();
+        mn_debug("loaded %s: %u GPU(s), driver %s", p->source, p->device_count, p->driver_version);
         if (n_seen < full)
-                debug("device nodes: %u of the node's %u GPU(s) visible", n_seen, full);
+                mn_debug("device nodes: %u of the node's %u GPU(s) visible", n_seen, full);
         return NVML_SUCCESS;
 }
 
@@ -265,25 +265,25 @@ nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
         pthread_mutex_lock(&S.lock);
         if (S.refcount) {
                 S.refcount++;
-                return leave(NVML_SUCCESS);
+                return mn_leave(NVML_SUCCESS);
         }
         const char *ie = getenv("MOCK_NVML_INIT_ERROR");
         unsigned code;
         if (ie && *ie) {
                 if (gv_mock_parse_return_name(ie, &code) < 0) {
-                        debug("MOCK_NVML_INIT_ERROR=%s: expected driver-not-loaded, no-permission, "
+                        mn_debug("MOCK_NVML_INIT_ERROR=%s: expected driver-not-loaded, no-permission, "
                               "lib-rm-version-mismatch or an NVML return number", ie);
-                        return leave(NVML_ERROR_UNKNOWN);
+                        return mn_leave(NVML_ERROR_UNKNOWN);
                 }
                 if (code != NVML_SUCCESS) {
-                        debug("MOCK_NVML_INIT_ERROR: returning %u", code);
-                        return leave((nvmlReturn_t) code);
+                        mn_debug("MOCK_NVML_INIT_ERROR: returning %u", code);
+                        return mn_leave((nvmlReturn_t) code);
                 }
         }
         nvmlReturn_t r = load_profile();
         if (r == NVML_SUCCESS)
                 S.refcount = 1;
-        return leave(r);
+        return mn_leave(r);
 }
 
 nvmlReturn_t nvmlInit_v2(void)
@@ -295,7 +295,7 @@ nvmlReturn_t nvmlShutdown(void)
 {
         BEGIN();
         if (--S.refcount == 0) {
-                control_close();
+                mn_control_close();
                 gv_mock_profile_free(&S.profile);
                 while (S.sets) {
                         struct nvmlEventSet_st *n = S.sets->next;
@@ -307,7 +307,7 @@ nvmlReturn_t nvmlShutdown(void)
                 S.lost = 0;
                 S.fabric_override = -1;
         }
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -346,20 +346,20 @@ nvmlReturn_t nvmlInternalGetExportTable(const void **table, const void *table_id
 nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
 {
         BEGIN();
-        return leave(copy_str(version, length, S.profile->driver_version));
+        return mn_leave(mn_copy_str(version, length, S.profile->driver_version));
 }
 
 nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
         BEGIN();
-        return leave(copy_str(version, length, S.profile->nvml_version ? S.profile->nvml_version : ""));
+        return mn_leave(mn_copy_str(version, length, S.profile->nvml_version ? S.profile->nvml_version : ""));
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
         BEGIN_OUT(cudaDriverVersion);
         *cudaDriverVersion = S.profile->cuda_driver_version;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)

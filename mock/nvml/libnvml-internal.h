@@ -16,6 +16,8 @@
  *
  * Nothing here is exported: the library is built with hidden visibility and
  * the version script (gen-version-script.py) exports exactly nvml-api.txt.
+ * The helpers its files share carry the library's prefix, mn_ (mock NVML);
+ * the entry points carry NVIDIA's names.
  * Semantics: shared/reference/nvml-abi.md; profiles and faults: docs/mock-nvml.md.
  *
  * All state lives in one struct guarded by one mutex, like real NVML's.
@@ -100,53 +102,53 @@ struct mock_state {
 };
 
 /* The state, under the short name every entry point uses. */
-extern struct mock_state gv_mock_nvml_state;
-#define S gv_mock_nvml_state
+extern struct mock_state mn_state;
+#define S mn_state
 
 /* ---- locking and handles (libnvml.c) ---- */
 
-/* leave - release S.lock and return @r: how every locked entry point returns. */
-nvmlReturn_t leave(nvmlReturn_t r);
+/* mn_leave - release S.lock and return @r: how every locked entry point returns. */
+nvmlReturn_t mn_leave(nvmlReturn_t r);
 
 /* BEGIN() - lock S; return UNINITIALIZED (unlocked) before nvmlInit; apply a changed runtime state. */
-#define BEGIN()                                                  \
-        do {                                                     \
-                pthread_mutex_lock(&S.lock);                     \
-                if (!S.refcount)                                 \
-                        return leave(NVML_ERROR_UNINITIALIZED);  \
-                control_refresh();                               \
+#define BEGIN()                                                     \
+        do {                                                        \
+                pthread_mutex_lock(&S.lock);                        \
+                if (!S.refcount)                                    \
+                        return mn_leave(NVML_ERROR_UNINITIALIZED);  \
+                mn_control_refresh();                               \
         } while (0)
 
-/* debug - one "mock-nvml: " line on stderr when MOCK_NVML_DEBUG is set (and not "0"). */
-__attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...);
+/* mn_debug - one "mock-nvml: " line on stderr when MOCK_NVML_DEBUG is set (and not "0"). */
+__attribute__((format(printf, 1, 2))) void mn_debug(const char *fmt, ...);
 
-/* slot_of - index of @p in the array @base of @n elements of @size bytes, or -1 (also for a pointer into an element). */
-long slot_of(const void *p, const void *base, size_t n, size_t size);
+/* mn_slot_of - index of @p in the array @base of @n elements of @size bytes, or -1 (also for a pointer into an element). */
+long mn_slot_of(const void *p, const void *base, size_t n, size_t size);
 
-/* gpu_at - the profile's GPU @i, or NULL past the GPU count.  S.lock held, initialised. */
-gv_mock_device_t *gpu_at(unsigned i);
+/* mn_gpu_at - the profile's GPU @i, or NULL past the GPU count.  S.lock held, initialised. */
+gv_mock_device_t *mn_gpu_at(unsigned i);
 
-/* mig_on - whether @d is MIG-capable with MIG mode enabled. */
-bool mig_on(const gv_mock_device_t *d);
+/* mn_mig_on - whether @d is MIG-capable with MIG mode enabled. */
+bool mn_mig_on(const gv_mock_device_t *d);
 
 /*
- * resolve - a device handle to *gpu (the physical GPU index) and *mig (the
+ * mn_resolve - a device handle to *gpu (the physical GPU index) and *mig (the
  * MIG slot, or -1).  INVALID_ARGUMENT for a bad handle, GPU_IS_LOST for a lost GPU.
  */
-nvmlReturn_t resolve(nvmlDevice_t h, unsigned *gpu, int *mig);
+nvmlReturn_t mn_resolve(nvmlDevice_t h, unsigned *gpu, int *mig);
 
-/* resolve_physical - resolve() for queries only a physical GPU answers: a MIG handle is INVALID_ARGUMENT. */
-nvmlReturn_t resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu);
+/* mn_resolve_physical - mn_resolve() for queries only a physical GPU answers: a MIG handle is INVALID_ARGUMENT. */
+nvmlReturn_t mn_resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu);
 
-/* unsup - whether the profile marks @bit (GV_MOCK_FIELD_*) unsupported on @d. */
-bool unsup(const gv_mock_device_t *d, uint32_t bit);
+/* mn_unsup - whether the profile marks @bit (GV_MOCK_FIELD_*) unsupported on @d. */
+bool mn_unsup(const gv_mock_device_t *d, uint32_t bit);
 
 /*
  * The preamble of the entry points.  The macros below return from the entry
  * point on the first failed check, in this order: UNINITIALIZED before init,
  * then the handle (INVALID_ARGUMENT for a bad one, GPU_IS_LOST), then
  * INVALID_ARGUMENT for a NULL output, then NOT_SUPPORTED.  When they do not
- * return, S.lock is held: the entry point ends with `return leave(code)`.
+ * return, S.lock is held: the entry point ends with `return mn_leave(code)`.
  */
 
 /* BEGIN_OUT(out) - BEGIN() and INVALID_ARGUMENT when @out is NULL. */
@@ -154,7 +156,7 @@ bool unsup(const gv_mock_device_t *d, uint32_t bit);
         do {                                                             \
                 BEGIN();                                                 \
                 if (!(out))                                              \
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);       \
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);    \
         } while (0)
 
 /* What a device query accepts as its handle. */
@@ -167,27 +169,27 @@ enum handle_kind {
 #define NO_OUT ((const void *) &S)
 
 /*
- * enter_device - lock, check initialised, resolve @h as a @kind handle into
+ * mn_enter_device - lock, check initialised, resolve @h as a @kind handle into
  * *d (the GPU, the parent GPU for a MIG handle), *gpu and *mig (the MIG slot
  * or -1), refuse a NULL @out, and answer NOT_SUPPORTED when @bit (0: none)
  * is marked unsupported on the GPU.  Returns NVML_SUCCESS with S.lock held,
  * or the error code with S.lock released.
  */
-nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out, uint32_t bit,
+nvmlReturn_t mn_enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out, uint32_t bit,
                           gv_mock_device_t **d, unsigned *gpu, int *mig);
 
 /*
- * DEVICE_QUERY(kind, h, out, bit) - enter_device() for a device entry point:
+ * DEVICE_QUERY(kind, h, out, bit) - mn_enter_device() for a device entry point:
  * declares d, g and m, or returns the error code.
  */
-#define DEVICE_QUERY(kind, h, out, bit)                                                       \
-        gv_mock_device_t *d;                                                                  \
-        unsigned g;                                                                           \
-        int m;                                                                                \
-        do {                                                                                  \
-                nvmlReturn_t enter_r_ = enter_device((h), (kind), (out), (bit), &d, &g, &m);  \
-                if (enter_r_ != NVML_SUCCESS)                                                 \
-                        return enter_r_;                                                      \
+#define DEVICE_QUERY(kind, h, out, bit)                                                         \
+        gv_mock_device_t *d;                                                                    \
+        unsigned g;                                                                             \
+        int m;                                                                                  \
+        do {                                                                                    \
+                nvmlReturn_t enter_r_ = mn_enter_device((h), (kind), (out), (bit), &d, &g, &m); \
+                if (enter_r_ != NVML_SUCCESS)                                                   \
+                        return enter_r_;                                                        \
         } while (0)
 
 /*
@@ -202,7 +204,7 @@ nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out
                 DEVICE_QUERY(ANY_HANDLE, device, out, bit);                   \
                 /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'type' is a type name in a cast */ \
                 *out = (type) (expr);                                         \
-                return leave(NVML_SUCCESS);                                   \
+                return mn_leave(NVML_SUCCESS);                                \
         }
 
 /*
@@ -215,46 +217,46 @@ nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out
         nvmlReturn_t fn(nvmlDevice_t device, unsigned int *out)               \
         {                                                                     \
                 DEVICE_QUERY((kind), device, out, 0);                         \
-                const gv_mock_model_facts_t *f = facts_of(d);                 \
+                const gv_mock_model_facts_t *f = mn_facts_of(d);              \
                 if (!f || !f->field)                                          \
-                        return leave(NVML_ERROR_NOT_SUPPORTED);               \
+                        return mn_leave(NVML_ERROR_NOT_SUPPORTED);            \
                 /* NOLINTNEXTLINE(bugprone-macro-parentheses): 'field' is a member name */ \
                 *out = f->field;                                              \
-                return leave(NVML_SUCCESS);                                   \
+                return mn_leave(NVML_SUCCESS);                                \
         }
 
-/* copy_str - @s into @buf of @length bytes: INVALID_ARGUMENT for NULL @buf, INSUFFICIENT_SIZE when it does not fit. */
-nvmlReturn_t copy_str(char *buf, unsigned length, const char *s);
+/* mn_copy_str - @s into @buf of @length bytes: INVALID_ARGUMENT for NULL @buf, INSUFFICIENT_SIZE when it does not fit. */
+nvmlReturn_t mn_copy_str(char *buf, unsigned length, const char *s);
 
-/* mig_profile_of - the MIG profile of @d that MIG device @m was created from, or NULL. */
-const gv_mock_mig_profile_t *mig_profile_of(const gv_mock_device_t *d, const gv_mock_mig_device_t *m);
+/* mn_mig_profile_of - the MIG profile of @d that MIG device @m was created from, or NULL. */
+const gv_mock_mig_profile_t *mn_mig_profile_of(const gv_mock_device_t *d, const gv_mock_mig_device_t *m);
 
-/* ms_since - milliseconds of CLOCK_MONOTONIC since @t0. */
-long ms_since(const struct timespec *t0);
+/* mn_ms_since - milliseconds of CLOCK_MONOTONIC since @t0. */
+long mn_ms_since(const struct timespec *t0);
 
 /* ---- helpers of one area that another area uses ---- */
 
-/* driver_branch - the branch of the profile's driver version: 580 for "580.105.08" (0 when unparsable); S.lock held (libnvml-smi.c). */
-unsigned driver_branch(void);
+/* mn_driver_branch - the branch of the profile's driver version: 580 for "580.105.08" (0 when unparsable); S.lock held (libnvml-smi.c). */
+unsigned mn_driver_branch(void);
 
-/* fill_pci - an nvmlPciInfo_t for @domain:@bus:@dev.0 with its ids and both bus id spellings (libnvml-device.c). */
-void fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, unsigned device_id,
+/* mn_fill_pci - an nvmlPciInfo_t for @domain:@bus:@dev.0 with its ids and both bus id spellings (libnvml-device.c). */
+void mn_fill_pci(nvmlPciInfo_t *pci, unsigned domain, unsigned bus, unsigned dev, unsigned device_id,
               unsigned subsystem);
 
-/* clock_query - current (@max false) or max clock @type of @device in MHz, locked and released (libnvml-device.c). */
-nvmlReturn_t clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock, bool max);
+/* mn_clock_query - current (@max false) or max clock @type of @device in MHz, locked and released (libnvml-device.c). */
+nvmlReturn_t mn_clock_query(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock, bool max);
 
 /*
- * resolve_instance - a GPU (@base S.gis) or compute (@base S.cis) instance
+ * mn_resolve_instance - a GPU (@base S.gis) or compute (@base S.cis) instance
  * handle to *d, *gpu and its MIG slot *slot; INVALID_ARGUMENT for a bad or
  * stale handle, GPU_IS_LOST for a lost GPU.  S.lock held (libnvml-mig.c).
  */
-nvmlReturn_t resolve_instance(const void *h, const void *base, gv_mock_device_t **d, unsigned *gpu, int *slot);
+nvmlReturn_t mn_resolve_instance(const void *h, const void *base, gv_mock_device_t **d, unsigned *gpu, int *slot);
 
-/* nvlink_check - INVALID_ARGUMENT for a link number NVML never has, NOT_SUPPORTED for a link @d lacks (libnvml-fabric.c). */
-nvmlReturn_t nvlink_check(const gv_mock_device_t *d, unsigned link);
+/* mn_nvlink_check - INVALID_ARGUMENT for a link number NVML never has, NOT_SUPPORTED for a link @d lacks (libnvml-fabric.c). */
+nvmlReturn_t mn_nvlink_check(const gv_mock_device_t *d, unsigned link);
 
-/* facts_of - the model facts of @d, or NULL: the queries then answer NOT_SUPPORTED (libnvml-facts.c). */
-const gv_mock_model_facts_t *facts_of(const gv_mock_device_t *d);
+/* mn_facts_of - the model facts of @d, or NULL: the queries then answer NOT_SUPPORTED (libnvml-facts.c). */
+const gv_mock_model_facts_t *mn_facts_of(const gv_mock_device_t *d);
 
 #endif

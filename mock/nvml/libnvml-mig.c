@@ -16,17 +16,17 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode
 {
         DEVICE_QUERY(GPU_HANDLE, device, currentMode, 0);
         if (!pendingMode)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!d->mig_capable)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *currentMode = d->mig_mode_current;
         *pendingMode = d->mig_mode_pending;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 static unsigned max_mig_devices(const gv_mock_device_t *d)
 {
-        if (!mig_on(d))
+        if (!mn_mig_on(d))
                 return 0;
         unsigned m = 0;
         for (size_t i = 0; i < d->n_mig_profiles; i++)
@@ -42,61 +42,61 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *c
         DEVICE_QUERY(GPU_HANDLE, device, count, 0);
         /* NVML: zero when MIG is not supported or not enabled. */
         *count = max_mig_devices(d);
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
 {
         DEVICE_QUERY(GPU_HANDLE, device, migDevice, 0);
         if (!d->mig_capable)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        if (!mig_on(d) || index >= d->n_mig_devices)
-                return leave(NVML_ERROR_NOT_FOUND);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        if (!mn_mig_on(d) || index >= d->n_mig_devices)
+                return mn_leave(NVML_ERROR_NOT_FOUND);
         *migDevice = &S.migs[g][index];
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
 {
         DEVICE_QUERY(ANY_HANDLE, device, isMigDevice, 0);
         *isMigDevice = m >= 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
 {
         DEVICE_QUERY(ANY_HANDLE, migDevice, device, 0);
         if (m < 0)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *device = &S.gpus[g];
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
 {
         DEVICE_QUERY(ANY_HANDLE, device, id, 0);
         if (m < 0)
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
         *id = d->mig_devices[m].gi_id;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
 {
         DEVICE_QUERY(ANY_HANDLE, device, id, 0);
         if (m < 0)
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
         *id = d->mig_devices[m].ci_id;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)
 {
         DEVICE_QUERY(ANY_HANDLE, device, attributes, 0);
         if (m < 0)
-                return leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED); /* only a MIG device answers */
         const gv_mock_mig_device_t *md = &d->mig_devices[m];
-        const gv_mock_mig_profile_t *mp = mig_profile_of(d, md);
+        const gv_mock_mig_profile_t *mp = mn_mig_profile_of(d, md);
         memset(attributes, 0, sizeof(*attributes));
         attributes->multiprocessorCount = md->multiprocessor_count;
         attributes->sharedCopyEngineCount = mp ? mp->copy_engine_count : 0;
@@ -107,7 +107,7 @@ nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttribute
         attributes->gpuInstanceSliceCount = mp ? mp->slice_count : 0;
         attributes->computeInstanceSliceCount = md->ci_slice_count;
         attributes->memorySizeMB = md->memory_mib;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile,
@@ -115,9 +115,9 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned i
 {
         DEVICE_QUERY(GPU_HANDLE, device, info, 0);
         if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!d->mig_capable)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         for (size_t i = 0; i < d->n_mig_profiles; i++) {
                 const gv_mock_mig_profile_t *mp = &d->mig_profiles[i];
                 if (mp->id != profile)
@@ -134,34 +134,34 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned i
                 info->jpegCount = mp->jpeg_count;
                 info->ofaCount = mp->ofa_count;
                 info->memorySizeMB = mp->memory_mib;
-                return leave(NVML_SUCCESS);
+                return mn_leave(NVML_SUCCESS);
         }
-        return leave(NVML_ERROR_NOT_SUPPORTED);
+        return mn_leave(NVML_ERROR_NOT_SUPPORTED);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, nvmlGpuInstance_t *gpuInstance)
 {
         DEVICE_QUERY(GPU_HANDLE, device, gpuInstance, 0);
         if (!d->mig_capable)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        for (size_t i = 0; mig_on(d) && i < d->n_mig_devices; i++)
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        for (size_t i = 0; mn_mig_on(d) && i < d->n_mig_devices; i++)
                 if (d->mig_devices[i].gi_id == id) {
                         *gpuInstance = &S.gis[g][i];
-                        return leave(NVML_SUCCESS);
+                        return mn_leave(NVML_SUCCESS);
                 }
-        return leave(NVML_ERROR_NOT_FOUND);
+        return mn_leave(NVML_ERROR_NOT_FOUND);
 }
 
 /* Resolves a GPU or compute instance handle to (gpu, MIG slot). */
-nvmlReturn_t resolve_instance(const void *h, const void *base, gv_mock_device_t **d, unsigned *gpu, int *slot)
+nvmlReturn_t mn_resolve_instance(const void *h, const void *base, gv_mock_device_t **d, unsigned *gpu, int *slot)
 {
-        long s = slot_of(h, base, (size_t) MAXG * MAXM, sizeof(S.gis[0][0]));
+        long s = mn_slot_of(h, base, (size_t) MAXG * MAXM, sizeof(S.gis[0][0]));
         if (s < 0)
                 return NVML_ERROR_INVALID_ARGUMENT;
         *gpu = (unsigned) (s / MAXM);
         *slot = (int) (s % MAXM);
-        *d = gpu_at(*gpu);
-        if (!*d || !mig_on(*d) || (size_t) *slot >= (*d)->n_mig_devices)
+        *d = mn_gpu_at(*gpu);
+        if (!*d || !mn_mig_on(*d) || (size_t) *slot >= (*d)->n_mig_devices)
                 return NVML_ERROR_INVALID_ARGUMENT;
         if (S.lost & (1ULL << *gpu))
                 return NVML_ERROR_GPU_IS_LOST;
@@ -179,25 +179,25 @@ nvmlReturn_t resolve_instance(const void *h, const void *base, gv_mock_device_t 
         int s;                                                                        \
         do {                                                                          \
                 BEGIN();                                                              \
-                nvmlReturn_t enter_r_ = resolve_instance((h), (base), &d, &g, &s);    \
+                nvmlReturn_t enter_r_ = mn_resolve_instance((h), (base), &d, &g, &s); \
                 if (enter_r_ != NVML_SUCCESS)                                         \
-                        return leave(enter_r_);                                       \
+                        return mn_leave(enter_r_);                                    \
                 if (!(out))                                                           \
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);                    \
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);                 \
         } while (0)
 
 nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)
 {
         INSTANCE_QUERY(gpuInstance, S.gis, info);
         const gv_mock_mig_device_t *md = &d->mig_devices[s];
-        const gv_mock_mig_profile_t *mp = mig_profile_of(d, md);
+        const gv_mock_mig_profile_t *mp = mn_mig_profile_of(d, md);
         memset(info, 0, sizeof(*info));
         info->device = &S.gpus[g];
         info->id = md->gi_id;
         info->profileId = mp ? mp->id : 0;
         info->placement.start = md->placement_start;
         info->placement.size = mp ? mp->slice_count : 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id,
@@ -208,9 +208,9 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance
         for (size_t m = 0; m < d->n_mig_devices; m++)
                 if (d->mig_devices[m].gi_id == gi && d->mig_devices[m].ci_id == id) {
                         *computeInstance = &S.cis[g][m];
-                        return leave(NVML_SUCCESS);
+                        return mn_leave(NVML_SUCCESS);
                 }
-        return leave(NVML_ERROR_NOT_FOUND);
+        return mn_leave(NVML_ERROR_NOT_FOUND);
 }
 
 /* NVML compute instance profile enum from a slice count (1, 2, 3, 4, 7, 8, 6 slices). */
@@ -239,7 +239,7 @@ nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t computeInstance
         info->profileId = ci_profile_id(md->ci_slice_count);
         info->placement.start = start;
         info->placement.size = md->ci_slice_count;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,14 +258,14 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned 
 {
         DEVICE_QUERY(GPU_HANDLE, device, info, 0);
         if (info->version != nvmlGpuInstanceProfileInfo_v2 && info->version != nvmlGpuInstanceProfileInfo_v3)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         if (profile >= NVML_GPU_INSTANCE_PROFILE_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!d->mig_capable)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         const gv_mock_mig_profile_t *mp = gi_profile_by_id(d, profile);
         if (!mp)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         nvmlGpuInstanceProfileInfo_v3_t v3 = { 0 };
         v3.version = info->version;
         v3.id = mp->id;
@@ -281,7 +281,7 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned 
         snprintf(v3.name, sizeof(v3.name), "MIG %s", mp->name); /* nvidia-smi -L prints "MIG 1g.5gb" from it */
         if (info->version == nvmlGpuInstanceProfileInfo_v3) {
                 memcpy(info, &v3, sizeof(v3));
-                return leave(NVML_SUCCESS);
+                return mn_leave(NVML_SUCCESS);
         }
         nvmlGpuInstanceProfileInfo_v2_t v2 = { .version = v3.version,
                                                .id = v3.id,
@@ -297,7 +297,7 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned 
                                                .memorySizeMB = v3.memorySizeMB };
         memcpy(v2.name, v3.name, sizeof(v2.name));
         *info = v2;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t *gpuInstances,
@@ -305,13 +305,13 @@ nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profile
 {
         DEVICE_QUERY(GPU_HANDLE, device, count, 0);
         if (profileId >= NVML_GPU_INSTANCE_PROFILE_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        if (!d->mig_capable || !mig_on(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
+        if (!d->mig_capable || !mn_mig_on(d))
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         /* One handle per GPU instance of that profile: the MIG slot where the instance first appears. */
         unsigned n = 0;
         for (size_t i = 0; i < d->n_mig_devices; i++) {
-                const gv_mock_mig_profile_t *mp = mig_profile_of(d, &d->mig_devices[i]);
+                const gv_mock_mig_profile_t *mp = mn_mig_profile_of(d, &d->mig_devices[i]);
                 bool first = true;
                 for (size_t j = 0; j < i; j++)
                         first &= d->mig_devices[j].gi_id != d->mig_devices[i].gi_id;
@@ -322,9 +322,9 @@ nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profile
                 n++;
         }
         if (n && !gpuInstances)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *count = n;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Slices of NVML compute instance profile @profile (inverse of ci_profile_id), 0 when unknown. */
@@ -344,7 +344,7 @@ static nvmlReturn_t ci_profile_fill(const gv_mock_device_t *d, int s, unsigned p
 {
         if (profile >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT || eng != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED)
                 return NVML_ERROR_INVALID_ARGUMENT;
-        const gv_mock_mig_profile_t *mp = mig_profile_of(d, &d->mig_devices[s]);
+        const gv_mock_mig_profile_t *mp = mn_mig_profile_of(d, &d->mig_devices[s]);
         unsigned cs = ci_profile_slices(profile);
         if (!mp || profile == NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE_REV1 ||
             profile == NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE_NVL || cs > mp->slice_count || !mp->slice_count)
@@ -371,7 +371,7 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, u
 {
         INSTANCE_QUERY(gpuInstance, S.gis, count);
         if (profileId >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         unsigned gi = d->mig_devices[s].gi_id, n = 0;
         for (size_t m = 0; m < d->n_mig_devices; m++) {
                 const gv_mock_mig_device_t *md = &d->mig_devices[m];
@@ -382,9 +382,9 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, u
                 n++;
         }
         if (n && !computeInstances)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         *count = n;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuInstance, unsigned int profile,
@@ -395,7 +395,7 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuI
         nvmlComputeInstanceProfileInfo_v3_t v3;
         nvmlReturn_t r = ci_profile_fill(d, s, profile, engProfile, &v3);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         info->id = v3.id;
         info->sliceCount = v3.sliceCount;
         info->instanceCount = v3.instanceCount;
@@ -405,7 +405,7 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuI
         info->sharedEncoderCount = v3.sharedEncoderCount;
         info->sharedJpegCount = v3.sharedJpegCount;
         info->sharedOfaCount = v3.sharedOfaCount;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
@@ -415,15 +415,15 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpu
         INSTANCE_QUERY(gpuInstance, S.gis, info);
         unsigned version = info->version;
         if (version != nvmlComputeInstanceProfileInfo_v2 && version != nvmlComputeInstanceProfileInfo_v3)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         nvmlComputeInstanceProfileInfo_v3_t v3;
         nvmlReturn_t r = ci_profile_fill(d, s, profile, engProfile, &v3);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         v3.version = version;
         /* v2 is the first 136 bytes of v3. */
         memcpy(info, &v3, version == nvmlComputeInstanceProfileInfo_v3 ? sizeof(v3) : sizeof(*info));
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */

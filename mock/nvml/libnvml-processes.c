@@ -40,10 +40,10 @@ static nvmlReturn_t process_query(nvmlDevice_t device, unsigned int *infoCount, 
         }
         if (*infoCount < n) {
                 *infoCount = n;
-                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+                return mn_leave(NVML_ERROR_INSUFFICIENT_SIZE);
         }
         if (n && !infos)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         unsigned char *out = infos;
         for (size_t i = 0; list == COMPUTE_PROCESSES && i < d->n_processes; i++) {
                 const gv_mock_process_t *p = &d->processes[i];
@@ -57,7 +57,7 @@ static nvmlReturn_t process_query(nvmlDevice_t device, unsigned int *infoCount, 
                 out += entry;
         }
         *infoCount = n;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -92,18 +92,18 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
                                              unsigned int *processSamplesCount, unsigned long long lastSeenTimeStamp)
 {
         DEVICE_QUERY(ANY_HANDLE, device, processSamplesCount, GV_MOCK_FIELD_PROCESSES | GV_MOCK_FIELD_UTILIZATION);
-        if (mig_on(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+        if (mn_mig_on(d))
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         unsigned long long stamp =
                 (unsigned long long) now.tv_sec * 1000000ULL + (unsigned long long) now.tv_nsec / 1000ULL;
         unsigned n = stamp > lastSeenTimeStamp ? (unsigned) d->n_processes : 0;
         if (!n)
-                return leave(NVML_ERROR_NOT_FOUND);
+                return mn_leave(NVML_ERROR_NOT_FOUND);
         if (!utilization || *processSamplesCount < n) {
                 *processSamplesCount = n;
-                return leave(NVML_ERROR_INSUFFICIENT_SIZE);
+                return mn_leave(NVML_ERROR_INSUFFICIENT_SIZE);
         }
         for (unsigned i = 0; i < n; i++) {
                 utilization[i] = (nvmlProcessUtilizationSample_t) {
@@ -114,7 +114,7 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
                 };
         }
         *processSamplesCount = n;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Plain names of the versions above (nvml-abi.h GV_NVML_ALIASES / GV_NVML_MOCK_ALIASES). */
@@ -131,12 +131,12 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int
 {
         BEGIN();
         if (!name || !length)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         for (unsigned i = 0; i < S.profile->device_count && i < GV_MOCK_MAX_GPUS; i++) {
                 const gv_mock_device_t *d = &S.profile->devices[i];
                 for (size_t k = 0; k < d->n_processes; k++)
                         if (d->processes[k].pid == pid && d->processes[k].name)
-                                return leave(copy_str(name, length, d->processes[k].name));
+                                return mn_leave(mn_copy_str(name, length, d->processes[k].name));
         }
         char path[64], buf[256];
         snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
@@ -145,7 +145,7 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int
         if (f)
                 (void) fclose(f);
         if (!n)
-                return leave(NVML_ERROR_NOT_FOUND);
+                return mn_leave(NVML_ERROR_NOT_FOUND);
         buf[n] = '\0'; /* argv[0] ends at its NUL */
-        return leave(copy_str(name, length, buf));
+        return mn_leave(mn_copy_str(name, length, buf));
 }

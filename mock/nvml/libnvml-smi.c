@@ -16,7 +16,7 @@
 #include "abi/host/nvidia-host.h"
 #include "mock/nvml/libnvml-internal.h"
 
-unsigned driver_branch(void)
+unsigned mn_driver_branch(void)
 {
         const char *v = S.profile->driver_version;
         return v ? (unsigned) strtoul(v, NULL, 10) : 0;
@@ -33,8 +33,8 @@ nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)
         (void) g;
         (void) m;
         if (d->architecture < NVML_DEVICE_ARCH_TURING || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        return leave(copy_str(version, NVML_GSP_FIRMWARE_VERSION_BUF_SIZE, S.profile->driver_version));
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        return mn_leave(mn_copy_str(version, NVML_GSP_FIRMWARE_VERSION_BUF_SIZE, S.profile->driver_version));
 }
 
 /*
@@ -47,15 +47,15 @@ nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId)
         DEVICE_QUERY(GPU_HANDLE, device, moduleId, 0);
         (void) g;
         (void) m;
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (f && f->module_id_pcie) {
-                *moduleId = driver_branch() >= 535 ? 1 : 0;
-                return leave(NVML_SUCCESS);
+                *moduleId = mn_driver_branch() >= 535 ? 1 : 0;
+                return mn_leave(NVML_SUCCESS);
         }
         if (!f || d->minor_number >= f->module_ids_n || f->module_ids[d->minor_number] == GV_MOCK_MODULE_UNKNOWN)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *moduleId = f->module_ids[d->minor_number];
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -68,10 +68,10 @@ nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
         (void) g;
         (void) m;
         if (pci->version != nvmlPciInfoExt_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         nvmlPciInfo_t p;
-        fill_pci(&p, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
-        const gv_mock_model_facts_t *f = facts_of(d);
+        mn_fill_pci(&p, d->pci_domain, d->pci_bus, d->pci_device, d->pci_device_id, d->pci_subsystem_id);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         unsigned cls = f && f->pci_class ? f->pci_class : GV_PCI_CLASS_DISPLAY_3D;
         pci->domain = p.domain;
         pci->bus = p.bus;
@@ -82,7 +82,7 @@ nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
         pci->subClass = cls & 0xFF;
         static_assert(sizeof(pci->busId) == sizeof(p.busId), "bus id buffers of nvmlPciInfo_t and nvmlPciInfoExt_t");
         memcpy(pci->busId, p.busId, sizeof(pci->busId));
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -97,16 +97,16 @@ nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressi
         (void) g;
         (void) m;
         if (mode->version != nvmlDeviceAddressingMode_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-        const gv_mock_model_facts_t *f = facts_of(d);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f || f->addressing == GV_MOCK_ADDRESSING_UNKNOWN || d->architecture < NVML_DEVICE_ARCH_TURING ||
             d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
-        if (mig_on(d) || driver_branch() < 560)
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
+        if (mn_mig_on(d) || mn_driver_branch() < 560)
                 mode->value = NVML_DEVICE_ADDRESSING_MODE_NONE;
         else
                 mode->value = f->addressing - 1;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -119,11 +119,11 @@ nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t
         DEVICE_QUERY(GPU_HANDLE, device, c2cModeInfo, 0);
         (void) g;
         (void) m;
-        const gv_mock_model_facts_t *f = facts_of(d);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
         if (!f || f->c2c == GV_MOCK_C2C_NONE)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         c2cModeInfo->isC2cEnabled = f->c2c == GV_MOCK_C2C_ENABLED;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -136,11 +136,11 @@ nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)
         DEVICE_QUERY(GPU_HANDLE, device, pdi, 0);
         (void) m;
         if (pdi->version != nvmlPdi_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         if (d->architecture < NVML_DEVICE_ARCH_PASCAL || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         pdi->value = (unsigned long long) g + 1;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -154,12 +154,12 @@ nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTempe
         (void) g;
         (void) m;
         if (marginTempInfo->version != nvmlMarginTemperature_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-        const gv_mock_model_facts_t *f = facts_of(d);
-        if (!f || !f->tlimit_c || unsup(d, GV_MOCK_FIELD_TEMPERATURE))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        const gv_mock_model_facts_t *f = mn_facts_of(d);
+        if (!f || !f->tlimit_c || mn_unsup(d, GV_MOCK_FIELD_TEMPERATURE))
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         marginTempInfo->marginTemperature = f->tlimit_c - (int) d->temperature_c;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -173,14 +173,14 @@ nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, n
         (void) g;
         (void) m;
         *memory = (nvmlMemory_t){ 0 };
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* Whether @d has ECC on and is Ampere or later (the SRAM ECC split and the repair status). */
 static bool ampere_ecc(const gv_mock_device_t *d)
 {
         return d->architecture >= NVML_DEVICE_ARCH_AMPERE && d->architecture != NVML_DEVICE_ARCH_UNKNOWN &&
-               d->ecc_current && !unsup(d, GV_MOCK_FIELD_ECC);
+               d->ecc_current && !mn_unsup(d, GV_MOCK_FIELD_ECC);
 }
 
 /*
@@ -193,11 +193,11 @@ nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErr
         (void) g;
         (void) m;
         if (status->version != nvmlEccSramErrorStatus_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         if (!ampere_ecc(d))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         *status = (nvmlEccSramErrorStatus_t){ .version = nvmlEccSramErrorStatus_v1 };
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* nvmlDeviceGetRepairStatus: Ampere and later (nvml.h): no channel or TPC repair pending ("No" in every capture). */
@@ -207,12 +207,12 @@ nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *
         (void) g;
         (void) m;
         if (repairStatus->version != nvmlRepairStatus_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         if (d->architecture < NVML_DEVICE_ARCH_AMPERE || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         repairStatus->bChannelRepairPending = 0;
         repairStatus->bTpcRepairPending = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /*
@@ -226,9 +226,9 @@ nvmlReturn_t nvmlDeviceGetUnrepairableMemoryFlag_v1(nvmlDevice_t device,
         (void) g;
         (void) m;
         if (d->architecture < NVML_DEVICE_ARCH_HOPPER || d->architecture == NVML_DEVICE_ARCH_UNKNOWN)
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         unrepairableMemoryStatus->bUnrepairableMemory = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }
 
 /* nvmlDeviceGetCapabilities: no extended GPU memory (EGM "disabled" in every capture, GB200 and GB300 included). */
@@ -239,7 +239,7 @@ nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabiliti
         (void) g;
         (void) m;
         if (caps->version != nvmlDeviceCapabilities_v1)
-                return leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+                return mn_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         caps->capMask = 0;
-        return leave(NVML_SUCCESS);
+        return mn_leave(NVML_SUCCESS);
 }

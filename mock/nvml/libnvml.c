@@ -23,12 +23,12 @@
 
 #include "mock/nvml/libnvml-internal.h"
 
-struct mock_state gv_mock_nvml_state = { .lock = PTHREAD_MUTEX_INITIALIZER, .fabric_override = -1 };
+struct mock_state mn_state = { .lock = PTHREAD_MUTEX_INITIALIZER, .fabric_override = -1 };
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
 
-nvmlReturn_t leave(nvmlReturn_t r)
+nvmlReturn_t mn_leave(nvmlReturn_t r)
 {
         pthread_mutex_unlock(&S.lock);
         return r;
@@ -40,7 +40,7 @@ static bool debug_on(void)
         return d && *d && strcmp(d, "0") != 0;
 }
 
-__attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) void mn_debug(const char *fmt, ...)
 {
         if (!debug_on())
                 return;
@@ -53,7 +53,7 @@ __attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...)
         va_end(ap);
 }
 
-long slot_of(const void *p, const void *base, size_t n, size_t size)
+long mn_slot_of(const void *p, const void *base, size_t n, size_t size)
 {
         uintptr_t a = (uintptr_t) p, b = (uintptr_t) base;
         if (a < b || a >= b + n * size || (a - b) % size)
@@ -61,33 +61,33 @@ long slot_of(const void *p, const void *base, size_t n, size_t size)
         return (long) ((a - b) / size);
 }
 
-gv_mock_device_t *gpu_at(unsigned i)
+gv_mock_device_t *mn_gpu_at(unsigned i)
 {
         return i < S.profile->device_count ? &S.profile->devices[i] : NULL;
 }
 
-bool mig_on(const gv_mock_device_t *d)
+bool mn_mig_on(const gv_mock_device_t *d)
 {
         return d->mig_capable && d->mig_mode_current == NVML_DEVICE_MIG_ENABLE;
 }
 
-nvmlReturn_t resolve(nvmlDevice_t h, unsigned *gpu, int *mig)
+nvmlReturn_t mn_resolve(nvmlDevice_t h, unsigned *gpu, int *mig)
 {
-        long s = slot_of(h, S.gpus, MAXG, sizeof(S.gpus[0]));
+        long s = mn_slot_of(h, S.gpus, MAXG, sizeof(S.gpus[0]));
         if (s >= 0) {
                 *gpu = (unsigned) s;
                 *mig = -1;
         } else {
-                s = slot_of(h, S.migs, (size_t) MAXG * MAXM, sizeof(S.migs[0][0]));
+                s = mn_slot_of(h, S.migs, (size_t) MAXG * MAXM, sizeof(S.migs[0][0]));
                 if (s < 0)
                         return NVML_ERROR_INVALID_ARGUMENT;
                 *gpu = (unsigned) (s / MAXM);
                 *mig = (int) (s % MAXM);
         }
-        gv_mock_device_t *d = gpu_at(*gpu);
+        gv_mock_device_t *d = mn_gpu_at(*gpu);
         if (!d)
                 return NVML_ERROR_INVALID_ARGUMENT;
-        if (*mig >= 0 && (!mig_on(d) || (size_t) *mig >= d->n_mig_devices))
+        if (*mig >= 0 && (!mn_mig_on(d) || (size_t) *mig >= d->n_mig_devices))
                 return NVML_ERROR_INVALID_ARGUMENT;
         if (S.lost & (1ULL << *gpu))
                 return NVML_ERROR_GPU_IS_LOST;
@@ -95,47 +95,47 @@ nvmlReturn_t resolve(nvmlDevice_t h, unsigned *gpu, int *mig)
 }
 
 /* For queries only a physical GPU handle answers. */
-nvmlReturn_t resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu)
+nvmlReturn_t mn_resolve_physical(nvmlDevice_t h, gv_mock_device_t **d, unsigned *gpu)
 {
         unsigned g;
         int m;
-        nvmlReturn_t r = resolve(h, &g, &m);
+        nvmlReturn_t r = mn_resolve(h, &g, &m);
         if (r != NVML_SUCCESS)
                 return r;
         if (m >= 0)
                 return NVML_ERROR_INVALID_ARGUMENT;
-        *d = gpu_at(g);
+        *d = mn_gpu_at(g);
         if (gpu)
                 *gpu = g;
         return NVML_SUCCESS;
 }
 
-bool unsup(const gv_mock_device_t *d, uint32_t bit)
+bool mn_unsup(const gv_mock_device_t *d, uint32_t bit)
 {
         return (d->unsupported & bit) != 0;
 }
 
-nvmlReturn_t enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out, uint32_t bit,
+nvmlReturn_t mn_enter_device(nvmlDevice_t h, enum handle_kind kind, const void *out, uint32_t bit,
                                  gv_mock_device_t **d, unsigned *gpu, int *mig)
 {
         pthread_mutex_lock(&S.lock);
         if (!S.refcount)
-                return leave(NVML_ERROR_UNINITIALIZED);
-        control_refresh();
-        nvmlReturn_t r = resolve(h, gpu, mig);
+                return mn_leave(NVML_ERROR_UNINITIALIZED);
+        mn_control_refresh();
+        nvmlReturn_t r = mn_resolve(h, gpu, mig);
         if (r != NVML_SUCCESS)
-                return leave(r);
+                return mn_leave(r);
         if (kind == GPU_HANDLE && *mig >= 0)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
         if (!out)
-                return leave(NVML_ERROR_INVALID_ARGUMENT);
-        *d = gpu_at(*gpu);
-        if (bit && unsup(*d, bit))
-                return leave(NVML_ERROR_NOT_SUPPORTED);
+                return mn_leave(NVML_ERROR_INVALID_ARGUMENT);
+        *d = mn_gpu_at(*gpu);
+        if (bit && mn_unsup(*d, bit))
+                return mn_leave(NVML_ERROR_NOT_SUPPORTED);
         return NVML_SUCCESS;
 }
 
-nvmlReturn_t copy_str(char *buf, unsigned length, const char *s)
+nvmlReturn_t mn_copy_str(char *buf, unsigned length, const char *s)
 {
         if (!buf)
                 return NVML_ERROR_INVALID_ARGUMENT;
@@ -146,7 +146,7 @@ nvmlReturn_t copy_str(char *buf, unsigned length, const char *s)
         return NVML_SUCCESS;
 }
 
-const gv_mock_mig_profile_t *mig_profile_of(const gv_mock_device_t *d, const gv_mock_mig_device_t *m)
+const gv_mock_mig_profile_t *mn_mig_profile_of(const gv_mock_device_t *d, const gv_mock_mig_device_t *m)
 {
         for (size_t i = 0; i < d->n_mig_profiles; i++)
                 if (strcmp(d->mig_profiles[i].name, m->profile) == 0)
@@ -154,7 +154,7 @@ const gv_mock_mig_profile_t *mig_profile_of(const gv_mock_device_t *d, const gv_
         return NULL;
 }
 
-long ms_since(const struct timespec *t0)
+long mn_ms_since(const struct timespec *t0)
 {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -169,30 +169,30 @@ long ms_since(const struct timespec *t0)
         do {                                                                  \
                 unsigned stub_g_;                                             \
                 int stub_m_;                                                  \
-                nvmlReturn_t stub_r_ = resolve((h), &stub_g_, &stub_m_);      \
+                nvmlReturn_t stub_r_ = mn_resolve((h), &stub_g_, &stub_m_);   \
                 if (stub_r_ != NVML_SUCCESS)                                  \
-                        return leave(stub_r_);                                \
+                        return mn_leave(stub_r_);                             \
         } while (0)
 #define STUB_INSTANCE(h, base)                                                          \
         do {                                                                            \
                 gv_mock_device_t *stub_d_;                                              \
                 unsigned stub_g_;                                                       \
                 int stub_s_;                                                            \
-                nvmlReturn_t stub_r_ = resolve_instance((h), (base), &stub_d_, &stub_g_, &stub_s_); \
+                nvmlReturn_t stub_r_ = mn_resolve_instance((h), (base), &stub_d_, &stub_g_, &stub_s_); \
                 if (stub_r_ != NVML_SUCCESS)                                            \
-                        return leave(stub_r_);                                          \
+                        return mn_leave(stub_r_);                                       \
         } while (0)
 #define STUB_GPU_INSTANCE(h) STUB_INSTANCE(h, S.gis)
 #define STUB_COMPUTE_INSTANCE(h) STUB_INSTANCE(h, S.cis)
 #define STUB_EVENT_SET(h)                                                     \
         do {                                                                  \
                 if (!event_set_known(h))                                      \
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);            \
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);         \
         } while (0)
 #define STUB_POINTER(p)                                                       \
         do {                                                                  \
                 if (!(p))                                                     \
-                        return leave(NVML_ERROR_INVALID_ARGUMENT);            \
+                        return mn_leave(NVML_ERROR_INVALID_ARGUMENT);         \
         } while (0)
 
 __attribute__((unused)) static bool event_set_known(const struct nvmlEventSet_st *set)

@@ -3,10 +3,12 @@
  * gpu-validator watch: validate the chain (or find it already valid), then
  * keep watching the node -- .driver-ctr-ready, the driver root's
  * libnvidia-ml.so.1, the /dev/nvidia* nodes and driver-ready's GENERATION --
- * with gv_dirwatch (inotify).  When the node changes, invalidate at once
- * (downstream first, through the marker store) and re-run the chain in
- * place with capped exponential backoff, at most once per minimum interval.
- * docs/markers.md, "Re-validation"; the pure parts are in revalidate.c.
+ * with gv_dirwatch (inotify), and the GPUs themselves through NVML
+ * (watch-gpus.c: critical Xids, GPU_IS_LOST).  When the node changes,
+ * invalidate at once (downstream first, through the marker store) and
+ * re-run the chain in place with capped exponential backoff, at most once
+ * per minimum interval.  docs/markers.md, "Re-validation"; the pure parts
+ * are in revalidate.c.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -21,21 +23,20 @@
 
 #include "base/clock.h"
 #include "base/cleanup.h"
-#include "common.h"
-#include "revalidate.h"
-#include "run-internal.h"
+#include "watch-internal.h"
 
-#define CMD "watch"
-#define N_WATCHES 3 /* the status folder, <dev root>/dev, the driver library's folder */
+#define CMD GV_WATCH_CMD
+#define N_WATCHES GV_WATCH_N_WATCHES
 
 /* The watcher's own options, above the shared GV_OPT_* range. */
-enum { OPT_BACKOFF = 0x400, OPT_MAX_BACKOFF, OPT_MIN_INTERVAL };
+enum { OPT_BACKOFF = 0x400, OPT_MAX_BACKOFF, OPT_MIN_INTERVAL, OPT_GPU_HEALTH, OPT_IGNORE_XIDS };
 
 static void help(FILE *f)
 {
         fprintf(f,
                 "Usage: gpu-validator watch [--components LIST] [--revalidate-backoff SECONDS]\n"
                 "                           [--revalidate-max-backoff SECONDS] [--revalidate-min-interval SECONDS]\n"
+                "                           [--gpu-health-interval SECONDS] [--gpu-health-ignore-xids LIST]\n"
                 "                           [OPTIONS]\n"
                 "\n"
                 "Validates the chain as `run` does (unless its last marker is already ready), prints\n"
@@ -46,7 +47,12 @@ static void help(FILE *f)
                 "goes or is replaced, or driver-ready goes or is republished, the chain's markers are\n"
                 "removed at once (downstream first; of a driver-ready republished by another writer, only\n"
                 "its dependants) and the chain is re-run in place, with capped\n"
-                "exponential backoff while it fails. Counts re-validations per reason, when each starts, in\n"
+                "exponential backoff while it fails. Once the driver is validated it also watches the GPUs\n"
+                "through that driver's NVML: a GPU that reports a critical Xid (an NVML event; application\n"
+                "errors 13, 31, 43, 45, 68, 109 are skipped, as NVIDIA's device plugin does) or answers\n"
+                "GPU_IS_LOST (fell off the bus, Xid 79) invalidates the chain the same way (reasons xid,\n"
+                "gpu-lost), the re-run's driver check names it, and a lost GPU that answers again brings the\n"
+                "next attempt forward. Counts re-validations per reason, when each starts, in\n"
                 "<OUTPUT_DIR>/.gpu-validator-revalidations (gpu_validator_revalidations_total in\n"
                 "`gpu-validator metrics`). Runs until SIGTERM/SIGINT.\n"
                 "\nOptions:\n"
@@ -59,10 +65,18 @@ static void help(FILE *f)
                 "                           cap of that delay (REVALIDATE_MAX_BACKOFF_SECONDS; %u-%u, default %u)\n"
                 "  --revalidate-min-interval SECONDS\n"
                 "                           rate limit: two chain runs never start closer than this\n"
-                "                           (REVALIDATE_MIN_INTERVAL_SECONDS; 0-%u, default %u)\n",
+                "                           (REVALIDATE_MIN_INTERVAL_SECONDS; 0-%u, default %u)\n"
+                "  --gpu-health-interval SECONDS\n"
+                "                           how often the GPUs are probed: pending Xid events taken and each\n"
+                "                           GPU asked for its handle and UUID, so a fault is seen within this\n"
+                "                           time (GPU_HEALTH_INTERVAL_SECONDS; 0-%u, default %u; 0 turns GPU\n"
+                "                           health off: NVML is then not kept loaded between validations)\n"
+                "  --gpu-health-ignore-xids LIST\n"
+                "                           more Xids that do not re-validate, comma-separated, or 'all' (only\n"
+                "                           GPU_IS_LOST then) (GPU_HEALTH_IGNORE_XIDS)\n",
                 GV_REVAL_BACKOFF_MAX_S, GV_REVAL_BACKOFF_DEFAULT_S, GV_REVAL_MAX_BACKOFF_MIN_S,
                 GV_REVAL_MAX_BACKOFF_MAX_S, GV_REVAL_MAX_BACKOFF_DEFAULT_S, GV_REVAL_MIN_INTERVAL_MAX_S,
-                GV_REVAL_MIN_INTERVAL_DEFAULT_S);
+                GV_REVAL_MIN_INTERVAL_DEFAULT_S, GV_REVAL_GPU_HEALTH_MAX_S, GV_REVAL_GPU_HEALTH_DEFAULT_S);
         gv_options_help_validation(f);
         fprintf(f,
                 "\nExit codes:\n"
@@ -74,13 +88,10 @@ static void help(FILE *f)
                 "validate, then re-validate whenever the driver container restarts or device nodes go",
                 "gpu-validator watch --revalidate-backoff 5 --revalidate-max-backoff 120",
                 "wait 5 s after a change before re-validating, at most 2 minutes between tries",
+                "gpu-validator watch --gpu-health-interval 5 --gpu-health-ignore-xids 63,64",
+                "probe the GPUs every 5 s; row-remapping Xids 63 and 64 do not re-validate",
                 NULL });
 }
-
-typedef struct watch_args {
-        gv_options_t *o;
-        unsigned first_s, cap_s, min_interval_s;
-} watch_args_t;
 
 static int bounded(const char *what, const char *arg, unsigned lo, unsigned hi, unsigned *out, gv_error_t **err)
 {
@@ -104,12 +115,19 @@ static int on_extra(void *userdata, int opt, const char *arg, gv_error_t **err)
         case OPT_MIN_INTERVAL:
                 return bounded("--revalidate-min-interval", arg, 0, GV_REVAL_MIN_INTERVAL_MAX_S, &a->min_interval_s,
                                err);
+        case OPT_GPU_HEALTH:
+                return bounded("--gpu-health-interval", arg, 0, GV_REVAL_GPU_HEALTH_MAX_S, &a->health_s, err);
+        case OPT_IGNORE_XIDS:
+                free(a->ignored_xids);
+                a->ignored_xids = NULL;
+                return gv_reval_parse_xids("--gpu-health-ignore-xids", arg, &a->ignore_all_xids, &a->ignored_xids,
+                                           &a->n_ignored_xids, err);
         default:
                 return gv_error_set(err, EINVAL, GV_REASON_CONFIG, "unknown option");
         }
 }
 
-/* The three settings from the environment (flags, parsed later, win). */
+/* The settings from the environment (flags, parsed later, win). */
 static int args_from_env(watch_args_t *a, gv_error_t **err)
 {
         static const struct {
@@ -123,6 +141,7 @@ static int args_from_env(watch_args_t *a, gv_error_t **err)
                   GV_REVAL_MAX_BACKOFF_MAX_S, offsetof(watch_args_t, cap_s) },
                 { "REVALIDATE_MIN_INTERVAL_SECONDS", 0,
                   GV_REVAL_MIN_INTERVAL_MAX_S, offsetof(watch_args_t, min_interval_s) },
+                { "GPU_HEALTH_INTERVAL_SECONDS", 0, GV_REVAL_GPU_HEALTH_MAX_S, offsetof(watch_args_t, health_s) },
         };
         for (size_t i = 0; i < GV_ARRAY_SIZE(vars); i++) {
                 const char *v = gv_env(vars[i].name);
@@ -130,31 +149,12 @@ static int args_from_env(watch_args_t *a, gv_error_t **err)
                                  err) < 0)
                         return -EINVAL;
         }
+        const char *x = gv_env("GPU_HEALTH_IGNORE_XIDS");
+        if (x)
+                return gv_reval_parse_xids("GPU_HEALTH_IGNORE_XIDS", x, &a->ignore_all_xids, &a->ignored_xids,
+                                           &a->n_ignored_xids, err);
         return 0;
 }
-
-/* Everything the watcher holds. */
-typedef struct watcher {
-        gv_cli_t *cli;
-        gv_options_t *o;
-        const watch_args_t *a;
-        const gv_component_t *selected[32];
-        size_t n_selected;
-        gv_marker_id_t root;  /* invalidated on a change: driver-ready when the driver is in the chain */
-        gv_marker_id_t last;  /* the chain is valid when this marker is READY */
-        gv_store_t *store;
-        gv_reval_paths_t paths;
-        gv_dirwatch_t *w[N_WATCHES];
-        gv_node_state_t base; /* while valid: the node as validated */
-        gv_node_state_t seen; /* while not valid: the node as last read (a difference brings the retry forward) */
-        bool valid;
-        unsigned attempt;      /* chain runs since the chain was last valid */
-        int64_t last_start_ms; /* start of the last chain run, -1: none */
-        int64_t next_ms;       /* while not valid: when to run the chain next */
-        gv_revalidations_t counts;
-        gv_revalidation_reason_t pending; /* counted when its re-run starts; GV_REVAL__MAX: none */
-        uint64_t seed;         /* the backoff jitter's xorshift64* state */
-} watcher_t;
 
 /* The next jitter in [0, 1) (xorshift64*, seeded once from getrandom(); no global state). */
 static double jitter(watcher_t *wt)
@@ -174,6 +174,7 @@ static void watcher_clear(watcher_t *wt)
         gv_reval_paths_clear(&wt->paths);
         gv_node_state_clear(&wt->base);
         gv_node_state_clear(&wt->seen);
+        gv_watch_gpus_release(wt);
         gv_store_close(&wt->store);
 }
 
@@ -255,8 +256,12 @@ static int wait_events(watcher_t *wt, int64_t timeout_ms, gv_error_t **err)
         return any;
 }
 
-/* The node changed (@reason, @what): count it, remove the chain's markers, plan the re-run. */
-static void invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const char *what)
+static bool gpu_reason(gv_revalidation_reason_t reason)
+{
+        return reason == GV_REVAL_GPU_LOST || reason == GV_REVAL_XID;
+}
+
+void gv_watch_invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const char *what)
 {
         _cleanup_error_ gv_error_t *err = NULL;
         if (wt->pending == GV_REVAL__MAX)
@@ -283,7 +288,23 @@ static void invalidate(watcher_t *wt, gv_revalidation_reason_t reason, const cha
         wt->next_ms = now + gv_reval_delay_ms(1, wt->a->first_s, wt->a->cap_s, jitter(wt),
                                               wt->a->min_interval_s,
                                               wt->last_start_ms < 0 ? -1 : now - wt->last_start_ms);
+        gv_node_state_clear(&wt->health_base);
+        if (gpu_reason(reason) && wt->health) {
+                /* the driver stays: keep probing, to see the GPU answer again, against these files */
+                wt->health_base = wt->base;
+                wt->base = (gv_node_state_t) { 0 };
+        } else {
+                gv_watch_gpus_release(wt);
+        }
         gv_node_state_clear(&wt->base);
+}
+
+void gv_watch_retry_soon(watcher_t *wt)
+{
+        int64_t t = gv_now_ms();
+        int64_t earliest = wt->last_start_ms < 0 ? t : wt->last_start_ms + (int64_t) wt->a->min_interval_s * 1000;
+        if (earliest < wt->next_ms)
+                wt->next_ms = earliest > t ? earliest : t;
 }
 
 static bool same_state(const gv_node_state_t *a, const gv_node_state_t *b)
@@ -304,17 +325,16 @@ static int on_events(watcher_t *wt, gv_error_t **err)
         gv_revalidation_reason_t reason;
         const char *what = NULL;
         if (wt->valid && gv_reval_classify(&wt->base, &now, &reason, &what)) {
-                invalidate(wt, reason, what);
+                gv_watch_invalidate(wt, reason, what);
                 gv_node_state_clear(&wt->seen);
                 wt->seen = now;
                 return 0;
         }
+        if (!wt->valid)
+                gv_watch_gpus_files_changed(wt, &now);
         if (!wt->valid && !same_state(&wt->seen, &now)) {
                 /* the driver may be back: retry now, within the rate limit */
-                int64_t t = gv_now_ms();
-                int64_t earliest = wt->last_start_ms < 0 ? t : wt->last_start_ms + (int64_t) wt->a->min_interval_s * 1000;
-                if (earliest < wt->next_ms)
-                        wt->next_ms = earliest > t ? earliest : t;
+                gv_watch_retry_soon(wt);
                 gv_node_state_clear(&wt->seen);
                 wt->seen = now;
                 return 0;
@@ -357,7 +377,7 @@ static int settle(watcher_t *wt, gv_node_state_t *pre, gv_error_t **err)
                         gv_node_state_clear(&wt->base);
                         wt->base = post;
                         wt->valid = true;
-                        invalidate(wt, reason, what);
+                        gv_watch_invalidate(wt, reason, what);
                         return 0;
                 }
         }
@@ -365,6 +385,8 @@ static int settle(watcher_t *wt, gv_node_state_t *pre, gv_error_t **err)
         wt->base = post;
         wt->valid = true;
         wt->attempt = 0;
+        gv_node_state_clear(&wt->health_base);
+        gv_watch_gpus_arm(wt);
         printf("all validations are successful\n");
         (void) fflush(stdout);
         return 0;
@@ -392,7 +414,11 @@ static int attempt(watcher_t *wt, gv_error_t **err)
         gv_node_state_t pre = { 0 };
         int r = gv_reval_read_state(wt->store, &wt->paths, &pre, err);
         if (r >= 0) {
+                /* what the GPU health monitor knows names a lost GPU in the driver check's failure */
+                wt->o->cfg.driver.gpu_notes = gv_gpu_health_notes(wt->health, &wt->o->cfg.driver.n_gpu_notes);
                 int code = gv_run_chain(wt->selected, wt->n_selected, &wt->o->cfg, wt->store, stdout);
+                wt->o->cfg.driver.gpu_notes = NULL;
+                wt->o->cfg.driver.n_gpu_notes = 0;
                 if (*wt->cli->stop || code == GV_EXIT_INTERRUPTED) {
                         r = -EINTR;
                 } else if (code == GV_EXIT_OK && chain_ready(wt)) {
@@ -419,6 +445,8 @@ static int attempt(watcher_t *wt, gv_error_t **err)
 static int loop(watcher_t *wt, gv_error_t **err)
 {
         for (;;) {
+                if (gv_watch_gpus_timeout(wt) == 0)
+                        gv_watch_gpus_tick(wt);
                 int64_t timeout = -1;
                 if (!wt->valid) {
                         timeout = wt->next_ms - gv_now_ms();
@@ -429,6 +457,9 @@ static int loop(watcher_t *wt, gv_error_t **err)
                                 continue;
                         }
                 }
+                int64_t probe = gv_watch_gpus_timeout(wt);
+                if (probe >= 0 && (timeout < 0 || probe < timeout))
+                        timeout = probe;
                 int r = wait_events(wt, timeout, err);
                 if (r < 0)
                         return r;
@@ -440,7 +471,8 @@ static int loop(watcher_t *wt, gv_error_t **err)
 static int watch(gv_cli_t *cli, gv_options_t *o, const watch_args_t *a)
 {
         _cleanup_error_ gv_error_t *err = NULL;
-        watcher_t wt = { .cli = cli, .o = o, .a = a, .last_start_ms = -1, .pending = GV_REVAL__MAX };
+        watcher_t wt = { .cli = cli, .o = o, .a = a, .last_start_ms = -1, .pending = GV_REVAL__MAX,
+                         .wait_error = NVML_SUCCESS };
         int code = GV_EXIT_OK;
         if (gv_run_select(o->components, o->cfg.assume_ready, wt.selected, GV_ARRAY_SIZE(wt.selected),
                           &wt.n_selected, &err) < 0)
@@ -476,6 +508,13 @@ static int watch(gv_cli_t *cli, gv_options_t *o, const watch_args_t *a)
         return code;
 }
 
+static void watch_args_clear(watch_args_t *a)
+{
+        free(a->ignored_xids);
+        a->ignored_xids = NULL;
+        a->n_ignored_xids = 0;
+}
+
 int gv_cmd_watch(gv_cli_t *cli, int argc, char **argv)
 {
         static const struct option extra[] = {
@@ -484,10 +523,14 @@ int gv_cmd_watch(gv_cli_t *cli, int argc, char **argv)
                 { "revalidate-backoff", required_argument, NULL, OPT_BACKOFF },
                 { "revalidate-max-backoff", required_argument, NULL, OPT_MAX_BACKOFF },
                 { "revalidate-min-interval", required_argument, NULL, OPT_MIN_INTERVAL },
+                { "gpu-health-interval", required_argument, NULL, OPT_GPU_HEALTH },
+                { "gpu-health-ignore-xids", required_argument, NULL, OPT_IGNORE_XIDS },
         };
         _cleanup_options_ gv_options_t o = { 0 };
-        watch_args_t a = { .o = &o, .first_s = GV_REVAL_BACKOFF_DEFAULT_S, .cap_s = GV_REVAL_MAX_BACKOFF_DEFAULT_S,
-                           .min_interval_s = GV_REVAL_MIN_INTERVAL_DEFAULT_S };
+        _cleanup_(watch_args_clear) watch_args_t a = {
+                .o = &o, .first_s = GV_REVAL_BACKOFF_DEFAULT_S, .cap_s = GV_REVAL_MAX_BACKOFF_DEFAULT_S,
+                .min_interval_s = GV_REVAL_MIN_INTERVAL_DEFAULT_S, .health_s = GV_REVAL_GPU_HEALTH_DEFAULT_S
+        };
         _cleanup_error_ gv_error_t *err = NULL;
         if (args_from_env(&a, &err) < 0)
                 return gv_cli_fail(cli, CMD, &err);

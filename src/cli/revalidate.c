@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -185,5 +186,66 @@ int gv_reval_read_state(gv_store_t *store, const gv_reval_paths_t *p, gv_node_st
         if (g && strlen(g) == GV_GENERATION_HEX_LEN)
                 memcpy(out->generation, g, GV_GENERATION_HEX_LEN + 1);
         gv_marker_info_clear(&info);
+        return 0;
+}
+
+/* The next item of @s at *@pos (separators: comma, space, tab), as [*start, *start + *len); false at the end. */
+static bool next_item(const char *s, size_t *pos, size_t *start, size_t *len)
+{
+        static const char seps[] = ", \t";
+        *pos += strspn(s + *pos, seps);
+        if (!s[*pos])
+                return false;
+        *start = *pos;
+        *len = strcspn(s + *pos, seps);
+        *pos += *len;
+        return true;
+}
+
+/* A whole number 1..UINT_MAX of exactly @len digits at @p. */
+static bool parse_xid(const char *p, size_t len, unsigned *out)
+{
+        unsigned long long v = 0;
+        if (len == 0 || len > 10)
+                return false;
+        for (size_t i = 0; i < len; i++) {
+                if (p[i] < '0' || p[i] > '9')
+                        return false;
+                v = v * 10 + (unsigned) (p[i] - '0');
+        }
+        if (v == 0 || v > UINT_MAX)
+                return false;
+        *out = (unsigned) v;
+        return true;
+}
+
+int gv_reval_parse_xids(const char *what, const char *s, bool *all, unsigned **out, size_t *n, gv_error_t **err)
+{
+        *all = false;
+        *out = NULL;
+        *n = 0;
+        s = s ? s : "";
+        size_t pos = 0, start, len, count = 0;
+        while (next_item(s, &pos, &start, &len))
+                count++;
+        pos = 0;
+        if (count == 1 && next_item(s, &pos, &start, &len) && len == 3 && strncmp(s + start, "all", 3) == 0) {
+                *all = true;
+                return 0;
+        }
+        if (!count)
+                return 0;
+        _cleanup_free_ unsigned *v = calloc(count, sizeof(*v));
+        if (!v)
+                return gv_error_oom(err);
+        pos = 0;
+        for (size_t i = 0; i < count && next_item(s, &pos, &start, &len); i++)
+                if (!parse_xid(s + start, len, &v[i]))
+                        return gv_error_set(err, EINVAL, GV_REASON_CONFIG,
+                                            "%s %s: '%.*s' is not an Xid (expected 'all' or whole numbers 1 to %u "
+                                            "such as 63,64)",
+                                            what, s, (int) (len > 64 ? 64 : len), s + start, UINT_MAX);
+        *out = TAKE_PTR(v);
+        *n = count;
         return 0;
 }

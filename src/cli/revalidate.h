@@ -24,6 +24,8 @@
 #define GV_REVAL_MAX_BACKOFF_MAX_S 3600u
 #define GV_REVAL_MIN_INTERVAL_DEFAULT_S 10u /* --revalidate-min-interval: between two chain starts */
 #define GV_REVAL_MIN_INTERVAL_MAX_S 3600u
+#define GV_REVAL_GPU_HEALTH_DEFAULT_S 1u    /* --gpu-health-interval: between two GPU probes; 0: off */
+#define GV_REVAL_GPU_HEALTH_MAX_S 3600u
 
 /* Identity of one file: a removed and re-created file has another (dev, ino) or mtime. */
 typedef struct gv_file_id {
@@ -66,6 +68,17 @@ bool gv_reval_classify(const gv_node_state_t *base, const gv_node_state_t *now, 
  */
 int64_t gv_reval_delay_ms(unsigned attempt, unsigned first_s, unsigned cap_s, double jitter, unsigned min_interval_s,
                           int64_t since_last_ms);
+
+/*
+ * gv_reval_parse_xids - parse a list of Xids not to act on
+ * (--gpu-health-ignore-xids, GPU_HEALTH_IGNORE_XIDS): "all", or whole
+ * numbers 1..4294967295 separated by commas and/or spaces ("63,64"); empty
+ * items are skipped, so "" is an empty list.  *@all is set for "all"; *@out
+ * (heap, owned by the caller; NULL for an empty list) and *@n get the
+ * numbers.  @what names the setting in the error.  Errors: -EINVAL
+ * (GV_REASON_CONFIG) naming the item that is not a number; -ENOMEM.
+ */
+int gv_reval_parse_xids(const char *what, const char *s, bool *all, unsigned **out, size_t *n, gv_error_t **err);
 
 /* Where the watcher looks on this node (heap strings, NULL when unknown). */
 typedef struct gv_reval_paths {

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/log.h" /* gv_log_fn, gv_log_level_t */
 #include "markers/markers.h"
+#include "nvml/nvml.h" /* gv_gpu_note_t */
 
 /*
  * The default bound of the retries (--max-wait / MAX_WAIT_SECONDS), seconds: a wait for something
@@ -54,6 +55,9 @@ typedef struct gv_driver_config {
                                                     0: as many as the PCI bus shows (docs/components.md) */
         bool mock;                               /* validating a mock driver root as a containerised driver:
                                                     no host-driver probe, no kernel module (run --mock) */
+        const gv_gpu_note_t *gpu_notes;          /* what `watch`'s GPU health monitor knows of each GPU
+                                                    (UUID, bus id, last Xid), to name a lost GPU; may be NULL */
+        size_t n_gpu_notes;
 } gv_driver_config_t;
 
 /* The container toolkit check (toolkit component). */

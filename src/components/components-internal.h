@@ -85,13 +85,34 @@ typedef struct gv_proc_result {
 void gv_proc_result_clear(gv_proc_result_t *r);
 
 /*
+ * gv_proc_reaper - the child gv_proc_run() forks (proc-reaper.c): leads its own process group,
+ * becomes a child subreaper, forks the program (exec_program(@arg) in the child, with
+ * @program_mask as its signal mask; @close_fd closed in the reaper after the fork), waits for it
+ * or for SIGTERM (the validator's time-out or stop, or the validator gone), then kills and reaps
+ * every process left below it -- what called setsid(), orphaned daemons -- and exits as the
+ * program did.  The caller blocks SIGCHLD and SIGTERM before fork(); @validator is its pid.
+ * Async-signal-safe throughout; never returns.
+ */
+_Noreturn void gv_proc_reaper(pid_t validator, const sigset_t *program_mask, int close_fd,
+                              void (*exec_program)(void *arg), void *arg);
+
+/*
+ * gv_proc_kill_children_by_scan - SIGKILL to every process whose parent is @self, found by
+ * reading each /proc/PID/stat: the reaper's way where the kernel has no
+ * /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN).  Async-signal-safe.
+ */
+void gv_proc_kill_children_by_scan(pid_t self);
+
+/*
  * gv_proc_run - run @argv[0] (an absolute path, or a name looked up in PATH)
  * with @argv, capturing stdout and stderr together.  @ld_library_path (may
  * be NULL) is prepended to LD_LIBRARY_PATH in the child's environment.
  * @chroot_dir (may be NULL) makes the child chroot() there first (root only;
- * argv[0] is then a path inside it).  The child leads its own process
- * group; the whole group (the child and anything it started) is killed with
- * SIGKILL after @timeout_ms or when *@stop becomes non-zero.  Returns 0 when
+ * argv[0] is then a path inside it).  The program runs under a reaper
+ * (gv_proc_reaper()): when it ends, after @timeout_ms or when *@stop becomes
+ * non-zero, everything it started -- in its process group or not (setsid(),
+ * a daemon) -- is killed and reaped before gv_proc_run() returns (SIGTERM to
+ * the reaper, SIGKILL to its group after GV_PID_TERM_GRACE_MS).  Returns 0 when
  * the program ran (look at @out->exit_code), -EINTR when stopped, or a
  * negative errno with *err set when it could not be started or its exit
  * status could not be read (waitpid() failed, e.g. ECHILD with SIGCHLD

@@ -275,10 +275,29 @@ static void nvml_facts_clear(nvml_facts_t *f)
         *f = (nvml_facts_t) { 0 };
 }
 
-/* A per-device NVML failure: GPU_IS_LOST names the GPU's index and bus id (gpu-lost). */
-static int device_error(gv_error_t **err, const gv_nvml_t *nvml, nvmlReturn_t ret, unsigned index,
-                        const char *bus_id, const char *what)
+/*
+ * A per-device NVML failure: GPU_IS_LOST names the GPU's index and bus id (gpu-lost), and, when
+ * `watch`'s health monitor knew the GPU (cfg->driver.gpu_notes), its UUID (unreadable once the GPU
+ * is lost) and the last critical Xid it reported.
+ */
+static int device_error(gv_error_t **err, const gv_config_t *cfg, const gv_nvml_t *nvml, nvmlReturn_t ret,
+                        unsigned index, const char *bus_id, const char *what)
 {
+        const gv_gpu_note_t *known = ret == NVML_ERROR_GPU_IS_LOST ? gv_gpu_note_find(cfg->driver.gpu_notes,
+                                                                                      cfg->driver.n_gpu_notes,
+                                                                                      index, bus_id)
+                                                                   : NULL;
+        if (known) {
+                gv_gpu_note_t g = *known;
+                g.index = index;
+                if (bus_id && *bus_id)
+                        snprintf(g.bus_id, sizeof(g.bus_id), "%s", bus_id);
+                _cleanup_free_ char *name = gv_gpu_note_name(&g);
+                if (!name)
+                        return gv_error_oom(err);
+                return gv_error_set(err, EIO, GV_REASON_GPU_LOST, "%s is lost: %s: %s (%s, %d)", name, what,
+                                    gv_nvml_strerror(nvml, ret), gv_nvml_return_name(ret), (int) ret);
+        }
         if (ret == NVML_ERROR_GPU_IS_LOST)
                 return gv_error_set(err, EIO, GV_REASON_GPU_LOST, "GPU %u (bus id %s) is lost: %s: %s (%s, %d)",
                                     index, bus_id && *bus_id ? bus_id : "unknown", what,
@@ -294,7 +313,7 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
         char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE + 1] = "";
         nvmlReturn_t hret = nvml->nvmlDeviceGetHandleByIndex_v2(i, &dev);
         if (hret != NVML_SUCCESS && !(hret == NVML_ERROR_GPU_IS_LOST && dev))
-                return device_error(err, nvml, hret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
+                return device_error(err, cfg, nvml, hret, i, NULL, "nvmlDeviceGetHandleByIndex_v2");
         nvmlReturn_t ret = NVML_SUCCESS;
         if (nvml->nvmlDeviceGetPciInfo_v3) {
                 /* NVML answers the PCI info of a lost GPU's handle: its bus id names the GPU. */
@@ -304,26 +323,26 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
                 if (ret == NVML_SUCCESS)
                         snprintf(bus_id, sizeof(bus_id), "%.*s", (int) sizeof(pci.busId), pci.busId);
                 else if (hret == NVML_SUCCESS && ret != NVML_ERROR_NOT_SUPPORTED)
-                        return device_error(err, nvml, ret, i, NULL, "nvmlDeviceGetPciInfo_v3");
+                        return device_error(err, cfg, nvml, ret, i, NULL, "nvmlDeviceGetPciInfo_v3");
         }
         if (hret != NVML_SUCCESS)
-                return device_error(err, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
+                return device_error(err, cfg, nvml, hret, i, bus_id, "nvmlDeviceGetHandleByIndex_v2");
         gpu_info_t *g = &f->gpus[i];
         snprintf(g->bus_id, sizeof(g->bus_id), "%s", bus_id);
         ret = gv_driver_fabric_query(nvml, dev, g);
         if (ret == NVML_SUCCESS)
                 g->fabric = g->fabric_state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
         else if (ret != NVML_ERROR_NOT_SUPPORTED) /* NOT_SUPPORTED: not a fabric GPU (PCIe cards) */
-                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetGpuFabricInfo");
+                return device_error(err, cfg, nvml, ret, i, bus_id, "nvmlDeviceGetGpuFabricInfo");
         char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";
         ret = nvml->nvmlDeviceGetName(dev, name, sizeof(name));
         if (ret != NVML_SUCCESS)
-                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetName");
+                return device_error(err, cfg, nvml, ret, i, bus_id, "nvmlDeviceGetName");
         name[sizeof(name) - 1] = '\0';
         char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = "";
         ret = nvml->nvmlDeviceGetUUID(dev, uuid, sizeof(uuid));
         if (ret != NVML_SUCCESS)
-                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetUUID");
+                return device_error(err, cfg, nvml, ret, i, bus_id, "nvmlDeviceGetUUID");
         uuid[sizeof(uuid) - 1] = '\0';
         if (i == 0)
                 snprintf(f->first_name, sizeof(f->first_name), "%s", name);
@@ -336,7 +355,7 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
                 if (ret == NVML_SUCCESS)
                         minor = m;
                 else if (ret == NVML_ERROR_GPU_IS_LOST)
-                        return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetMinorNumber");
+                        return device_error(err, cfg, nvml, ret, i, bus_id, "nvmlDeviceGetMinorNumber");
         }
         f->minors[i] = minor;
 
@@ -345,13 +364,13 @@ static int check_device(const gv_config_t *cfg, gv_nvml_t *nvml, unsigned i, nvm
                 unsigned cur = 0, pend = 0;
                 ret = nvml->nvmlDeviceGetMigMode(dev, &cur, &pend);
                 if (ret == NVML_ERROR_GPU_IS_LOST)
-                        return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetMigMode");
+                        return device_error(err, cfg, nvml, ret, i, bus_id, "nvmlDeviceGetMigMode");
                 if (ret == NVML_SUCCESS && cur == NVML_DEVICE_MIG_ENABLE && nvml->nvmlDeviceGetMaxMigDeviceCount &&
                     nvml->nvmlDeviceGetMigDeviceHandleByIndex) {
                         unsigned max = 0, found = 0;
                         ret = nvml->nvmlDeviceGetMaxMigDeviceCount(dev, &max);
                         if (ret != NVML_SUCCESS)
-                                return device_error(err, nvml, ret, i, bus_id, "nvmlDeviceGetMaxMigDeviceCount");
+                                return device_error(err, cfg, nvml, ret, i, bus_id, "nvmlDeviceGetMaxMigDeviceCount");
                         for (unsigned j = 0; j < max; j++) {
                                 nvmlDevice_t mig = NULL;
                                 if (nvml->nvmlDeviceGetMigDeviceHandleByIndex(dev, j, &mig) == NVML_SUCCESS)
@@ -419,15 +438,6 @@ static int nvml_query(const gv_config_t *cfg, gv_nvml_t *nvml, nvml_facts_t *f, 
         return 0;
 }
 
-/* "00000000:3B:00.0" and "0000:3b:00.0" name the same function. */
-static bool same_pci_address(const char *a, const char *b)
-{
-        unsigned d1, b1, s1, f1, d2, b2, s2, f2;
-        if (sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 || sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
-                return false;
-        return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
-}
-
 /*
  * NVML must see as many GPUs as expected: cfg->driver.expected_gpus when set, else
  * the NVIDIA display/3D controllers (vendor 0x10de, class 0x030000/0x030200)
@@ -463,7 +473,7 @@ static int check_gpu_count(const gv_config_t *cfg, bool mock, const nvml_facts_t
                 on_pci++;
                 bool seen = false;
                 for (unsigned i = 0; i < f->count && !seen; i++)
-                        seen = same_pci_address(p->address, f->gpus[i].bus_id);
+                        seen = gv_nvml_same_bus_id(p->address, f->gpus[i].bus_id);
                 if (!seen) {
                         fprintf(mf, "%s%s", sep, p->address);
                         sep = ", ";

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,21 +122,50 @@ static void keep_output(FILE *mem, size_t *kept, const char *chunk, size_t n)
         *kept += take;
 }
 
-/* The child after fork(): async-signal-safe calls only; never returns. */
-static _Noreturn void exec_child(const char *prog, const char *const *argv, char **env, int wfd,
-                                 const char *chroot_dir)
+/* What the program's process needs after the reaper's fork(). */
+typedef struct exec_ctx {
+        const char *prog;
+        const char *const *argv;
+        char **env;
+        int wfd;
+        const char *chroot_dir;
+} exec_ctx_t;
+
+/* The program's process (under gv_proc_reaper()): async-signal-safe calls only; never returns. */
+static void exec_program(void *arg)
 {
-        /* Its own process group, so that a time-out or a stop can kill all it starts. */
-        setpgid(0, 0);
+        const exec_ctx_t *c = arg;
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
                 dup2(devnull, 0);
-        dup2(wfd, 1);
-        dup2(wfd, 2);
-        if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0))
+        dup2(c->wfd, 1);
+        dup2(c->wfd, 2);
+        if (c->chroot_dir && (chroot(c->chroot_dir) < 0 || chdir("/") < 0))
                 _exit(127);
-        execve(prog, (char *const *) argv, env);
+        execve(c->prog, (char *const *) c->argv, c->env);
         _exit(127);
+}
+
+/*
+ * Forks the reaper (gv_proc_reaper()) that runs the program of @ctx: its pid, or -errno.  Until
+ * the caller reaps it, every way out sends it SIGTERM, and it kills and reaps all the program
+ * started before it exits.  SIGCHLD and SIGTERM stay blocked from the fork on in it (it takes
+ * them with sigwaitinfo()); here only until the fork is done.
+ */
+static pid_t start_reaper(exec_ctx_t *ctx)
+{
+        sigset_t block, old_mask;
+        sigemptyset(&block);
+        sigaddset(&block, SIGCHLD);
+        sigaddset(&block, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+        pid_t validator = getpid();
+        pid_t pid = fork();
+        if (pid == 0)
+                gv_proc_reaper(validator, &old_mask, ctx->wfd, exec_program, ctx);
+        int fork_errno = errno;
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        return pid < 0 ? -fork_errno : pid;
 }
 
 /* How the child ended: fills @res from the waitpid() @status (or the time-out). */
@@ -175,17 +205,14 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                 return gv_error_set(err, errno, GV_REASON_NVIDIA_SMI, "pipe: %s", strerror(errno));
         _cleanup_close_ int rfd = fds[0];
         int wfd = fds[1];
+        exec_ctx_t ctx = { .prog = prog, .argv = argv, .env = env, .wfd = wfd, .chroot_dir = chroot_dir };
 
-        /* Until reaped below, every way out kills the child's whole group (it leads one) and reaps it. */
-        _cleanup_pid_ pid_t pid = fork();
+        _cleanup_pid_term_ pid_t pid = start_reaper(&ctx);
         if (pid < 0) {
-                int e = errno;
                 close(wfd);
-                return gv_error_set(err, e, GV_REASON_NVIDIA_SMI, "fork: %s", strerror(e));
+                return gv_error_set(err, (int) -pid, GV_REASON_NVIDIA_SMI, "fork: %s", strerror((int) -pid));
         }
-        if (pid == 0)
-                exec_child(prog, argv, env, wfd, chroot_dir);
-        /* Also here, so that the group exists before any kill(-pid) (EACCES once it has exec'd: fine). */
+        /* Also here, so that the group exists before any kill(-pid). */
         setpgid(pid, pid);
         close(wfd);
 
@@ -203,7 +230,7 @@ int gv_proc_run(const char *const *argv, const char *ld_library_path, const char
                         return gv_error_set(err, EINTR, GV_REASON_INTERRUPTED, "%s: interrupted", argv[0]);
                 if (gv_now_ms() >= deadline) {
                         timed_out = true;
-                        gv_pid_kill_and_reap(&pid);
+                        gv_pid_term_and_reap(&pid, GV_PID_TERM_GRACE_MS);
                         break;
                 }
                 if (!eof) {

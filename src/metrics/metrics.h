@@ -83,6 +83,8 @@ typedef enum gv_revalidation_reason {
         GV_REVAL_DEVICE_NODE_REMOVED,    /* an /dev/nvidia* node present at validation went away */
         GV_REVAL_DRIVER_ROOT_CHANGED,    /* the driver root's libnvidia-ml.so.1 went away or was replaced */
         GV_REVAL_GENERATION_CHANGED,     /* driver-ready removed or republished by someone else */
+        GV_REVAL_GPU_LOST,               /* a GPU answers NVML_ERROR_GPU_IS_LOST (fell off the bus) */
+        GV_REVAL_XID,                    /* a GPU reported a critical Xid (not an application error) */
         GV_REVAL__MAX
 } gv_revalidation_reason_t;
 

@@ -23,6 +23,8 @@ static const struct {
         [GV_REVAL_DEVICE_NODE_REMOVED] = { "device-node-removed", "DEVICE_NODE_REMOVED" },
         [GV_REVAL_DRIVER_ROOT_CHANGED] = { "driver-root-changed", "DRIVER_ROOT_CHANGED" },
         [GV_REVAL_GENERATION_CHANGED] = { "generation-changed", "GENERATION_CHANGED" },
+        [GV_REVAL_GPU_LOST] = { "gpu-lost", "GPU_LOST" },
+        [GV_REVAL_XID] = { "xid", "XID" },
 };
 
 const char *gv_revalidation_reason_name(gv_revalidation_reason_t r)

@@ -3,6 +3,7 @@
 #include "nvml/nvml.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 gv_reason_t gv_nvml_reason(nvmlReturn_t ret)
 {
@@ -34,4 +35,13 @@ int gv_nvml_error(gv_error_t **err, const gv_nvml_t *nvml, nvmlReturn_t ret, con
         int e = ret == NVML_ERROR_NO_PERMISSION ? EACCES : EIO;
         return gv_error_set(err, e, gv_nvml_reason(ret), "%s: %s (%s, %d)", what, gv_nvml_strerror(nvml, ret),
                             gv_nvml_return_name(ret), (int) ret);
+}
+
+bool gv_nvml_same_bus_id(const char *a, const char *b)
+{
+        unsigned d1, b1, s1, f1, d2, b2, s2, f2;
+        if (!a || !b || sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 ||
+            sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
+                return false;
+        return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
 }

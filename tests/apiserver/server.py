@@ -676,7 +676,7 @@ class Handler(BaseHTTPRequestHandler):
     def send_huge_body(self, fault, code, watch):
         """Fault "huge": an answer of exactly `bytes` bytes (default 64 MiB) of valid JSON, streamed.
         A plain request gets one List with a long padding string; a watch gets one ADDED event
-        line of that size, chunked (issue 9 defect 13)."""
+        line of that size, chunked: the client must stop at its own bound, not buffer it all."""
         size = int(fault.get("bytes", 64 * 1024 * 1024))
         if watch:
             head = (b'{"type":"ADDED","object":{"kind":"Node","apiVersion":"v1","metadata":{"name":"huge",'

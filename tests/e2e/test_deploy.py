@@ -264,7 +264,7 @@ class Chart(unittest.TestCase):
 
     def test_least_privilege_switch(self):
         """securityContext.privileged=false renders a DaemonSet with no privileged container that
-        kube-apiserver accepts (no Bidirectional propagation left); =true all privileged (issue 12)."""
+        kube-apiserver accepts (no Bidirectional propagation left); =true all privileged."""
         spec = validator(render(sets=["securityContext.privileged=false"]))["spec"]["template"]["spec"]
         ctrs = spec["initContainers"] + spec["containers"]
         self.assertEqual(len(ctrs), 6)
@@ -344,7 +344,7 @@ class Chart(unittest.TestCase):
         self.assertEqual(len(by_kind(render(), "DaemonSet")), 1)  # off by default
 
     def test_mock_proc_driver_patches(self):
-        """The mock pool offers the root's proc/driver to NVIDIA's device plugin and GFD (issue 10 item 3)."""
+        """The mock pool offers the root's proc/driver to NVIDIA's device plugin and GFD."""
         docs = render("mock-values.yaml")
         cm = one(docs, "ConfigMap", "mock-proc-driver")
         self.assertEqual(cm["data"]["host-path"], "/run/nvidia/driver/proc/driver")
@@ -463,7 +463,7 @@ class Chart(unittest.TestCase):
     def test_ci_values_render_pods_that_render_accepts(self):
         """Every values file under ci/ gives validation pods that `gpu-validator render` accepts, for
         both components, with the template, image, pull policy, secrets and runtime class the chart
-        passes to the cuda and plugin containers (issue 12 item 7)."""
+        passes to the cuda and plugin containers."""
         files = sorted(f for f in os.listdir(os.path.join(CHART, "ci")) if f.endswith(".yaml"))
         self.assertIn("all-values.yaml", files)
         for f in files:
@@ -496,7 +496,7 @@ class Chart(unittest.TestCase):
     def test_node_status(self):
         docs = render(sets=["nodeStatus.enabled=true"])
         spec = validator(docs)["spec"]["template"]["spec"]
-        # Issue 12 item 4: the exporter and node signal run from pod start, as a native sidecar (the
+        # The exporter and node signal run from pod start, as a native sidecar (the
         # first init container, restartPolicy Always), reading its own pod for progress; the main
         # container only waits (and cleans up in preStop).
         side = spec["initContainers"][0]

@@ -28,6 +28,13 @@ class TestMetricsDoc(test_metrics.MetricsTestCase):
         self.assertEqual(sorted(documented - set(types)), [], "documented but not served")
         self.assertEqual(sorted(set(types) - documented), [], "served but not documented")
 
+    def test_revalidation_reasons(self):
+        samples, _ = self.scrape_everything()
+        served = [dict(k[1])["reason"] for k in samples if k[0] == "gpu_validator_revalidations_total"]
+        row = next(ln for ln in doc_text().splitlines() if ln.startswith("| `gpu_validator_revalidations_total` |"))
+        documented = re.findall(r"`([a-z-]+)`", row.split("|")[2])[1:]  # after the label's own name
+        self.assertEqual(documented, served)
+
     def test_component_list_and_counts(self):
         samples, _ = self.scrape_everything()
         served = [dict(k[1])["component"] for k in samples if k[0] == "gpu_validator_component_ready"]

@@ -1,4 +1,4 @@
-"""The plugin component in DRA mode (issue 11 item 5): on a node labelled
+"""The plugin component in DRA mode: on a node labelled
 nvidia.com/gpu.deploy.dra-driver=true the real `gpu-validator run --components plugin` checks
 that the NVIDIA DRA driver (gpu.nvidia.com) published this node's GPUs in ResourceSlices,
 against the real kube-apiserver (tests/k8s, as the chart's ServiceAccount) and a driver-ready from

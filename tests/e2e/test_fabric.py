@@ -1,5 +1,5 @@
 """End-to-end tests of the driver check's NVSwitch fabric readiness and
-expected GPU count (issue 11 item 4; gpu-operator #1043, #2511): the real
+expected GPU count (gpu-operator #1043, #2511): the real
 gpu-validator on a mock driver root whose profile (nvml-mock.yaml beside the
 mock library, read at each nvmlInit) says what the fabric state is."""
 import os

@@ -29,7 +29,7 @@ BOOT_B = "ffffffff-4f50-6172-8394-a5b6c7d8e9f0"
 
 MARKERS = ["driver-ready", "host-driver-ready", "nvidia-fs-ready", "gdrcopy-ready", "nvidia-peermem-ready",
            "toolkit-ready", "cuda-ready", "plugin-ready",
-           # GPUDirect and sandbox (issue 11)
+           # GPUDirect and sandbox
            "mofed-ready", "cc-manager-ready", "vfio-pci-ready", "vgpu-manager-ready", "host-vgpu-manager-ready",
            "vgpu-devices-ready"]
 COMPANIONS = {"host-driver-ready", "host-vgpu-manager-ready"}

@@ -280,7 +280,7 @@ def mig_profile(path, gpus=2):
 
 
 class TestDriverFacts(gvtest.TempDirTestCase):
-    """What NVIDIA's container toolkit and device plugin read besides the libraries (issue 10 items 3, 4)."""
+    """What NVIDIA's container toolkit and device plugin read besides the libraries."""
 
     def install(self, root, profile, *extra):
         gvtest.run(["mock", "install", "--root", root, "--profile", profile, "--node-name", NODE,
@@ -409,7 +409,7 @@ class TestDriverFacts(gvtest.TempDirTestCase):
 
 
 class TestKilledInstall(gvtest.TempDirTestCase):
-    """Issue 9 defect 5: `mock install` and `run --mock` killed (SIGKILL) at
+    """`mock install` and `run --mock` killed (SIGKILL) at
     seeded random times; afterwards install, `run --mock` and remove succeed
     and remove leaves the folder as it was.  The exhaustive kill-at-every-step
     test is tests/unit/mock-root/test-mockroot_crash.c."""
@@ -468,7 +468,7 @@ class TestKilledInstall(gvtest.TempDirTestCase):
 
 
 class TestProfileJsonRoundTrip(gvtest.TempDirTestCase):
-    """Issue 9 defect 9: `mock profiles --json NAME > f` is a profile that
+    """`mock profiles --json NAME > f` is a profile that
     `mock install --profile f` (and `mock profiles --json f`) read back."""
 
     def test_every_builtin_round_trips_through_json(self):

@@ -1,5 +1,5 @@
-"""End-to-end tests of `gpu-validator mock set` (issue 10 item 7, "changeable
-while clients run"): a client process keeps the root's mock libnvidia-ml.so.1
+"""End-to-end tests of `gpu-validator mock set` (the mock GPUs change while
+clients run): a client process keeps the root's mock libnvidia-ml.so.1
 loaded (initialised once, handles and an Xid event set made at the start, as
 the device plugin's health check does) while `mock set` changes temperature,
 utilisation, memory, processes and faults; the client's next call sees each

@@ -1,5 +1,5 @@
 """End-to-end tests of `gpu-validator mock install --workload` and its GPUDirect
-flags (issue 11 item 3, docs/mock-driver-root.md "Workloads"): the sysfs and
+flags (docs/mock-driver-root.md "Workloads"): the sysfs and
 driver-container files a container, vm-passthrough or vm-vgpu node (mdev and
 SR-IOV shapes) has, in the shapes tests/e2e/test_sandbox.py builds by hand,
 derived from the profile's GPUs; every sandbox, vGPU and GPUDirect component

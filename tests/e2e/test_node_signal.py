@@ -214,7 +214,7 @@ class FollowMarkers(NodeSignalTestCase):
         self.stop(e)
 
     def test_progress_from_pod_start(self):
-        """Issue 12 item 4: run from pod start (the chart's native sidecar), the signal reads its own
+        """Run from pod start (the chart's native sidecar), the signal reads its own
         pod: the Node says Validating with the component in progress, then the failing component and
         its reason (the last line of the init container's termination message), then True; the
         start-up taint goes only on success, and the first success is GPUValidationSucceeded."""
@@ -413,7 +413,7 @@ class Failures(NodeSignalTestCase):
     def test_stale_resource_version_conflict(self):
         """The kubelet's heartbeat lands between the signal's GET and its PATCH: the API server
         answers 409 (stale resourceVersion), the signal reads the Node again, and the kubelet's
-        newer Ready condition survives (issue 12: a merge patch carries the whole list)."""
+        newer Ready condition survives (a merge patch replaces the whole conditions list)."""
         self.folder.chain()
         ready2 = dict(READY, lastHeartbeatTime="2026-03-01T00:00:40Z", message="kubelet heartbeat 2")
         self.api.fault(type="concurrentWrite", node=NODE, condition=ready2, count=1, method="PATCH",

@@ -458,7 +458,7 @@ class TestBuildTree(gvtest.TempDirTestCase):
 
 
 # Our profile for each real capture of the same model, with MIG enabled like the capture
-# (issue 10 item 6: `-q -x` covers >= 90 % of a real capture's element paths).
+# (`-q -x` must cover >= 90 % of a real capture's element paths).
 COVERAGE = [
     ("xml__a100-sxm4-40gb_mig-enabled_510.47.03.xml", "a100-sxm4-40gb", "[{profile: 3g.20gb}, {profile: 3g.20gb}]"),
     ("xml__a100-sxm4-80gb_mig-enabled_535.54.03.xml", "a100-sxm4-80gb", "[{profile: 3g.40gb}, {profile: 3g.40gb}]"),

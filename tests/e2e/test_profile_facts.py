@@ -1,4 +1,4 @@
-"""The static facts of the built-in profiles against real captures (issue 10 item 6).
+"""The static facts of the built-in profiles against real captures of the same models.
 
 Each case installs a mock root for one built-in profile, runs its nvidia-smi -q -x and compares
 one element of the first GPU with what a real nvidia-smi -q -x of the same model prints. Captures

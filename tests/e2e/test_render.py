@@ -208,7 +208,7 @@ class RenderTest(gvtest.TempDirTestCase):
         render_json(self, "cuda", "-f", path, *RUNTIME)
 
     def test_validation_pods_mount_no_token(self):
-        """Validation pods need no API access: no service account token is mounted (issue 12 item 5)."""
+        """Validation pods need no API access: no service account token is mounted (least privilege)."""
         for kind in ("cuda", "plugin"):
             pod = render_json(self, kind, *RUNTIME)
             self.assertIs(pod["spec"]["automountServiceAccountToken"], False, kind)

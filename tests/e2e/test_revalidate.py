@@ -1,4 +1,4 @@
-"""End-to-end tests of `gpu-validator watch` (issue 11 item 7, gpu-operator #2685): after the
+"""End-to-end tests of `gpu-validator watch` (gpu-operator #2685): after the
 chain has passed, a driver container restart (.driver-ctr-ready and the device nodes removed, then
 recreated) or a lost device node takes the markers away within a second and a re-validation in
 place brings them back, with the chain invariant held at every instant a reader looks."""
@@ -232,6 +232,86 @@ class TestDeviceNode(WatchTestCase):
         self.assertEqual(self.counters(), {})
 
 
+class TestGpuLost(WatchTestCase):
+    """A GPU falls off the bus (Xid 79, then NVML answers GPU_IS_LOST) while the node files stay as
+    they were: the watcher's GPU health probe (NVML event set + per-GPU probe) removes the markers
+    downstream first, the re-run's driver check names the GPU (index, UUID, bus id, Xid), and the
+    chain is validated again once the fault is cleared."""
+
+    def mock_set(self, *args):
+        gvtest.run(["mock", "set", "--root", self.node.driver, *args], check=0)
+
+    def test_lost_gpu_invalidates_names_it_and_recovers(self):
+        # re-runs 3 s after the change, then 6 s later: the recovery below can only come from the
+        # probe seeing the GPU answer again, not from the backoff
+        self.start("--revalidate-backoff", "3", "--revalidate-max-backoff", "60")
+        uuids = self.node.read("driver-ready")["GPU_UUIDS"].split(",")
+        before = self.node.read("driver-ready")["GENERATION"]
+        r = self.reader()
+        time.sleep(0.05)
+        t0 = time.monotonic()
+        self.mock_set("--gpu", "1", "fault=fell-off-the-bus")
+        # the default probe interval is 1 s: the markers go within about a second, downstream first
+        self.wait_for(lambda: not self.node.exists("toolkit-ready") and not self.node.exists("driver-ready"), 3.0,
+                      "markers removed after the GPU was lost")
+        gone = r.seen(t0, False)
+        self.assertIsNotNone(gone)
+        self.assertLess(gone, 3.0)
+        self.wait_for(lambda: self.counters().get("GPU_LOST") == "1", 3, "the re-validation counted as gpu-lost")
+        # the watcher's line and the re-run's driver check both name the GPU: index, UUID, bus id, Xid
+        self.wait_for(lambda: f"gpu-lost: GPU 1 ({uuids[1]}" in self.logs(), 3, "the watcher naming the GPU")
+        def driver_lines():
+            return [ln for ln in self.logs().splitlines() if "driver: gpu-lost" in ln and "is lost" in ln]
+        self.wait_for(driver_lines, 10, "the driver check's failure naming the GPU")
+        line = driver_lines()[-1]
+        self.assertIn(f"GPU 1 ({uuids[1]}, ", line)
+        self.assertIn("bus id 00000000:", line)
+        self.assertIn("Xid 79", line)
+        # the attempt failed and published nothing
+        self.assertEqual(self.node.present(), [])
+        # the fault is cleared: the probe (every second) sees the GPU answer again and brings the
+        # next attempt forward (the backoff would wait another 4.8 s at least)
+        t1 = time.monotonic()
+        self.mock_set("--clear")
+        self.wait_for(lambda: self.node.exists("toolkit-ready"), 2.5, "markers back once the GPU answers again")
+        self.assertIsNotNone(r.seen(t1, True))
+        self.assertIn("GPU health: every GPU answers again", self.logs())
+        time.sleep(0.05)
+        r.stop.set()
+        r.join()
+        self.assertEqual(r.violations, [])
+        self.assertEqual(chain.invariant_violations(self.node.status, self.node.boot), [])
+        self.assertNotEqual(self.node.read("driver-ready")["GENERATION"], before)
+        self.assertEqual(self.counters().get("GPU_LOST"), "1")
+        self.assertEqual(self.counters().get("XID"), "0")
+        self.assertIsNone(self.proc.poll())
+
+    def test_critical_xid_revalidates_application_xid_does_not(self):
+        self.start()
+        xid_file = os.path.join(self.node.driver, "usr", "lib64", "nvml-mock.xid")
+        g = self.node.read("driver-ready")["GENERATION"]
+        with open(xid_file, "a") as f:
+            f.write("0 13\n")  # graphics engine exception: an application error (skipped, as the device plugin)
+        time.sleep(2.5)
+        self.assertEqual(self.node.read("driver-ready")["GENERATION"], g)
+        self.assertEqual(self.counters(), {})
+        with open(xid_file, "a") as f:
+            f.write("0 48\n")  # double bit ECC error: the GPU is re-validated
+        self.wait_for(lambda: self.counters().get("XID") == "1", 4, "the re-validation counted as xid")
+        self.assertIn("xid: GPU 0 (", self.logs())
+        self.assertIn("Xid 48", self.logs())
+        self.wait_for(lambda: self.node.exists("toolkit-ready") and
+                      self.node.read("driver-ready")["GENERATION"] != g, 20, "re-validated")
+
+    def test_probe_off_sees_nothing(self):
+        self.start("--gpu-health-interval", "0")
+        g = self.node.read("driver-ready")["GENERATION"]
+        self.mock_set("--gpu", "1", "lost=true")
+        time.sleep(2.5)
+        self.assertEqual(self.node.read("driver-ready")["GENERATION"], g)
+        self.assertEqual(self.counters(), {})
+
+
 class TestGeneration(WatchTestCase):
     def test_driver_ready_republished_by_someone_else_revalidates_downstream(self):
         self.start()
@@ -258,7 +338,7 @@ class TestMetrics(WatchTestCase):
         self.wait_for(lambda: self.node.exists("toolkit-ready"), 20, "re-validated")
         page = exp.request()[2]
         for reason, n in (("driver-container-restart", 1), ("device-node-removed", 0),
-                          ("driver-root-changed", 0), ("generation-changed", 0)):
+                          ("driver-root-changed", 0), ("generation-changed", 0), ("gpu-lost", 0), ("xid", 0)):
             self.assertIn(f'gpu_validator_revalidations_total{{node="node-a",reason="{reason}"}} {n}\n', page)
         self.assertIn('gpu_operator_node_toolkit_ready{node="node-a"} 1\n', page)
 

@@ -1,5 +1,5 @@
-"""End-to-end tests of the sandbox, vGPU and GPUDirect components (issue 11
-items 1 and 2): the real binary on sysfs fixture trees built here, laid out
+"""End-to-end tests of the sandbox, vGPU and GPUDirect components (docs/components.md):
+the real binary on sysfs fixture trees built here, laid out
 as the kernel does (devices under devices/pci0000:00, bus/pci/devices links,
 driver and physfn links, mdev types, parents and devices, module folders)."""
 import os
@@ -467,7 +467,7 @@ class TestGpuDirect(SandboxTestCase):
 
 
 class TestAssumeReady(SandboxTestCase):
-    """issue 11 item 5: a component provided outside (GKE COS toolkit, gpu-operator #1460)."""
+    """A component provided outside the validator (GKE COS toolkit, gpu-operator #1460)."""
 
     def setUp(self):
         super().setUp()

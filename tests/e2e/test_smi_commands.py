@@ -1,4 +1,4 @@
-"""The nvidia-smi commands people type (issue 24 items 10 and 11; docs/nvidia-smi.md).
+"""The nvidia-smi commands people type (docs/nvidia-smi.md).
 
 topo -m, mig -lgip/-lgi/-lci/-lcip, -q -d, --query-compute-apps, dmon/pmon -c,
 -l/-lms, nvlink -s, -pm/-r (refused for a user who is not root, as the real

@@ -1,4 +1,4 @@
-"""Every static leaf of each real `nvidia-smi -q -x` capture against our nvidia-smi (issue 22 item 3).
+"""Every static leaf of each real `nvidia-smi -q -x` capture against our nvidia-smi.
 
 For each capture in shared/cases/nvidia-smi/ whose board has a built-in profile, our profile of that
 board runs on the capture's driver version (which picks the driver branch's elements), with the

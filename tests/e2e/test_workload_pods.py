@@ -480,7 +480,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         self.assertEqual(gvtest.read_marker(self.marker("plugin-ready"))["DEVICE_PLUGIN_DEVICES"], "1")
 
     def test_fr08_device_plugin_disabled_skips_on_purpose_and_records_it(self):
-        # issue 11 item 5: skipped on purpose, recorded, and the chain treats it as complete
+        # the device plugin not deployed here: skipped on purpose, recorded, and the chain treats it as complete
         self.gpu_node(labels={"nvidia.com/gpu.deploy.device-plugin": "false"}, capacity={}, allocatable={})
         p = self.gv("plugin", CAPACITY_WAIT_SECONDS="30")
         self.assertEqual(p.returncode, 0, self.out(p))
@@ -497,7 +497,7 @@ class WorkloadPodsTest(ChartApiTestCase):
         st = gvtest.run(["status", "--output-dir", self.vdir], env=self.env())
         self.assertRegex(st.stdout, r"plugin-ready\s+ready\s+\S+\s+SKIPPED \(")
 
-    # -- issue 11: node labels of the sandbox and GPUDirect components -------------------------
+    # -- node labels of the sandbox and GPUDirect components ----------------------------------
     def sandbox(self, component, *extra, **env):
         sysfs = self.path("sys")
         os.makedirs(os.path.join(sysfs, "bus/pci/devices"), exist_ok=True)
@@ -555,7 +555,7 @@ class WorkloadPodsTest(ChartApiTestCase):
 
     def test_node_deleted_ends_capacity_wait_at_once(self):
         """The Node is deleted while the plugin waits for GPU capacity: the wait ends at once with
-        a clear verdict, not after the whole bound (issue 12)."""
+        a clear verdict, not after the whole bound."""
         self.gpu_node(capacity={}, allocatable={})
         proc = self.gv_background("plugin", CAPACITY_WAIT_SECONDS="60", WITH_WORKLOAD="false")
         time.sleep(1.0)

@@ -15,8 +15,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const keys[GV_REVAL__MAX] = { "DRIVER_CONTAINER_RESTART", "DEVICE_NODE_REMOVED",
-                                                 "DRIVER_ROOT_CHANGED", "GENERATION_CHANGED" };
+/* The file's keys in enum order; the assertion below fails the build when a reason is added here
+ * but not in the enum, or the other way round. */
+static const char *const keys[] = { "DRIVER_CONTAINER_RESTART", "DEVICE_NODE_REMOVED", "DRIVER_ROOT_CHANGED",
+                                    "GENERATION_CHANGED",       "GPU_LOST",            "XID" };
+_Static_assert(sizeof(keys) / sizeof(keys[0]) == GV_REVAL__MAX, "one key per revalidation reason");
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

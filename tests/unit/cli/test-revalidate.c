@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/revalidate.h"
@@ -129,6 +131,45 @@ static void test_delay_doubles_caps_and_respects_the_rate_limit(void **unused)
         assert_int_equal(gv_reval_delay_ms(1, 2, 10, 0, 10, 60000), 2000);
 }
 
+static void test_ignored_xids_parse(void **state)
+{
+        (void) state;
+        bool all = true;
+        unsigned *v = NULL;
+        size_t n = 9;
+        gv_error_t *err = NULL;
+        assert_int_equal(gv_reval_parse_xids("X", "63,64", &all, &v, &n, &err), 0);
+        assert_false(all);
+        assert_int_equal(n, 2);
+        assert_int_equal(v[0], 63);
+        assert_int_equal(v[1], 64);
+        free(v);
+        /* spaces, repeated and trailing separators; the largest Xid */
+        assert_int_equal(gv_reval_parse_xids("X", " 48 ,, 4294967295, ", &all, &v, &n, &err), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(v[1], 4294967295u);
+        free(v);
+        /* empty: an empty list, no allocation */
+        assert_int_equal(gv_reval_parse_xids("X", "", &all, &v, &n, &err), 0);
+        assert_null(v);
+        assert_int_equal(n, 0);
+        assert_int_equal(gv_reval_parse_xids("X", " , ", &all, &v, &n, &err), 0);
+        assert_int_equal(n, 0);
+        assert_int_equal(gv_reval_parse_xids("X", "all", &all, &v, &n, &err), 0);
+        assert_true(all);
+        assert_null(v);
+        /* refused: names the item, nothing returned */
+        const char *bad[] = { "63,x", "0", "-1", "4294967296", "all,63", "6 3a", "+5", NULL };
+        for (const char **b = bad; *b; b++) {
+                assert_int_equal(gv_reval_parse_xids("GPU_HEALTH_IGNORE_XIDS", *b, &all, &v, &n, &err), -EINVAL);
+                assert_null(v);
+                assert_int_equal(n, 0);
+                assert_non_null(strstr(err->msg, "GPU_HEALTH_IGNORE_XIDS"));
+                assert_non_null(strstr(err->msg, "is not an Xid"));
+                gv_error_free(&err);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -138,6 +179,7 @@ int main(void)
                 cmocka_unit_test(test_device_nodes),
                 cmocka_unit_test(test_library_and_generation),
                 cmocka_unit_test(test_delay_doubles_caps_and_respects_the_rate_limit),
+                cmocka_unit_test(test_ignored_xids_parse),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

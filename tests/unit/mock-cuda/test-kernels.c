@@ -7,7 +7,8 @@
  * zstd-compressed PTX and as one with plain PTX, each result compared with
  * the same computation in plain C.  Then what a real driver refuses (a
  * fatbin with only SASS, PTX for a newer GPU, a .version newer than the
- * driver's CUDA), cuGetProcAddress, streams and events, and the error table.
+ * driver's CUDA), cuGetProcAddress, streams and events, the error table, and
+ * modules loaded from files.
  *
  * The library keeps process-wide state from cuInit on, as the real driver
  * does, so each case runs in a forked child with its own environment.
@@ -607,6 +608,82 @@ static void test_globals_and_libraries(void **state)
         in_child(globals_and_libraries, "a100-cuda-13.5.yaml");
 }
 
+/* @text written to a new temporary file; its path (the caller unlinks and frees it). */
+static char *temp_file(const char *text, size_t len)
+{
+        char *path = NULL;
+        const char *dir = getenv("TMPDIR");
+        CHECK(asprintf(&path, "%s/test-kernels-XXXXXX", dir && *dir ? dir : "/tmp") > 0);
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        CHECK(write(fd, text, len) == (ssize_t) len);
+        CHECK(close(fd) == 0);
+        return path;
+}
+
+/*
+ * cuModuleLoad and cuLibraryLoadFromFile read the file whole: PTX text, and (with nvcc) a fatbin,
+ * binary with NUL bytes inside; a missing file is CUDA_ERROR_FILE_NOT_FOUND.
+ */
+static void modules_from_files(gv_cuda_t *cu)
+{
+        char *path = temp_file(globals_ptx, sizeof(globals_ptx) - 1);
+        CUmodule m = NULL;
+        CHECK_EQ(cu->cuModuleLoad(&m, path), CUDA_SUCCESS);
+        CUfunction f = kernel(cu, m, "scale");
+        CHECK(f != NULL);
+        CHECK_EQ(cu->cuModuleUnload(m), CUDA_SUCCESS);
+        CUlibrary lib;
+        CUkernel k;
+        CHECK_EQ(cu->cuLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
+        CHECK_EQ(cu->cuLibraryGetKernel(&k, lib, "scale"), CUDA_SUCCESS);
+        CHECK_EQ(cu->cuLibraryUnload(lib), CUDA_SUCCESS);
+        CHECK(unlink(path) == 0);
+        CHECK_EQ(cu->cuModuleLoad(&m, path), CUDA_ERROR_FILE_NOT_FOUND);
+        CHECK_EQ(cu->cuLibraryLoadFromFile(&lib, path, NULL, NULL, 0, NULL, NULL, 0), CUDA_ERROR_FILE_NOT_FOUND);
+        CHECK_EQ(cu->cuModuleLoad(&m, NULL), CUDA_ERROR_INVALID_VALUE);
+        free(path);
+        if (fatbin_zstd) {
+                CHECK_EQ(cu->cuModuleLoad(&m, fatbin_zstd), CUDA_SUCCESS);
+                check_vector_add(cu, m);
+                CHECK_EQ(cu->cuModuleUnload(m), CUDA_SUCCESS);
+        }
+}
+
+static void test_modules_from_files(void **state)
+{
+        (void) state;
+        in_child(modules_from_files, "a100-cuda-13.5.yaml");
+}
+
+/* The context queries: a context named or the current one; a context that is not live is CUDA_ERROR_INVALID_CONTEXT. */
+static void context_queries(gv_cuda_t *cu)
+{
+        unsigned version = 0;
+        CUdevice dev = -1;
+        CHECK_EQ(cu->cuCtxGetApiVersion(NULL, &version), CUDA_SUCCESS);
+        CHECK_EQ(version, 3020);
+        CHECK_EQ(cu->cuCtxGetApiVersion(NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+        CHECK_EQ(cu->cuCtxGetDevice_v2(&dev, NULL), CUDA_SUCCESS);
+        CHECK_EQ(dev, 0);
+        CUcontext ctx = NULL;
+        CHECK_EQ(cu->cuCtxCreate_v4(&ctx, NULL, 0, 1), CUDA_SUCCESS);
+        CHECK_EQ(cu->cuCtxGetDevice_v2(&dev, ctx), CUDA_SUCCESS);
+        CHECK_EQ(dev, 1);
+        version = 0;
+        CHECK_EQ(cu->cuCtxGetApiVersion(ctx, &version), CUDA_SUCCESS);
+        CHECK_EQ(version, 3020);
+        CHECK_EQ(cu->cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
+        CHECK_EQ(cu->cuCtxGetApiVersion(ctx, &version), CUDA_ERROR_INVALID_CONTEXT);
+        CHECK_EQ(cu->cuCtxGetDevice_v2(&dev, ctx), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+static void test_context_queries(void **state)
+{
+        (void) state;
+        in_child(context_queries, "a100-cuda-13.5.yaml");
+}
+
 int main(int argc, char **argv)
 {
         if (argc < 3)
@@ -615,7 +692,9 @@ int main(int argc, char **argv)
         fixtures = argv[2];
         if (argc < 8) { /* without nvcc (tools/nvcc.sh install): the hand-written cases only */
                 printf("# nvcc is not installed (tools/nvcc.sh install): the nvcc-built kernels are not tested\n");
-                const struct CMUnitTest without_nvcc[] = { cmocka_unit_test(test_globals_and_libraries) };
+                const struct CMUnitTest without_nvcc[] = { cmocka_unit_test(test_globals_and_libraries),
+                                                           cmocka_unit_test(test_modules_from_files),
+                                                           cmocka_unit_test(test_context_queries) };
                 return cmocka_run_group_tests(without_nvcc, NULL, NULL);
         }
         ptx_path = argv[3];
@@ -628,6 +707,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_refusals),          cmocka_unit_test(test_refusals_r470),
                 cmocka_unit_test(test_proc_address),      cmocka_unit_test(test_streams_events),
                 cmocka_unit_test(test_errors_and_attributes), cmocka_unit_test(test_globals_and_libraries),
+                cmocka_unit_test(test_modules_from_files),    cmocka_unit_test(test_context_queries),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

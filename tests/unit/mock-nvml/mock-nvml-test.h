@@ -68,6 +68,21 @@ static inline void clear_mock_env(void)
                 unsetenv(vars[i]);
 }
 
+/*
+ * The start of a test program's main(): argv[1] the library, argv[2] the fixture folder.  Clears
+ * the mock's environment and opens the library into @a; 0, or 2 after a usage line.
+ */
+static inline int api_start(api_t *a, int argc, char **argv)
+{
+        if (argc < 3) {
+                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+                return 2;
+        }
+        clear_mock_env();
+        api_open(a, argv[1], argv[2]);
+        return 0;
+}
+
 /* Shuts the library down completely and clears the mock's environment. */
 static inline int api_reset(void **state)
 {
@@ -92,6 +107,21 @@ static inline nvmlDevice_t gpu(api_t *a, unsigned i)
         nvmlDevice_t d = NULL;
         assert_int_equal(a->nvmlDeviceGetHandleByIndex_v2(i, &d), NVML_SUCCESS);
         return d;
+}
+
+/* Whether @s is @prefix and 36 characters with dashes where a UUID has them (8-4-4-4-12): GPU-..., MIG-... */
+static inline bool uuid_shape(const char *s, const char *prefix)
+{
+        size_t pl = strlen(prefix);
+        if (strncmp(s, prefix, pl) != 0 || strlen(s) != pl + 36)
+                return false;
+        for (size_t i = pl; s[i]; i++) {
+                size_t k = i - pl;
+                bool dash = k == 8 || k == 13 || k == 18 || k == 23;
+                if (dash != (s[i] == '-'))
+                        return false;
+        }
+        return true;
 }
 
 #define API(state) ((api_t *) *(state))

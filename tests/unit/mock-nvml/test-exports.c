@@ -314,8 +314,8 @@ static void test_process_entries_v1_are_16_bytes(void **state)
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
 }
 
-/* Model facts the device plugin and feature discovery read (model-facts.c sources). */
-static void test_bar1_pcie_and_ci_profiles(void **state)
+/* Model facts the device plugin and feature discovery read (model-facts.c sources), on the built-in A100. */
+static void test_bar1_pcie_clocks_and_affinity(void **state)
 {
         api_t *a = API(state);
         unsetenv("MOCK_NVML_CONFIG"); /* the built-in default, a100-sxm4-40gb */
@@ -369,14 +369,20 @@ static void test_bar1_pcie_and_ci_profiles(void **state)
         assert_int_equal(nodes[0], 2UL); /* NUMA node 1 */
         assert_int_equal(a->nvmlDeviceGetCpuAffinity(d, 0, cpus), NVML_ERROR_INVALID_ARGUMENT);
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+}
 
-        /* Turing retires pages (the T4 capture: 0 pages, none pending) and remaps no rows */
+/* Turing retires pages (the T4 capture: 0 pages, none pending), remaps no rows and has a 256 MiB BAR1. */
+static void test_t4_retires_pages_and_remaps_no_rows(void **state)
+{
+        api_t *a = API(state);
+        nvmlBAR1Memory_t b;
+        unsigned c1, c2, c3, c4;
         char *t4 = NULL;
         assert_true(asprintf(&t4, "%s/mock/profiles/t4.yaml", getenv("GV_SOURCE_DIR")) > 0);
         setenv("MOCK_NVML_CONFIG", t4, 1);
         free(t4);
         assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
-        d = gpu(a, 0);
+        nvmlDevice_t d = gpu(a, 0);
         c1 = 9;
         assert_int_equal(a->nvmlDeviceGetRetiredPages(d, 0, &c1, NULL), NVML_SUCCESS);
         assert_int_equal(c1, 0);
@@ -384,7 +390,13 @@ static void test_bar1_pcie_and_ci_profiles(void **state)
         assert_int_equal(a->nvmlDeviceGetBAR1MemoryInfo(d, &b), NVML_SUCCESS);
         assert_int_equal(b.bar1Total, 256ULL << 20);
         assert_int_equal(a->nvmlShutdown(), NVML_SUCCESS);
+}
 
+/* Compute instance profiles of a GPU instance, the instance listings, and BAR1 of a MIG device. */
+static void test_compute_instance_profiles_and_listings(void **state)
+{
+        api_t *a = API(state);
+        nvmlBAR1Memory_t b;
         use_fixture(a, "mig-fr14.yaml");
         assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
         handles_t h = find_handles(a, true);
@@ -493,7 +505,7 @@ static nvmlReturn_t engine_util(api_t *a, nvmlDevice_t d, bool ofa, unsigned *ut
  * JPEG/OFA utilisation (0 % in the non-MIG captures, N/A with MIG on) and
  * the memory temperature field (HBM parts; N/A on GDDR ones).
  */
-static void test_client_getters_of_issue_10(void **state)
+static void test_getters_the_real_clients_read(void **state)
 {
         api_t *a = API(state);
         init_profile(a, "a100-sxm4-40gb");
@@ -678,12 +690,8 @@ static void test_process_utilization(void **state)
 
 int main(int argc, char **argv)
 {
-        if (argc < 3) {
-                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+        if (api_start(&api, argc, argv) != 0)
                 return 2;
-        }
-        clear_mock_env();
-        api_open(&api, argv[1], argv[2]);
         load_table(&api);
         const struct CMUnitTest tests[] = {
                 T(test_every_declared_function_is_exported),
@@ -692,8 +700,10 @@ int main(int argc, char **argv)
                 T(test_every_export_good_arguments_full_gpu),
                 T(test_every_export_good_arguments_mig),
                 T(test_process_entries_v1_are_16_bytes),
-                T(test_bar1_pcie_and_ci_profiles),
-                T(test_client_getters_of_issue_10),
+                T(test_bar1_pcie_clocks_and_affinity),
+                T(test_t4_retires_pages_and_remaps_no_rows),
+                T(test_compute_instance_profiles_and_listings),
+                T(test_getters_the_real_clients_read),
                 T(test_linux_getters_of_a_real_a100),
                 T(test_process_utilization),
         };

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mock-nvml-test.h"
+#include "../mock-state-file.h"
 
 static api_t api;
 
@@ -287,19 +288,6 @@ static void test_xid_control_file(void **state)
         unlink(path);
 }
 
-/* Replaces @path with @text the way `mock set` does (temporary file + rename), then lets 2 ms pass. */
-static void replace_state(const char *path, const char *text)
-{
-        char tmp[256];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        FILE *f = fopen(tmp, "w");
-        assert_non_null(f);
-        fputs(text, f);
-        assert_int_equal(fclose(f), 0);
-        assert_int_equal(rename(tmp, path), 0);
-        usleep(2000); /* the library looks at the file at most once a millisecond */
-}
-
 static void test_state_file_from_environment(void **state)
 {
         api_t *a = API(state);
@@ -307,7 +295,7 @@ static void test_state_file_from_environment(void **state)
         int fd = mkstemp(path);
         assert_true(fd >= 0);
         close(fd);
-        replace_state(path, "1 temperature_c=70\n");
+        th_replace_state(path, "1 temperature_c=70\n");
         setenv("MOCK_NVML_STATE_FILE", path, 1);
         assert_int_equal(a->nvmlInit_v2(), NVML_SUCCESS);
         nvmlDevice_t g0 = gpu(a, 0), g1 = gpu(a, 1);
@@ -318,12 +306,12 @@ static void test_state_file_from_environment(void **state)
         assert_int_equal(t, 33);
 
         /* A file that does not parse is ignored: the last good state stays. */
-        replace_state(path, "1 temperature_c=abc\n");
+        th_replace_state(path, "1 temperature_c=abc\n");
         assert_int_equal(a->nvmlDeviceGetTemperature(g1, NVML_TEMPERATURE_GPU, &t), NVML_SUCCESS);
         assert_int_equal(t, 70);
 
         /* A new state replaces the old one as a whole: GPU 1 is back at 33 before it is lost. */
-        replace_state(path, "1 lost=true\n0 ecc_uncorrected=3\n");
+        th_replace_state(path, "1 lost=true\n0 ecc_uncorrected=3\n");
         char name[96];
         assert_int_equal(a->nvmlDeviceGetName(g1, name, sizeof(name)), NVML_ERROR_GPU_IS_LOST);
         nvmlDevice_t h;
@@ -345,12 +333,8 @@ static void test_state_file_from_environment(void **state)
 
 int main(int argc, char **argv)
 {
-        if (argc < 3) {
-                fprintf(stderr, "usage: %s <libnvidia-ml.so.1> <fixture folder>\n", argv[0]);
+        if (api_start(&api, argc, argv) != 0)
                 return 2;
-        }
-        clear_mock_env();
-        api_open(&api, argv[1], argv[2]);
         const struct CMUnitTest tests[] = {
                 T(test_init_error_from_environment),
                 T(test_init_error_from_profile),
