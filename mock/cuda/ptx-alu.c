@@ -180,9 +180,9 @@ static bool alu3(worker_t *w, const ptx_ins_t *in, runset_t rs)
         switch (KEY(in->op, in->kind)) {
                 INT_ANY(OP_MAD_LO, A[t] * B[t] + C[t]); break;
         case KEY(OP_MAD_WIDE, K_U16): FOR(D[t] = (uint32_t) ((uint16_t) A[t] * (uint32_t) (uint16_t) B[t] + (uint32_t) C[t])); break;
-        case KEY(OP_MAD_WIDE, K_S16): FOR(D[t] = (uint32_t) ((int32_t) (int16_t) A[t] * (int16_t) B[t] + (int32_t) C[t])); break;
+        case KEY(OP_MAD_WIDE, K_S16): FOR(D[t] = (uint32_t) ((int32_t) (int16_t) A[t] * (int16_t) B[t]) + (uint32_t) C[t]); break;
         case KEY(OP_MAD_WIDE, K_U32): FOR(D[t] = (uint64_t) (uint32_t) A[t] * (uint32_t) B[t] + C[t]); break;
-        case KEY(OP_MAD_WIDE, K_S32): FOR(D[t] = (uint64_t) ((int64_t) (int32_t) A[t] * (int32_t) B[t] + (int64_t) C[t])); break;
+        case KEY(OP_MAD_WIDE, K_S32): FOR(D[t] = (uint64_t) ((int64_t) (int32_t) A[t] * (int32_t) B[t]) + C[t]); break;
         case KEY(OP_MAD_HI, K_U32): FOR(D[t] = (uint32_t) ((((uint64_t) (uint32_t) A[t] * (uint32_t) B[t]) >> 32) + C[t])); break;
         case KEY(OP_MAD_HI, K_S32): FOR(D[t] = (uint32_t) ((((int64_t) (int32_t) A[t] * (int32_t) B[t]) >> 32) + (int32_t) C[t])); break;
         case KEY(OP_MAD_HI, K_U64): FOR(D[t] = (uint64_t) (((unsigned __int128) A[t] * B[t]) >> 64) + C[t]); break;
@@ -311,7 +311,7 @@ static bool alu1(worker_t *w, const ptx_ins_t *in, runset_t rs)
         unsigned bits = 8 * ptx_kind_bytes(k);
         switch (in->op) {
         case OP_NEG: FOR(D[t] = trunc_kind(0 - A[t], k)); return true;
-        case OP_ABS: FOR({ int64_t v = sval(A[t], k); D[t] = trunc_kind((uint64_t) (v < 0 ? -v : v), k); }); return true;
+        case OP_ABS: FOR({ int64_t v = sval(A[t], k); D[t] = trunc_kind(v < 0 ? 0 - (uint64_t) v : (uint64_t) v, k); }); return true;
         case OP_NOT: FOR(D[t] = trunc_kind(~A[t], k)); return true;
         case OP_CNOT: FOR(D[t] = trunc_kind(A[t], k) == 0); return true;
         case OP_POPC: FOR(D[t] = (uint32_t) __builtin_popcountll(trunc_kind(A[t], k))); return true;

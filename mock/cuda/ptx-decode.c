@@ -284,7 +284,7 @@ static int decode_setp(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_
         if (no == 4 && m->bop == BOOL_NONE)
                 return ptx_perr(ps, "setp with 4 operands needs .and, .or or .xor");
         in->d[0] = ptx_dst(ps, &o[0]);
-        in->d[1] = o[0].pair;
+        in->d[1] = ptx_dst_slot(ps, o[0].pair);
         in->a = ptx_src(ps, &o[1], m->k[0]);
         in->b = ptx_src(ps, &o[2], m->k[0]);
         if (no == 4) {
@@ -308,7 +308,7 @@ static int decode_mov(parser_t *ps, ptx_ins_t *in, const mods_t *m, const opnd_t
                 in->aux2 = (uint8_t) v->nvec;
                 for (int i = 0; i < v->nvec; i++) {
                         if (in->op == OP_UNPACK)
-                                in->d[i] = v->vec[i];
+                                in->d[i] = ptx_dst_slot(ps, v->vec[i]);
                         else if ((in->s[i] = v->vec[i]) < 0)
                                 return ptx_perr(ps, "'_' is not a source");
                 }
@@ -410,7 +410,7 @@ static int decode_memory(parser_t *ps, ptx_ins_t *in, const tok_t *op, size_t bn
                 return ptx_perr(ps, "%.*s: the value does not match the vector width", (int) bn, op->s);
         for (int i = 0; i < n; i++) {
                 if (ld) {
-                        in->d[i] = n > 1 ? val->vec[i] : ptx_dst(ps, val);
+                        in->d[i] = n > 1 ? ptx_dst_slot(ps, val->vec[i]) : ptx_dst(ps, val);
                 } else if (n > 1) {
                         if ((in->s[i] = val->vec[i]) < 0)
                                 return ptx_perr(ps, "'_' is not a source");

@@ -23,6 +23,7 @@ typedef struct grid {
         const gv_ptx_launch_t *l;
         uint64_t blocks;
         _Atomic uint64_t next;     /* the next block to run */
+        uint64_t chunk;            /* consecutive blocks a worker takes at once */
         atomic_bool stop;          /* a worker faulted */
         pthread_mutex_t lock;      /* guards the fault fields */
         gv_ptx_fault_t fault;
@@ -30,6 +31,18 @@ typedef struct grid {
         uint64_t fault_addr;
         _Atomic uint64_t executed; /* thread-instructions */
 } grid_t;
+
+/*
+ * What the interpreter knows of the values of a slot across the block
+ * (ptx-shape.c): when @affine, thread t holds base + stride * t (mod 2^64);
+ * stride 0 is a uniform value.  When @lazy (only with @affine) the row is
+ * not written but for its two ends, threads 0 and n - 1, which every slot's
+ * row always holds; otherwise the row holds every thread's value.
+ */
+typedef struct shape {
+        uint64_t base, stride;
+        bool affine, lazy;
+} shape_t;
 
 /* One worker: a block's registers and windows, reused for each block it runs. */
 typedef struct worker {
@@ -39,7 +52,9 @@ typedef struct worker {
         uint32_t n;                /* threads per block */
         size_t sink;               /* the slot `_` writes to */
         uint64_t *R;               /* (n_slots + 1) rows of n */
-        uint32_t *pc, *act, *tmp;
+        uint32_t *pc, *tmp;
+        const uint32_t *act;       /* the active threads, in order: iota, or list */
+        uint32_t *iota, *list;     /* 0, 1, ... n - 1; resched()'s list */
         uint8_t *alive;
         uint32_t nact, nalive, P, next_wait;
         bool dense;
@@ -49,7 +64,9 @@ typedef struct worker {
         size_t local_bytes;
         uint64_t lo, hi;           /* the last global range that checked out */
         uint64_t *rlo, *rhi;       /* the same, per instruction (by PC) */
-        bool *uniform;             /* by slot: the same value in every thread (a constant) */
+        shape_t *sh;               /* by slot (ptx-shape.c) */
+        size_t probe;              /* the first of 4 scratch rows after the sink (ptx-shape.c) */
+        bool plain;                /* gv_ptx_launch_t.plain: no shapes, every instruction on rows */
         gv_ptx_fault_t fault;
         uint64_t fault_addr;
         uint64_t executed;
@@ -132,10 +149,19 @@ typedef struct runset {
         uint32_t cnt;
 } runset_t;
 
+/* ptx_shape_fill - writes the whole row of lazy slot @s from its shape (it stays affine; ptx-shape.c). */
+void ptx_shape_fill(worker_t *w, int32_t s);
+
 static inline runset_t runset(worker_t *w, const ptx_ins_t *in)
 {
+        runset_t all = w->dense ? (runset_t) { NULL, w->n } : (runset_t) { w->act, w->nact };
         if (in->guard < 0)
-                return w->dense ? (runset_t) { NULL, w->n } : (runset_t) { w->act, w->nact };
+                return all;
+        const shape_t *g = &w->sh[in->guard];
+        if (g->affine && g->stride == 0) /* a uniform predicate: all or none */
+                return ((g->base & 1) ^ in->gneg) ? all : (runset_t) { w->tmp, 0 };
+        if (g->lazy)
+                ptx_shape_fill(w, in->guard);
         const uint64_t *G = w->R + (size_t) in->guard * w->n;
         uint32_t k = 0;
         uint64_t neg = in->gneg;
@@ -163,6 +189,67 @@ static inline runset_t runset(worker_t *w, const ptx_ins_t *in)
 
 #define ROW(s) (w->R + (size_t) ((s) < 0 ? w->sink : (size_t) (s)) * w->n)
 #define KEY(op, k) ((unsigned) (op) << 4 | (unsigned) (k))
+
+/* The slots @in writes: up to 4 into @out (the sink `_` left out); how many. */
+static inline int ptx_dests(const ptx_ins_t *in, int32_t out[4])
+{
+        int n = 0;
+        switch (in->op) {
+        case OP_ST:
+        case OP_RED:
+        case OP_BRA:
+        case OP_EXIT:
+        case OP_BAR:
+        case OP_TRAP:
+        case OP_NOP:
+        case OP_UNSUPPORTED:
+                return 0;
+        default:
+                for (int i = 0; i < 4; i++)
+                        if (in->d[i] >= 0)
+                                out[n++] = in->d[i];
+                return n;
+        }
+}
+
+/* The slots @in reads, its guard left out: up to 7 into @out; how many. */
+static inline int ptx_sources(const ptx_ins_t *in, int32_t out[7])
+{
+        int n = 0;
+        const int32_t all[7] = { in->a, in->b, in->c, in->s[0], in->s[1], in->s[2], in->s[3] };
+        for (int i = 0; i < 7; i++)
+                if (all[i] >= 0)
+                        out[n++] = all[i];
+        return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* shapes: uniform and affine values (ptx-shape.c)                     */
+
+/* ptx_shape_set - @s (>= 0) now holds base + stride * t in every thread: its ends written, the rest lazy. */
+void ptx_shape_set(worker_t *w, int32_t s, uint64_t base, uint64_t stride);
+
+/* ptx_shape_written - @d (may be the sink, -1) is about to be written on rows over @rs. */
+void ptx_shape_written(worker_t *w, int32_t d, runset_t rs);
+
+/*
+ * ptx_shape_rows - before @in runs on rows over @rs: its sources' rows
+ * written, and its destinations plain rows from now on (a lazy one written
+ * first when @rs leaves out a live thread, which keeps its value).
+ */
+void ptx_shape_rows(worker_t *w, const ptx_ins_t *in, runset_t rs);
+
+/*
+ * ptx_shape_alu - runs arithmetic, logic, setp, selp, cvt, mov and the like
+ * without rows when @rs is every live thread and the sources are uniform
+ * (any such instruction: run once) or affine (add, sub, mul, mad, shl,
+ * mul.wide, mad.wide, integer cvt, mov, cvta, when the result is affine
+ * too).  False when it did not run @in: run it on rows.
+ */
+bool ptx_shape_alu(worker_t *w, const ptx_ins_t *in, runset_t rs);
+
+/* ptx_shape_detect - marks @s affine when its (written) row is. */
+void ptx_shape_detect(worker_t *w, int32_t s);
 
 /*
  * ptx_fold - a copy of @f's code with the copies folded away when @f has no

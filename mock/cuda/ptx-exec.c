@@ -48,10 +48,15 @@ static void resched(worker_t *w)
                         next = p;
                 }
         }
-        w->nact = 0;
-        for (uint32_t t = 0; t < w->n; t++)
-                if (w->alive[t] && w->pc[t] == lo)
-                        w->act[w->nact++] = t;
+        uint32_t *list = w->list, k = 0;
+        const uint8_t *alive = w->alive;
+        const uint32_t *pc = w->pc;
+        for (uint32_t t = 0; t < w->n; t++) {
+                list[k] = t;
+                k += alive[t] && pc[t] == lo;
+        }
+        w->act = list;
+        w->nact = k;
         w->P = lo;
         w->next_wait = next;
         w->dense = w->nact == w->n;
@@ -64,21 +69,35 @@ static void settle(worker_t *w, uint32_t pc)
                 w->pc[w->act[i]] = pc;
 }
 
+/* How many of the active threads take branch @in (its guard is a row or uniform). */
+static uint32_t taken_count(worker_t *w, const ptx_ins_t *in)
+{
+        const shape_t *g = &w->sh[in->guard];
+        uint64_t neg = in->gneg;
+        if (g->affine && g->stride == 0)
+                return ((g->base & 1) ^ neg) ? w->nact : 0;
+        if (g->lazy)
+                ptx_shape_fill(w, in->guard);
+        const uint64_t *G = ROW(in->guard);
+        uint32_t n = 0;
+        if (w->dense) {
+                for (uint32_t t = 0; t < w->n; t++)
+                        n += (uint32_t) ((G[t] & 1) ^ neg);
+        } else {
+                for (uint32_t i = 0; i < w->nact; i++)
+                        n += (uint32_t) ((G[w->act[i]] & 1) ^ neg);
+        }
+        return n;
+}
+
 static void branch(worker_t *w, const ptx_ins_t *in)
 {
         uint32_t target = in->target;
         if (in->guard >= 0) {
-                const uint64_t *G = ROW(in->guard);
-                uint64_t neg = in->gneg;
-                uint32_t taken = 0;
-                if (w->dense) {
-                        for (uint32_t t = 0; t < w->n; t++)
-                                taken += (uint32_t) ((G[t] & 1) ^ neg);
-                } else {
-                        for (uint32_t i = 0; i < w->nact; i++)
-                                taken += (uint32_t) ((G[w->act[i]] & 1) ^ neg);
-                }
+                uint32_t taken = taken_count(w, in);
                 if (taken != 0 && taken != w->nact) { /* the threads part: each waits at its own PC */
+                        const uint64_t *G = ROW(in->guard);
+                        uint64_t neg = in->gneg;
                         for (uint32_t i = 0; i < w->nact; i++) {
                                 uint32_t t = w->act[i];
                                 w->pc[t] = ((G[t] & 1) ^ neg) ? target : w->P + 1;
@@ -100,15 +119,38 @@ static void branch(worker_t *w, const ptx_ins_t *in)
 /* ret / exit: the threads it applies to are done; false when the block is. */
 static bool finish(worker_t *w, runset_t rs)
 {
-        FOR({
-                w->alive[t] = 0;
-                w->nalive--;
-        });
+        uint8_t *alive = w->alive;
+        if (!rs.list)
+                memset(alive, 0, rs.cnt);
+        else
+                for (uint32_t i = 0; i < rs.cnt; i++)
+                        alive[rs.list[i]] = 0;
+        w->nalive -= rs.cnt;
         if (w->nalive == 0)
                 return false;
         settle(w, w->P + 1); /* the dead ones are skipped by resched() */
         resched(w);
         return true;
+}
+
+/* An arithmetic, logic, comparison or data-movement instruction on rows; false on a fault. */
+static bool alu_rows(worker_t *w, const ptx_ins_t *in, runset_t rs)
+{
+        ptx_shape_rows(w, in, rs);
+        switch (in->op) {
+        case OP_SETP:
+                ptx_setp(w, in, rs);
+                return true;
+        case OP_PACK:
+        case OP_UNPACK:
+                ptx_pack(w, in, rs);
+                return true;
+        default:
+                if (ptx_alu(w, in, rs))
+                        return true;
+                fault(w, GV_PTX_UNSUPPORTED, 0);
+                return false;
+        }
 }
 
 /* Runs the block whose registers and windows are set up; false on a fault. */
@@ -118,10 +160,8 @@ static bool run_block(worker_t *w)
         w->nact = w->nalive = w->n;
         w->dense = true;
         w->next_wait = UINT32_MAX;
-        for (uint32_t t = 0; t < w->n; t++) {
-                w->act[t] = t;
-                w->alive[t] = 1;
-        }
+        w->act = w->iota;
+        memset(w->alive, 1, w->n);
         uint64_t executed = 0;
         for (;;) {
                 const ptx_ins_t *in = &w->code[w->P];
@@ -152,13 +192,6 @@ static bool run_block(worker_t *w)
                         fault(w, GV_PTX_UNSUPPORTED, 0);
                         ok = false;
                         break;
-                case OP_SETP:
-                        ptx_setp(w, in, rs);
-                        break;
-                case OP_PACK:
-                case OP_UNPACK:
-                        ptx_pack(w, in, rs);
-                        break;
                 case OP_LD:
                 case OP_ST:
                 case OP_ATOM:
@@ -166,9 +199,7 @@ static bool run_block(worker_t *w)
                         ok = ptx_memory(w, in, rs);
                         break;
                 default:
-                        ok = ptx_alu(w, in, rs);
-                        if (!ok)
-                                fault(w, GV_PTX_UNSUPPORTED, 0);
+                        ok = ptx_shape_alu(w, in, rs) || alu_rows(w, in, rs);
                         break;
                 }
                 if (!ok) {
@@ -244,12 +275,17 @@ static void fill_specials(worker_t *w, const uint64_t b[3], bool block_only)
                 if (block_only != per_block(fl->what))
                         continue;
                 if (block_only) { /* the same in every thread of the block */
-                        fill_row(w, fl->slot, special(w, fl->what, 0, b));
+                        if (w->plain)
+                                fill_row(w, fl->slot, special(w, fl->what, 0, b));
+                        else
+                                ptx_shape_set(w, fl->slot, special(w, fl->what, 0, b), 0);
                         continue;
                 }
                 uint64_t *r = ROW(fl->slot);
                 for (uint32_t t = 0; t < w->n; t++)
                         r[t] = special(w, fl->what, t, b);
+                if (!w->plain) /* %tid.x of a one-dimensional block, %ntid.x ... */
+                        ptx_shape_detect(w, fl->slot);
         }
 }
 
@@ -257,14 +293,15 @@ static void worker_free(worker_t *w)
 {
         free(w->R);
         free(w->pc);
-        free(w->act);
+        free(w->iota);
+        free(w->list);
         free(w->tmp);
         free(w->alive);
         free(w->shared);
         free(w->local);
         free(w->rlo);
         free(w->rhi);
-        free(w->uniform);
+        free(w->sh);
 }
 
 /* Allocates a worker's block state; false on OOM. */
@@ -276,24 +313,30 @@ static bool worker_init(worker_t *w, grid_t *g)
         w->sink = g->f->n_slots;
         w->shared_bytes = g->f->shared_static + l->dynamic_shared;
         w->local_bytes = (g->f->local_bytes + 15) / 16 * 16;
-        w->R = calloc((g->f->n_slots + 1) * (size_t) w->n, sizeof(uint64_t));
+        w->probe = w->sink + 1;
+        w->plain = l->plain;
+        w->R = calloc((g->f->n_slots + 5) * (size_t) w->n, sizeof(uint64_t)); /* slots, sink, 4 scratch */
         w->pc = calloc(w->n, sizeof(uint32_t));
-        w->act = calloc(w->n, sizeof(uint32_t));
+        w->iota = calloc(w->n, sizeof(uint32_t));
+        w->list = calloc(w->n, sizeof(uint32_t));
         w->tmp = calloc(w->n, sizeof(uint32_t));
         w->alive = calloc(w->n, 1);
         w->shared = calloc(w->shared_bytes ? w->shared_bytes : 1, 1);
         w->local = calloc(w->local_bytes ? w->local_bytes * w->n : 1, 1);
         w->rlo = calloc(g->f->n_code, sizeof(uint64_t));
         w->rhi = calloc(g->f->n_code, sizeof(uint64_t));
-        w->uniform = calloc(g->f->n_slots + 1, sizeof(bool));
-        if (!w->R || !w->pc || !w->act || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi ||
-            !w->uniform) {
+        w->sh = calloc(g->f->n_slots + 5, sizeof(shape_t));
+        if (!w->R || !w->pc || !w->iota || !w->list || !w->tmp || !w->alive || !w->shared || !w->local || !w->rlo || !w->rhi ||
+            !w->sh) {
                 worker_free(w);
                 return false;
         }
+        for (uint32_t t = 0; t < w->n; t++)
+                w->iota[t] = t;
         for (size_t i = 0; i < g->f->n_const; i++) {
                 fill_row(w, g->f->const_slot[i], g->f->const_val[i]);
-                w->uniform[g->f->const_slot[i]] = true;
+                if (!w->plain)
+                        w->sh[g->f->const_slot[i]] = (shape_t) { .base = g->f->const_val[i], .affine = true };
         }
         fill_specials(w, (const uint64_t[3]) { 0, 0, 0 }, false);
         return true;
@@ -324,8 +367,11 @@ static void *work(void *arg)
                 return NULL;
         }
         const gv_ptx_launch_t *l = g->l;
-        for (;;) {
-                uint64_t id = atomic_fetch_add(&g->next, 1);
+        for (uint64_t id = 0, end = 0;; id++) {
+                if (id == end) { /* consecutive blocks: each worker streams through its own part of memory */
+                        id = atomic_fetch_add(&g->next, g->chunk);
+                        end = id + g->chunk;
+                }
                 if (id >= g->blocks || atomic_load(&g->stop))
                         break;
                 uint64_t b[3] = { id % l->grid[0], (id / l->grid[0]) % l->grid[1],
@@ -378,6 +424,9 @@ gv_ptx_fault_t gv_ptx_run(const gv_ptx_func_t *f, const gv_ptx_launch_t *l, char
                 n = g.blocks;
         if (n > 64)
                 n = 64;
+        /* chunks of blocks: 8 or more a worker keep the load balanced; 64 blocks at most */
+        g.chunk = n ? g.blocks / (n * 8) : 1; /* n is 0 for an empty grid */
+        g.chunk = g.chunk < 1 ? 1 : g.chunk > 64 ? 64 : g.chunk;
         pthread_t tid[64];
         uint64_t started = 0;
         for (uint64_t i = 1; i < n; i++) /* the caller's thread is worker 0 */

@@ -14,28 +14,6 @@
 
 #include "mock/cuda/ptx-exec-internal.h"
 
-/* The slots @in writes: up to 4 into @out; how many. */
-static int written(const ptx_ins_t *in, int32_t out[4])
-{
-        int n = 0;
-        switch (in->op) {
-        case OP_ST:
-        case OP_RED:
-        case OP_BRA:
-        case OP_EXIT:
-        case OP_BAR:
-        case OP_TRAP:
-        case OP_NOP:
-        case OP_UNSUPPORTED:
-                return 0;
-        default:
-                for (int i = 0; i < 4; i++)
-                        if (in->d[i] >= 0)
-                                out[n++] = in->d[i];
-                return n;
-        }
-}
-
 /* Whether @in copies its source unchanged into a destination of the same width: a candidate. */
 static bool is_copy(const ptx_ins_t *in)
 {
@@ -76,7 +54,7 @@ ptx_ins_t *ptx_fold(const struct gv_ptx_func *f)
                 alias[i] = (int32_t) i;
         for (size_t i = 0; i < f->n_code; i++) {
                 int32_t d[4];
-                int k = written(&code[i], d);
+                int k = ptx_dests(&code[i], d);
                 for (int j = 0; j < k; j++) {
                         writes[d[j]]++;
                         writer[d[j]] = (int32_t) i;

@@ -217,29 +217,163 @@ static bool memory_fast(worker_t *w, const ptx_ins_t *in, runset_t rs)
         return true;
 }
 
+/*
+ * Where the bytes [lo, hi) of state space @space are on the host, when
+ * they all lie in one allocation or window: the host address of @lo; NULL
+ * when they do not (no fault recorded: the per-thread path finds it).
+ */
+static uint8_t *span(worker_t *w, unsigned space, uint64_t lo, uint64_t hi)
+{
+        if (space == SP_GENERIC) {
+                static const struct {
+                        uint64_t at;
+                        unsigned space;
+                } windows[] = { { GV_PTX_GEN_SHARED, SP_SHARED }, { GV_PTX_GEN_PARAM, SP_PARAM } };
+                space = SP_GLOBAL;
+                for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++)
+                        if (lo - windows[i].at < GV_PTX_WINDOW && hi - windows[i].at <= GV_PTX_WINDOW) {
+                                space = windows[i].space;
+                                lo -= windows[i].at;
+                                hi -= windows[i].at;
+                        }
+                if (space == SP_GLOBAL && hi > GV_PTX_GEN_SHARED)
+                        return NULL; /* local (one window a thread), or across windows */
+        }
+        switch (space) {
+        case SP_SHARED:
+                return hi <= w->shared_bytes ? w->shared + lo : NULL;
+        case SP_PARAM:
+                return hi <= w->f->param_bytes ? (uint8_t *) w->g->l->params + lo : NULL;
+        case SP_GLOBAL:
+        case SP_CONST: {
+                const gv_ptx_launch_t *l = w->g->l;
+                uint64_t a, b;
+                if (lo >= w->rlo[w->P] && hi <= w->rhi[w->P])
+                        return (uint8_t *) (uintptr_t) lo;
+                if (!l->range || !l->range(l->range_ctx, lo, &a, &b) || hi > b)
+                        return NULL;
+                w->rlo[w->P] = a;
+                w->rhi[w->P] = b;
+                return (uint8_t *) (uintptr_t) lo;
+        }
+        default:
+                return NULL;
+        }
+}
+
+/* Loads of thread t at host address at(t) = @b0 + @stride * t into @D, for the threads of @rs. */
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): FOR() expands each body into a dense and a sparse loop
+static void load_affine(worker_t *w, const ptx_ins_t *in, runset_t rs, uintptr_t b0, uint64_t stride)
+{
+        uint64_t *D = ROW(in->d[0]);
+        unsigned k = in->kind, sz = ptx_kind_bytes(k);
+#define AT(t) ((const uint8_t *) (b0 + stride * (t)))
+        if (!rs.list && stride == sz && (k == K_U32 || k == K_F32)) { /* contiguous: a loop the compiler vectorises */
+                const uint8_t *p = AT(0);
+                for (uint32_t t = 0; t < rs.cnt; t++) {
+                        uint32_t v;
+                        memcpy(&v, p + 4 * (size_t) t, 4);
+                        D[t] = v;
+                }
+        } else if (!rs.list && stride == 8 && sz == 8) {
+                memcpy(D, AT(0), 8 * (size_t) rs.cnt);
+        } else if (sz == 8) {
+                FOR(memcpy(&D[t], AT(t), 8));
+        } else if (k == K_U32 || k == K_F32) {
+                FOR({
+                        uint32_t v;
+                        memcpy(&v, AT(t), 4);
+                        D[t] = v;
+                });
+        } else {
+                FOR(D[t] = load(AT(t), k));
+        }
+#undef AT
+}
+
+/* Stores of thread t at host address @b0 + @stride * t from @S, for the threads of @rs (in thread order). */
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): FOR() expands each body into a dense and a sparse loop
+static void store_affine(worker_t *w, const ptx_ins_t *in, runset_t rs, uintptr_t b0, uint64_t stride)
+{
+        const uint64_t *S = ROW(in->s[0]);
+        unsigned k = in->kind, sz = ptx_kind_bytes(k);
+#define AT(t) ((uint8_t *) (b0 + stride * (t)))
+        if (!rs.list && stride == 4 && sz == 4) { /* contiguous: a loop the compiler vectorises */
+                uint8_t *p = AT(0);
+                for (uint32_t t = 0; t < rs.cnt; t++) {
+                        uint32_t v = (uint32_t) S[t];
+                        memcpy(p + 4 * (size_t) t, &v, 4);
+                }
+        } else if (!rs.list && stride == 8 && sz == 8) {
+                memcpy(AT(0), S, 8 * (size_t) rs.cnt);
+        } else {
+                FOR(store(AT(t), k, S[t]));
+        }
+#undef AT
+}
+
+/*
+ * Scalar ld / st whose address is affine across the block (uniform
+ * included): the range its threads touch is checked once, against one
+ * allocation or window, and the loop over the threads checks nothing.
+ * Alignment holds for every thread when it holds for thread 0 and the
+ * stride.  A load of a uniform address by every live thread reads once and
+ * leaves a uniform value.  False when it does not apply, or the range is
+ * not all valid: the per-thread path then runs @in and faults at the first
+ * thread that reaches outside, as it would have.
+ */
+static bool memory_affine(worker_t *w, const ptx_ins_t *in, runset_t rs)
+{
+        const shape_t *h = &w->sh[in->a];
+        unsigned sz = ptx_kind_bytes(in->kind);
+        uint64_t stride = h->stride, a0 = h->base + (uint64_t) in->off;
+        int64_t ss = (int64_t) stride;
+        if (!h->affine || in->aux2 > 1 || ss > (1LL << 32) || ss < -(1LL << 32) || ((a0 | stride) & (sz - 1)))
+                return false;
+        /* the threads of @rs run in order: the first and the last touch the ends (|stride| * 1,023 < 2^42) */
+        uint32_t first = rs.list ? rs.list[0] : 0, last = rs.list ? rs.list[rs.cnt - 1] : rs.cnt - 1;
+        uint64_t af = a0 + stride * first, al = a0 + stride * last;
+        uint64_t lo = ss < 0 ? al : af, hi = (ss < 0 ? af : al) + sz;
+        if (hi <= lo)
+                return false;
+        uint8_t *p = span(w, in->space, lo, hi);
+        if (!p)
+                return false;
+        uintptr_t b0 = (uintptr_t) p - (uintptr_t) lo + (uintptr_t) a0; /* thread 0's host address (modulo 2^64) */
+        if (stride == sz && in->space != SP_SHARED && in->space != SP_PARAM) {
+                /* a contiguous stream: the next block's part of it, ahead of time (a prefetch never faults) */
+                uintptr_t next = (uintptr_t) p + (uintptr_t) (hi - lo);
+                for (uint64_t at = 0; at < hi - lo; at += 64) {
+                        if (in->op == OP_ST)
+                                __builtin_prefetch((const void *) (next + at), 1);
+                        else
+                                __builtin_prefetch((const void *) (next + at), 0);
+                }
+        }
+        if (in->op == OP_ST) {
+                if (in->space == SP_PARAM || in->space == SP_CONST)
+                        return false;
+                if (w->sh[in->s[0]].lazy)
+                        ptx_shape_fill(w, in->s[0]);
+                store_affine(w, in, rs, b0, stride);
+                return true;
+        }
+        if (stride == 0 && rs.cnt == w->nalive && in->d[0] >= 0) {
+                ptx_shape_set(w, in->d[0], load(p, in->kind), 0);
+                return true;
+        }
+        ptx_shape_written(w, in->d[0], rs);
+        load_affine(w, in, rs, b0, stride);
+        return true;
+}
+
 /* ld / st / atom / red; false on a fault. */
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): FOR() expands each body into a dense and a sparse loop
 bool ptx_memory(worker_t *w, const ptx_ins_t *in, runset_t rs)
 {
-        if (in->op == OP_LD && in->space == SP_PARAM && in->aux2 <= 1 && in->a >= 0 && rs.cnt) {
-                /* a kernel parameter: every thread reads the same bytes when the address is uniform */
-                const uint64_t *A = ROW(in->a);
-                uint32_t t0 = rs.list ? rs.list[0] : 0;
-                const uint8_t *p = mem(w, t0, SP_PARAM, A[t0] + (uint64_t) in->off, ptx_kind_bytes(in->kind));
-                if (!p)
-                        return false;
-                uint64_t v = load(p, in->kind), a0 = A[t0];
-                uint64_t *D = ROW(in->d[0]);
-                bool uniform = w->uniform[in->a]; /* a parameter's address: a constant slot */
-                if (!uniform) {
-                        uniform = true;
-                        FOR(uniform &= A[t] == a0);
-                }
-                if (uniform) {
-                        FOR(D[t] = v);
-                        return true;
-                }
-        }
+        if ((in->op == OP_LD || in->op == OP_ST) && rs.cnt && memory_affine(w, in, rs))
+                return true;
+        ptx_shape_rows(w, in, rs);
         if ((in->op == OP_LD || in->op == OP_ST) && in->aux2 <= 1 &&
             (in->space == SP_GLOBAL || in->space == SP_CONST || in->space == SP_SHARED) &&
             ptx_kind_bytes(in->kind) >= 4)

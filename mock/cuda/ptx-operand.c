@@ -271,11 +271,21 @@ int32_t ptx_src(parser_t *ps, const opnd_t *o, ptx_kind_t k)
         }
 }
 
+int32_t ptx_dst_slot(parser_t *ps, int32_t slot)
+{
+        for (int r = 0; r < SR_COUNT && slot >= 0; r++)
+                if (ps->special[r] == slot) {
+                        ptx_perr(ps, "%s is a special register, read-only", special_names[r] ? special_names[r] : "it");
+                        return -1;
+                }
+        return slot;
+}
+
 int32_t ptx_dst(parser_t *ps, const opnd_t *o)
 {
         if (o->type != O_REG) {
                 ptx_perr(ps, "expected a destination register");
                 return -1;
         }
-        return o->slot;
+        return ptx_dst_slot(ps, o->slot);
 }

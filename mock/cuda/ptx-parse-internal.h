@@ -150,6 +150,8 @@ int ptx_operand(parser_t *ps, opnd_t *o);
 int32_t ptx_src(parser_t *ps, const opnd_t *o, ptx_kind_t k);
 /* ptx_dst - a destination register's slot; -1 with the error recorded. */
 int32_t ptx_dst(parser_t *ps, const opnd_t *o);
+/* ptx_dst_slot - @slot as a destination: -1 with the error recorded for a special register (read-only). */
+int32_t ptx_dst_slot(parser_t *ps, int32_t slot);
 
 /* eq - whether the @n bytes at @s are the string @lit. */
 static inline bool eq(const char *s, size_t n, const char *lit)

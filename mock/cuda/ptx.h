@@ -107,6 +107,8 @@ typedef struct gv_ptx_launch {
         void *range_ctx;
         unsigned workers;       /* OS threads to spread the blocks over; 0: one per online CPU */
         uint64_t *executed;     /* NULL, or receives the thread-instructions run (for figures) */
+        bool plain;             /* for tests: every instruction on every thread's registers, without the
+                                 * uniform and affine shortcuts (the reference the shortcuts must match) */
 } gv_ptx_launch_t;
 
 /* Why a launch stopped. */
