@@ -7,26 +7,39 @@ and status, and pod phases by stages written here (Running --running-ms after cr
 Succeeded --exit-ms to --exit-ms + --exit-jitter-ms later, removed --terminate-ms after a
 graceful delete).  Each node runs our real binaries, as the validator DaemonSet does: the node
 signal (`gpu-validator metrics --node-condition --node-label --startup-taint`) for the whole run
-and the cuda then plugin validation (`gpu-validator run --components cuda`, then `plugin`).
-Node starts are spread over --spread seconds (default N/20: 20 nodes a second at every size).
+and the cuda then plugin validation (`gpu-validator run --components cuda`, then `plugin`, with
+POD_NAME set as the chart sets it).
 
 The fleet runs three times on the same timeline: our validations alone (the part to compare
 with upstream), our validations with the node signal, and upstream nvidia-operator-validator's
-pattern: create the workload pod, GET it every 5 s until it has finished, delete it (and a GET
-of the Node before the plugin pod).
+pattern as its source has it (cmd/nvidia-validator/main.go: per component a new client, so a new
+TLS connection; GET of the nvidia-operator-validator DaemonSet, LIST of earlier pods, CREATE, GET
+of the pod at once and every 5 s until it succeeded; the plugin first GETs its Node twice; the
+pod is left behind and deleted by the next run, grace 0: that DELETE is made at the end here so
+both patterns end with the same objects).
+
+The same conditions for both patterns: node starts at --rate nodes a second (default 5, spread
+N/rate seconds) so that the 2-core machine is not saturated; all node-side client work (our
+processes, upstream's per-component connections, the node signals) runs in one worker process
+per phase at nice --nice (default 19), so kube-apiserver, etcd and KWOK come first, as on a real
+cluster where the nodes' validators do not share the control plane's CPUs; each node's processes
+run as their own user (uid 100000 + node number, when run as root), so per-user limits such as
+fs.inotify.max_user_instances apply per node, as on separate machines.
 
 Figures per mode: API requests per node by verb (kube-apiserver's own audit log: one user for
-our validations, one for our node signals, one for upstream's pattern), kube-apiserver CPU seconds and peak RSS (its process; RSS sampled every
-0.5 s), etcd writes (etcd_mvcc_put_total + etcd_mvcc_delete_total), time to plugin-ready and
-to the Node condition GPUValidated=True (p50/p99, from the node's start).  etcd's background
-writes (KWOK's node leases, controllers), measured in 15 s of quiet after each phase, are
-told apart.
+our validations, one for our node signals, one for upstream's pattern), kube-apiserver CPU
+seconds over the phase, gross and net of its background rate (node leases, controllers: measured
+in 15 s of quiet after each phase, as etcd's background writes are), peak RSS (its process,
+sampled every 0.5 s), etcd writes (etcd_mvcc_put_total + etcd_mvcc_delete_total, net of the
+background), time to plugin-ready and to the Node condition GPUValidated=True (p50/p99, from the
+node's start).
 
-Usage: bench/fleet/bench_fleet_k8s.py [--build build] [--nodes 100] [--spread S] [--running-ms 2000]
-                                      [--exit-ms 6000] [--exit-jitter-ms 4000] [--terminate-ms 500]
-                                      [--poll-s 5] [--version 1.37]
+Usage: bench/fleet/bench_fleet_k8s.py [--build build] [--nodes 100] [--rate 5] [--nice 19]
+                                      [--running-ms 2000] [--exit-ms 6000] [--exit-jitter-ms 4000]
+                                      [--terminate-ms 500] [--poll-s 5] [--version 1.37]
 """
 import argparse
+import base64
 import collections
 import http.client
 import json
@@ -51,7 +64,8 @@ from bench_fleet import pct  # noqa: E402
 NS = "gpu-operator"
 COND = "GPUValidated"
 IMAGE = "registry.local/gpu-validator:bench"
-RUN_AS = 65534  # nobody
+UID_BASE = 100000  # node i runs as uid UID_BASE + i (when root)
+SELF_POD = "gpu-validator-bench"  # POD_NAME of our processes (the chart sets it)
 USERS = {"ours": "gv-fleet-ours", "signal": "gv-fleet-signal", "upstream": "gv-fleet-upstream"}
 
 
@@ -109,19 +123,21 @@ rules:
 """ % ", ".join(USERS.values())
 
 
+def proc_cpu(pid):
+    """CPU seconds (user + system) of process @pid."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Sampler:
     """kube-apiserver's CPU seconds and peak RSS over a phase (RSS read every 0.5 s)."""
 
     def __init__(self, pid):
         self.pid, self.peak, self.stop_ev = pid, 0, threading.Event()
-        self.cpu0 = self.cpu()
+        self.cpu0 = proc_cpu(pid)
         self.t = threading.Thread(target=self.run, daemon=True)
         self.t.start()
-
-    def cpu(self):
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss(self):
         with open(f"/proc/{self.pid}/status") as f:
@@ -138,7 +154,7 @@ class Sampler:
     def stop(self):
         self.stop_ev.set()
         self.t.join()
-        return self.cpu() - self.cpu0, self.peak
+        return proc_cpu(self.pid) - self.cpu0, self.peak
 
 
 def etcd_writes(cp):
@@ -192,10 +208,8 @@ def node_name(i):
 
 
 def embedded_kubeconfig(cp, state, user, work):
-    """A kubeconfig of @user with its certificates inline, readable by RUN_AS (the state's pki
-    folder is the owner's only)."""
-    import base64
-
+    """A kubeconfig of @user with its certificates inline, readable by every node's user (the
+    state's pki folder is the owner's only)."""
     def b64(name):
         with open(os.path.join(state, "pki", name), "rb") as f:
             return base64.b64encode(f.read()).decode()
@@ -218,13 +232,14 @@ contexts:
     return path
 
 
-def as_bench_user(cmd):
-    """Run the node's binaries as RUN_AS when we are root: their inotify instances (one per
-    node signal) then count against that user's limit (fs.inotify.max_user_instances, 128 by
-    default), not against every root process's on the machine; past it they poll."""
+def as_node_user(i, cmd):
+    """Run @cmd as node @i's own user (uid UID_BASE + i) when we are root: per-user limits such as
+    the 128 inotify instances of fs.inotify.max_user_instances then hold per node, as on
+    separate machines, instead of every node signal sharing root's."""
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         return cmd
-    return ["setpriv", f"--reuid={RUN_AS}", f"--regid={RUN_AS}", "--clear-groups", *cmd]
+    uid = UID_BASE + i
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *cmd]
 
 
 def make_nodes(cp, n):
@@ -241,11 +256,11 @@ def make_nodes(cp, n):
     cp.wait(lambda: all(any(c["type"] == "Ready" and c["status"] == "True"
                             for c in (x.get("status") or {}).get("conditions") or [])
                         for x in cp.api("GET", "/api/v1/nodes")["items"] if x["metadata"]["name"].startswith("kwok-")),
-            "KWOK to make every node Ready", timeout=120, interval=1)
+            "KWOK to make every node Ready", timeout=300, interval=1)
 
 
-def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
-    """Our validations on every node, with the node signal when @signal_kubeconfig is set."""
+def make_node_dirs(gv, work, n):
+    """A mock node folder per node (driver and toolkit validated), owned by the node's user."""
     template = os.path.join(work, "template")
     shutil.rmtree(template, ignore_errors=True)
     subprocess.run([gv, "run", "--mock", "--mock-dir", template, "--components", "driver,toolkit"], check=True,
@@ -255,66 +270,55 @@ def run_ours(cp, gv, kubeconfig, signal_kubeconfig, work, n, offsets):
         d = os.path.join(work, "node-%04d" % i)
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(template, d, symlinks=True)
+        if os.geteuid() == 0:
+            for root, subdirs, files in os.walk(d):
+                for x in [root] + [os.path.join(root, y) for y in subdirs + files]:
+                    os.lchown(x, UID_BASE + i, UID_BASE + i)
         dirs.append(os.path.join(d, "validations"))
-    if os.geteuid() == 0:  # the node folders belong to RUN_AS (as_bench_user)
-        os.chmod(work, 0o711)
-        subprocess.run(["chown", "-R", f"{RUN_AS}:{RUN_AS}", *[os.path.dirname(d) for d in dirs]], check=True)
+    os.chmod(work, 0o711)
+    return dirs
 
-    def env_for(node):
+
+# ---- the worker: every node-side client of one phase, at the same niceness -----------------
+
+def worker_ours(job, t0, ready, failures):
+    """Our processes on every node: the node signal (with job["signal"]) and cuda then plugin."""
+    gv, n, offsets, dirs = job["gv"], job["nodes"], job["offsets"], job["dirs"]
+
+    def env_for(node, kubeconfig):
         e = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "NODE_NAME", "OPERATOR_NAMESPACE")}
-        e.update(NODE_NAME=node, OPERATOR_NAMESPACE=NS, KUBECONFIG=kubeconfig, VALIDATOR_IMAGE=IMAGE)
+        e.update(NODE_NAME=node, OPERATOR_NAMESPACE=NS, KUBECONFIG=kubeconfig, VALIDATOR_IMAGE=IMAGE,
+                 POD_NAME=SELF_POD)
         return e
 
-    signals = [] if not signal_kubeconfig else [subprocess.Popen(as_bench_user(
-        [gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
-         "--kubeconfig", signal_kubeconfig, "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
-         "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"]),
-        env=env_for(node_name(i)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for i in range(n)]
-    if signals:
-        time.sleep(2 + n / 200)  # every node signal has read its Node
-    watcher = NodeWatcher(cp)
-    time.sleep(0.5)
-    t0 = time.monotonic()
-    ready, failures = {}, []
+    signals = [] if not job["signal"] else [subprocess.Popen(as_node_user(i, [
+        gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
+        "--kubeconfig", job["signal"], "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
+        "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"]),
+        env=env_for(node_name(i), job["signal"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for i in range(n)]
 
     def node_thread(i):
         time.sleep(max(0.0, t0 + offsets[i] - time.monotonic()))
         for comp in ("cuda", "plugin"):
-            p = subprocess.run(as_bench_user([gv, "run", "--components", comp, "--output-dir", dirs[i]]),
-                               env=env_for(node_name(i)),
-                               capture_output=True, text=True)
+            p = subprocess.run(as_node_user(i, [gv, "run", "--components", comp, "--output-dir", dirs[i]]),
+                               env=env_for(node_name(i), job["kubeconfig"]), capture_output=True, text=True)
             if p.returncode != 0:
-                failures.append((node_name(i), comp, p.stdout.strip().splitlines()[:1]))
+                failures.append((node_name(i), comp, (p.stdout + p.stderr).strip().splitlines()[:2]))
                 return
         ready[node_name(i)] = time.monotonic() - (t0 + offsets[i])
-
-    threads = [threading.Thread(target=node_thread, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    end = time.monotonic() + (60 if signals else 0)
-    while len(watcher.seen) < n - len(failures) and time.monotonic() < end:
-        time.sleep(0.1)
-    verdict = {k: v - (t0 + offsets[int(k.rsplit("-", 1)[1])]) for k, v in watcher.seen.items()}
-    watcher.stop = True
-    for s in signals:
-        s.terminate()
-    for s in signals:
-        s.wait()
-    return ready, verdict, failures
+    return signals, node_thread
 
 
-def run_upstream(cp, gv, state, n, offsets, poll_s):
-    pods = {c: json.loads(subprocess.run([gv, "render", c, "--node-name", "NODE", "--namespace", NS, "--image", IMAGE,
-                                          "-o", "json"], check=True, capture_output=True, text=True).stdout)
-            for c in ("cuda", "plugin")}
-    ctx = ssl.create_default_context(cafile=cp.ca)
-    ctx.load_cert_chain(os.path.join(state, "pki", USERS["upstream"] + ".crt"),
-                        os.path.join(state, "pki", USERS["upstream"] + ".key"))
-    host, port = cp.server.rsplit("/", 1)[1].split(":")
-    t0 = time.monotonic()
-    ready, failures = {}, []
+def worker_upstream(job, t0, ready, failures):
+    """Upstream's pattern on every node (cmd/nvidia-validator/main.go), one TLS connection per
+    component as its one process per component makes."""
+    pods = job["pods"]
+    ctx = ssl.create_default_context(cafile=job["ca"])
+    ctx.load_cert_chain(job["cert"], job["key"])
+    host, port = job["server"].rsplit("/", 1)[1].split(":")
+    poll_s, offsets = job["poll_s"], job["offsets"]
+    labels = {"cuda": "app%3Dnvidia-cuda-validator", "plugin": "app%3Dnvidia-device-plugin-validator"}
 
     def call(conn, method, path, body=None):
         hdrs = {"User-Agent": "upstream-pattern", "Accept": "application/json"}
@@ -326,38 +330,97 @@ def run_upstream(cp, gv, state, n, offsets, poll_s):
         r = conn.getresponse()
         return r.status, json.loads(r.read() or b"null")
 
-    def node_thread(i):
-        node = node_name(i)
-        time.sleep(max(0.0, t0 + offsets[i] - time.monotonic()))
+    def component(node, comp):
         conn = http.client.HTTPSConnection(host, int(port), context=ctx, timeout=60)
-        for comp in ("cuda", "plugin"):
+        try:
             if comp == "plugin":
-                call(conn, "GET", "/api/v1/nodes/" + node)  # allocatable nvidia.com/gpu
+                call(conn, "GET", "/api/v1/nodes/" + node)  # validateGPUResource(): capacity
+            call(conn, "GET", f"/apis/apps/v1/namespaces/{NS}/daemonsets/nvidia-operator-validator")
+            if comp == "plugin":
+                call(conn, "GET", "/api/v1/nodes/" + node)  # getGPUResourceName(): allocatable
+            base = f"/api/v1/namespaces/{NS}/pods"
+            _, old = call(conn, "GET", f"{base}?labelSelector={labels[comp]}&fieldSelector=spec.nodeName%3D{node}")
+            for item in (old or {}).get("items") or []:
+                call(conn, "DELETE", f"{base}/{item['metadata']['name']}", {"gracePeriodSeconds": 0})
             pod = json.loads(json.dumps(pods[comp]).replace('"NODE"', json.dumps(node)))
             pod["metadata"].pop("ownerReferences", None)
-            code, made = call(conn, "POST", "/api/v1/namespaces/%s/pods" % NS, pod)
+            code, made = call(conn, "POST", base, pod)
             if code != 201:
-                failures.append((node, comp, made.get("message")))
-                return
-            path = "/api/v1/namespaces/%s/pods/%s" % (NS, made["metadata"]["name"])
-            while True:
-                time.sleep(poll_s)
+                return f"create: {code} {made.get('message')}"
+            path = f"{base}/{made['metadata']['name']}"
+            while True:  # waitForPod(): GET at once, then every 5 s until Succeeded
                 code, cur = call(conn, "GET", path)
                 phase = (cur.get("status") or {}).get("phase") if code == 200 else None
                 if phase in ("Succeeded", "Failed"):
                     break
-            call(conn, "DELETE", path)
-            if phase != "Succeeded":
-                failures.append((node, comp, phase))
-                return
-        ready[node] = time.monotonic() - (t0 + offsets[i])
+                time.sleep(poll_s)
+            return path if phase == "Succeeded" else f"phase {phase}"
+        finally:
+            conn.close()
 
-    threads = [threading.Thread(target=node_thread, args=(i,)) for i in range(n)]
+    def node_thread(i):
+        node = node_name(i)
+        time.sleep(max(0.0, t0 + offsets[i] - time.monotonic()))
+        made = []
+        for comp in ("cuda", "plugin"):
+            got = component(node, comp)
+            if not got.startswith("/"):
+                failures.append((node, comp, got))
+                return
+            made.append(got)
+        ready[node] = time.monotonic() - (t0 + offsets[i])
+        # The next run's clean-up (upstream leaves its pods; its next LIST finds them and deletes
+        # them with grace 0), made here so that both patterns end with the same objects.
+        conn = http.client.HTTPSConnection(host, int(port), context=ctx, timeout=60)
+        for path in made:
+            call(conn, "DELETE", path, {"gracePeriodSeconds": 0})
+        conn.close()
+    return [], node_thread
+
+
+def worker_main():
+    """`--worker`: the job (JSON) on stdin; prints {"ready", "failures"} when every node is done,
+    then waits for a line on stdin before it stops the node signals."""
+    job = json.loads(sys.stdin.readline())
+    os.nice(job["nice"])
+    ready, failures = {}, []
+    t0 = job["t0"]
+    make = worker_ours if job["mode"] != "upstream" else worker_upstream
+    signals, node_thread = make(job, t0, ready, failures)
+    threads = [threading.Thread(target=node_thread, args=(i,)) for i in range(job["nodes"])]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return ready, failures
+    print(json.dumps({"ready": ready, "failures": failures}), flush=True)
+    sys.stdin.readline()
+    for s in signals:
+        s.terminate()
+    for s in signals:
+        s.wait()
+
+
+def run_phase(job, cp, signal):
+    """Start the worker for @job; -> (ready, verdict or None, failures)."""
+    job = dict(job, t0=time.monotonic() + (3 + job["nodes"] / 100 if signal else 1.0))
+    w = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    w.stdin.write(json.dumps(job) + "\n")
+    w.stdin.flush()
+    watcher = NodeWatcher(cp) if signal else None
+    out = json.loads(w.stdout.readline())
+    ready, failures = out["ready"], out["failures"]
+    verdict = None
+    if watcher:
+        end = time.monotonic() + 60
+        while len(watcher.seen) < job["nodes"] - len(failures) and time.monotonic() < end:
+            time.sleep(0.1)
+        watcher.stop = True
+        verdict = {k: v - (job["t0"] + job["offsets"][int(k.rsplit("-", 1)[1])]) for k, v in watcher.seen.items()}
+    w.stdin.write("stop\n")
+    w.stdin.flush()
+    w.wait()
+    return ready, verdict, failures
 
 
 def audit_counts(path, user, since_line):
@@ -378,12 +441,15 @@ def per_node(by_verb, n):
         if by_verb[v]))
 
 
-def report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures):
+def report(title, n, m, by_verb, signal, ready, verdict, failures):
     print(f"\n{title}")
-    print(f"  nodes {n}, failed {len(failures)}, wall {wall:.1f} s, load average {os.getloadavg()[0]:.1f}; "
-          f"kube-apiserver CPU {cpu:.1f} s ({cpu / n * 1000:.0f} ms per node), peak RSS {rss / 2**20:.0f} MiB")
-    print(f"  etcd writes {writes:.0f}, of which about {background:.0f} background (leases, controllers at the "
-          f"quiet rate); the rest {(writes - background) / n:.1f} per node")
+    print(f"  nodes {n}, failed {len(failures)}, wall {m['wall']:.1f} s, load average {os.getloadavg()[0]:.1f}; "
+          f"peak RSS {m['rss'] / 2**20:.0f} MiB")
+    print(f"  kube-apiserver CPU {m['cpu']:.1f} s ({m['cpu'] / n * 1000:.0f} ms per node); background "
+          f"{m['cpu_rate'] * 1000:.0f} ms/s in quiet; net of it {m['cpu_net']:.1f} s "
+          f"({m['cpu_net'] / n * 1000:.0f} ms per node)")
+    print(f"  etcd writes {m['writes']:.0f}, of which about {m['writes_bg']:.0f} background (leases, controllers at "
+          f"the quiet rate); the rest {(m['writes'] - m['writes_bg']) / n:.1f} per node")
     print("  validation requests per node: " + per_node(by_verb, n))
     if signal is not None:
         print("  node-signal requests per node: " + per_node(signal, n))
@@ -397,20 +463,65 @@ def report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready,
     sys.stdout.flush()
 
 
+def measure(cp, api_pid, run):
+    """Run the phase @run() and measure kube-apiserver and etcd over it, then their background
+    rates in 15 s of quiet; -> (run()'s result, figures)."""
+    s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
+    result = run()
+    wall, writes = time.monotonic() - w0, etcd_writes(cp) - e0
+    cpu, rss = s.stop()
+    c_idle, e_idle = proc_cpu(api_pid), etcd_writes(cp)
+    time.sleep(15)
+    cpu_rate = (proc_cpu(api_pid) - c_idle) / 15.0
+    writes_bg = (etcd_writes(cp) - e_idle) / 15.0 * wall
+    return result, {"wall": wall, "cpu": cpu, "rss": rss, "cpu_rate": cpu_rate, "cpu_net": cpu - cpu_rate * wall,
+                    "writes": writes, "writes_bg": writes_bg}
+
+
+def setup_cluster(cp, state, work):
+    """Users and their kubeconfigs, the operator namespace, the validator's own pod (POD_NAME),
+    upstream's DaemonSet (its pods' tolerations and owner); -> {mode: kubeconfig}."""
+    kc = {}
+    for mode, user in USERS.items():
+        subprocess.run([K8S_SH, "kubeconfig", state, user, user, "system:masters"], check=True, capture_output=True)
+        kc[mode] = embedded_kubeconfig(cp, state, user, work)
+    cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
+    cp.wait(lambda: cp.request("GET", f"/api/v1/namespaces/{NS}/serviceaccounts/default")[0] == 200, "SA")
+    cp.api("POST", f"/api/v1/namespaces/{NS}/serviceaccounts", {"metadata": {"name": "nvidia-operator-validator"}})
+    # Not bound to a node (no scheduler runs): it stays Pending, KWOK leaves it alone.
+    cp.api("POST", f"/api/v1/namespaces/{NS}/pods", {"metadata": {"name": SELF_POD}, "spec": {
+        "containers": [{"name": "c", "image": IMAGE}],
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}})
+    # Selects no node: the DaemonSet controller makes no pods of it.
+    sel = {"app": "nvidia-operator-validator"}
+    cp.api("POST", f"/apis/apps/v1/namespaces/{NS}/daemonsets", {
+        "metadata": {"name": "nvidia-operator-validator"},
+        "spec": {"selector": {"matchLabels": sel}, "template": {"metadata": {"labels": sel}, "spec": {
+            "nodeSelector": {"gpu-validator.bench/none": "true"}, "containers": [{"name": "c", "image": IMAGE}],
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}}}})
+    return kc
+
+
 def main():
+    if sys.argv[1:] == ["--worker"]:
+        worker_main()
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(SOURCE, "build"))
     ap.add_argument("--nodes", type=int, default=100)
-    ap.add_argument("--spread", type=float, default=None, help="node starts spread over this many seconds (N/20)")
+    ap.add_argument("--rate", type=float, default=5.0, help="node starts a second (spread N/rate)")
+    ap.add_argument("--nice", type=int, default=19, help="niceness of every node-side client")
     ap.add_argument("--running-ms", type=int, default=2000)
     ap.add_argument("--exit-ms", type=int, default=6000)
     ap.add_argument("--exit-jitter-ms", type=int, default=4000, help="each pod exits up to this much later")
     ap.add_argument("--terminate-ms", type=int, default=500)
     ap.add_argument("--poll-s", type=float, default=5.0)
     ap.add_argument("--version", default=os.environ.get("GV_K8S_VERSION", "1.37"))
+    ap.add_argument("--phases", default="validation,ours,upstream",
+                    help="which phases, in order: validation (ours alone), ours (with the node signal), upstream")
     args = ap.parse_args()
     n = args.nodes
-    spread = args.spread if args.spread is not None else n / 20.0
+    spread = n / args.rate
     offsets = [spread * i / max(1, n - 1) for i in range(n)]
     gv = os.path.join(args.build, "src", "cli", "gpu-validator")
     work = tempfile.mkdtemp(prefix="gv-fleet-k8s-")
@@ -426,46 +537,35 @@ def main():
                       "--max-mutating-requests-inflight=400")
     cp = ControlPlane.start(state, components="kube-controller-manager kwok")
     try:
-        kc = {}
-        for mode, user in USERS.items():
-            subprocess.run([K8S_SH, "kubeconfig", state, user, user, "system:masters"], check=True, capture_output=True)
-            kc[mode] = embedded_kubeconfig(cp, state, user, work)
+        kc = setup_cluster(cp, state, work)
         with open(os.path.join(state, "kube-apiserver.pid")) as f:
             api_pid = int(f.read())
-        cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": NS}})
-        cp.wait(lambda: cp.request("GET", f"/api/v1/namespaces/{NS}/serviceaccounts/default")[0] == 200, "SA")
-        cp.api("POST", f"/api/v1/namespaces/{NS}/serviceaccounts", {"metadata": {"name": "nvidia-operator-validator"}})
-        print(f"fleet on kube-apiserver {cp.version} with KWOK: {n} nodes, starts spread over {spread:.0f} s; pods "
-              f"running after {args.running_ms} ms, exit {args.exit_ms}-{args.exit_ms + args.exit_jitter_ms} ms "
-              f"later, removed {args.terminate_ms} ms after a graceful delete")
+        print(f"fleet on kube-apiserver {cp.version} with KWOK: {n} nodes, {args.rate:g} node starts a second "
+              f"(spread over {spread:.0f} s); pods running after {args.running_ms} ms, exit {args.exit_ms}-"
+              f"{args.exit_ms + args.exit_jitter_ms} ms later, removed {args.terminate_ms} ms after a graceful delete; "
+              f"node-side clients at nice {args.nice}, one user per node")
         sys.stdout.flush()
-        make_nodes(cp, n)
-        for mode in ("validation", "ours", "upstream"):  # "signal": the node signal's user within "ours"
-            if mode != "validation":
-                make_nodes(cp, n)
+        pods = {c: json.loads(subprocess.run([gv, "render", c, "--node-name", "NODE", "--namespace", NS, "--image",
+                                              IMAGE, "-o", "json"], check=True, capture_output=True, text=True).stdout)
+                for c in ("cuda", "plugin")}
+        base = {"nodes": n, "offsets": offsets, "nice": args.nice, "gv": gv, "poll_s": args.poll_s, "pods": pods,
+                "server": cp.server, "ca": cp.ca, "cert": os.path.join(state, "pki", USERS["upstream"] + ".crt"),
+                "key": os.path.join(state, "pki", USERS["upstream"] + ".key")}
+        titles = {"validation": "gpu-validator, validations only (cuda and plugin pods, watched)",
+                  "ours": "gpu-validator with the node signal (condition, label, taint, Events)",
+                  "upstream": f"upstream's pattern (its source's requests; GET every {args.poll_s:g} s)"}
+        for mode in args.phases.split(","):
+            make_nodes(cp, n)
+            job = dict(base, mode=mode, signal=kc["signal"] if mode == "ours" else None,
+                       kubeconfig=kc["ours"],
+                       dirs=make_node_dirs(gv, work, n) if mode != "upstream" else None)
             time.sleep(2)
             _, since = audit_counts(audit, "", 0)
-            s, w0, e0 = Sampler(api_pid), time.monotonic(), etcd_writes(cp)
-            if mode == "validation":
-                ready, _, failures = run_ours(cp, gv, kc["ours"], None, work, n, offsets)
-                verdict, title = None, "gpu-validator, validations only (cuda and plugin pods, watched)"
-            elif mode == "ours":
-                ready, verdict, failures = run_ours(cp, gv, kc[mode], kc["signal"], work, n, offsets)
-                title = "gpu-validator with the node signal (condition, label, taint, Events)"
-            else:
-                (ready, failures), verdict = run_upstream(cp, gv, state, n, offsets, args.poll_s), None
-                title = f"upstream pattern (GET every {args.poll_s:g} s)"
-            wall, writes = time.monotonic() - w0, etcd_writes(cp) - e0
-            # etcd's background writes (KWOK's node leases, controllers) in 15 s of quiet after
-            # the phase, to tell the validation's own writes from them.
-            e_idle = etcd_writes(cp)
-            time.sleep(15)
-            background = (etcd_writes(cp) - e_idle) / 15.0 * wall
-            cpu, rss = s.stop()
+            (ready, verdict, failures), m = measure(cp, api_pid, lambda: run_phase(job, cp, mode == "ours"))
             time.sleep(1)  # the last audit events are written
             by_verb, _ = audit_counts(audit, USERS["ours" if mode == "validation" else mode], since)
             signal = audit_counts(audit, USERS["signal"], since)[0] if mode == "ours" else None
-            report(title, n, cpu, rss, writes, background, wall, by_verb, signal, ready, verdict, failures)
+            report(titles[mode], n, m, by_verb, signal, ready, verdict, failures)
     finally:
         cp.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -130,6 +130,10 @@ void gv_nodesignal_verdict_clear(gv_nodesignal_verdict_t *v);
  * progress fields are not compared: they are read at each sync). */
 bool gv_nodesignal_verdict_equal(const gv_nodesignal_verdict_t *a, const gv_nodesignal_verdict_t *b);
 
+/* Whether two verdicts say the same about the validator's pod (the progress fields: which init
+ * container runs, which failed, its exit code, restarts and message). */
+bool gv_nodesignal_progress_equal(const gv_nodesignal_verdict_t *a, const gv_nodesignal_verdict_t *b);
+
 /*
  * gv_nodesignal_pod_progress - read the validator's own Pod (core/v1, as
  * read) into @v's running / failed fields: the init containers named
@@ -243,7 +247,8 @@ typedef struct gv_nodesignal_options {
         const char *pod_name;           /* the validator's own Pod, NULL: none; while not validated it is read
                                            at each sync and every progress_s (gv_nodesignal_pod_progress()) */
         const char *pod_namespace;      /* its namespace; NULL: the client configuration's */
-        unsigned progress_s;            /* with a pod, re-read it this often while not validated, seconds [5] */
+        unsigned progress_s;            /* with a pod, re-read it this often while not validated, seconds [5];
+                                           the Node is read and patched only when it says something new */
         gv_marker_id_t last;            /* the last component; GV_MARKER_INVALID means plugin */
         const char *output_dir;         /* NULL: GV_DEFAULT_OUTPUT_DIR */
         const char *boot_id_path;       /* NULL: GV_DEFAULT_BOOT_ID_PATH */

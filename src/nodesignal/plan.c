@@ -38,6 +38,15 @@ bool gv_nodesignal_verdict_equal(const gv_nodesignal_verdict_t *a, const gv_node
                a->state == b->state && str_eq(a->detail, b->detail);
 }
 
+bool gv_nodesignal_progress_equal(const gv_nodesignal_verdict_t *a, const gv_nodesignal_verdict_t *b)
+{
+        return a->has_running == b->has_running && (!a->has_running || a->running == b->running) &&
+               a->has_failed == b->has_failed &&
+               (!a->has_failed || (a->failed == b->failed && a->failed_exit_code == b->failed_exit_code &&
+                                   a->failed_restarts == b->failed_restarts &&
+                                   str_eq(a->failed_message, b->failed_message)));
+}
+
 /* The chain root .. @last into @chain (root first); returns its length. */
 static size_t chain_of(gv_marker_id_t last, gv_marker_id_t chain[GV_MARKER__MAX])
 {

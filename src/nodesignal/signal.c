@@ -461,6 +461,7 @@ typedef struct loop {
         bool need;              /* the Node must be synced (at or after due) */
         bool dirty;             /* the markers must be judged again */
         uint64_t due, retry_at, pending_since, next_resync;
+        uint64_t next_progress; /* while validating with a pod: its next read (0: none) */
         unsigned failed_in_row;
 } loop_t;
 
@@ -505,10 +506,10 @@ static bool sync_when_due(gv_nodesignal_t *ns, loop_t *l)
                 l->need = false;
                 l->failed_in_row = 0;
                 l->retry_at = (uint64_t) gv_now_ms();
-                /* Validating: the pod's progress (init containers) changes no marker. */
-                uint64_t soon = l->retry_at + (uint64_t) ns->progress_s * 1000u;
-                if (ns->pod && !ns->synced.validated && soon < l->next_resync)
-                        l->next_resync = soon;
+                /* Validating: the pod's progress (init containers) changes no marker; read it again soon. */
+                l->next_progress = ns->pod && !ns->synced.validated
+                                           ? l->retry_at + (uint64_t) ns->progress_s * 1000u
+                                           : 0;
         } else if (r == -EINTR && stopped(ns)) {
                 return false;
         } else {
@@ -523,6 +524,39 @@ static bool sync_when_due(gv_nodesignal_t *ns, loop_t *l)
         }
         l->now = (uint64_t) gv_now_ms();
         return true;
+}
+
+/*
+ * Whether the markers or the validator's pod say something else than what the
+ * Node was last brought in line with; reads the pod only, not the Node.
+ */
+static bool progress_changed(gv_nodesignal_t *ns)
+{
+        if (!ns->have_synced)
+                return true;
+        gv_nodesignal_verdict_t v;
+        _cleanup_error_ gv_error_t *e = NULL;
+        if (judge(ns, &v, &e) < 0)
+                return true; /* the sync says why */
+        read_progress(ns, &v);
+        bool same = gv_nodesignal_verdict_equal(&v, &ns->synced) && gv_nodesignal_progress_equal(&v, &ns->synced);
+        gv_nodesignal_verdict_clear(&v);
+        return !same;
+}
+
+/* Read the pod's progress when due; a change schedules a sync now. */
+static void progress_when_due(gv_nodesignal_t *ns, loop_t *l)
+{
+        if (!l->next_progress || l->now < l->next_progress || l->need)
+                return;
+        if (progress_changed(ns)) {
+                l->need = true;
+                l->pending_since = l->now;
+                l->due = l->now > l->retry_at ? l->now : l->retry_at;
+                l->next_progress = 0; /* the sync sets it again */
+                return;
+        }
+        l->next_progress = (uint64_t) gv_now_ms() + (uint64_t) ns->progress_s * 1000u;
 }
 
 /*
@@ -567,6 +601,7 @@ int gv_nodesignal_run(gv_nodesignal_t *ns, gv_error_t **err)
                                 l.due = l.now > l.retry_at ? l.now : l.retry_at;
                         l.need = true;
                 }
+                progress_when_due(ns, &l);
                 if (!sync_when_due(ns, &l))
                         break;
                 int r = wait_for_change(ns, &l, err);

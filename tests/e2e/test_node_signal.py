@@ -259,6 +259,40 @@ class FollowMarkers(NodeSignalTestCase):
         self.assertEqual(len([r for r in self.api.requests() if r["path"].endswith("/pods/validator-x")]), n)
         self.stop(e)
 
+    def test_progress_polls_only_the_pod(self):
+        """While validating, the signal re-reads its own pod every 5 s for the init containers'
+        progress; when the pod says nothing new, that is all it sends: no GET of the Node, no
+        patch (docs/kubernetes.md, "Requests per node").  A change in the pod is still followed."""
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "validator-p"},
+               "spec": {"initContainers": [{"name": f"{c}-validation", "image": "v"} for c in ("driver", "toolkit")],
+                        "containers": [{"name": "nvidia-operator-validator", "image": "v"}]}}
+        self.api.api("POST", f"/api/v1/namespaces/{self.NS}/pods", pod)
+
+        def statuses(*entries):
+            self.api.control("POST", f"/pods/{self.NS}/validator-p/status?replace=1",
+                             {"phase": "Pending", "initContainerStatuses": list(entries)})
+        waiting = {"name": "toolkit-validation", "restartCount": 0, "state": {"waiting": {"reason": "PodInitializing"}}}
+        statuses({"name": "driver-validation", "restartCount": 0, "state": {"running": {}}}, waiting)
+        e = self.start(*self.full_args(), env=gvtest.clean_env(OPERATOR_NAMESPACE=self.NS, POD_NAME="validator-p"))
+        c = self.wait_condition("False", "Validating")
+        self.assertEqual(c["message"], "validating driver (in progress): driver-ready is missing (not present)")
+        time.sleep(1)
+        self.api.clear_requests()
+        time.sleep(11)  # two progress reads (every 5 s) with nothing new
+        sent = [(r["method"], r["path"].rsplit("/", 2)[-2]) for r in self.api.requests()]
+        self.assertGreaterEqual(sent.count(("GET", "pods")), 2, sent)
+        self.assertEqual([x for x in sent if x != ("GET", "pods")], [], "only the pod read")
+        # The pod says the toolkit runs now: followed at the next read.
+        self.folder.write("driver-ready")
+        c = self.wait_condition("False", "Validating")
+        statuses({"name": "driver-validation", "restartCount": 0,
+                  "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}},
+                 dict(waiting, state={"running": {}}))
+        c = wait_for("the toolkit in progress", lambda: (lambda x: x if x and "toolkit" in x["message"] else None)(
+            self.condition()), timeout=10)
+        self.assertEqual(c["message"], "validating toolkit (in progress): toolkit-ready is missing (not present)")
+        self.stop(e)
+
     def test_idempotent(self):
         """No write when nothing changed: neither on an unrelated change nor after a restart."""
         self.folder.chain()

@@ -84,6 +84,7 @@ class ControlPlane:
     def start(cls, state=None, components=None):
         """Start a control plane in @state (a fresh temporary folder by default), owned by this
         process; -> ControlPlane.  Raises RuntimeError with the script's diagnostics."""
+        made = state is None
         state = state or tempfile.mkdtemp(prefix="gv-k8s-")
         env = dict(os.environ, GV_K8S_PARENT_PID=str(os.getpid()))
         # Test nodes have no kubelet heartbeats: the node lifecycle controller would mark them
@@ -93,6 +94,8 @@ class ControlPlane:
             env["GV_K8S_COMPONENTS"] = components
         p = subprocess.run([K8S_SH, "up", state], capture_output=True, text=True, env=env, timeout=1800)
         if p.returncode != 0:
+            if made:
+                shutil.rmtree(state, ignore_errors=True)
             raise RuntimeError(f"tools/k8s.sh up {state} exited {p.returncode}:\n{p.stderr[-4000:]}")
         return cls(state, owned=True)
 

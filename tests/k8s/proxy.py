@@ -8,26 +8,34 @@ so tests can check how the client talks (a watch, not polling; how many retries)
     kc = cp.kubeconfig(path, token=tok, server=px.url)
     px.fault(type="status", code=503, count=2, method="PATCH", path="/nodes/n1")
     ... run the client ...
-    px.requests()       # [{"method","path","query","watch","status","userAgent","t"}]
+    px.requests()       # [{"method","path","query","watch","status","userAgent","tokenSha","t"}]
     px.stop()
 
 The client speaks plain HTTP to the proxy (loopback only); the proxy speaks HTTPS to the API
 server with the client's own Authorization header, so authentication and RBAC stay the real
-server's.  Fault rules (the first matching rule with count > 0 applies, then count drops by 1):
+server's.  The log keeps no token, only `tokenSha` (token_sha(): the first 16 hex digits of its
+SHA-256), so a test can tell which token a request carried.  Fault rules (the first matching rule with count > 0 applies, then count drops by 1):
   type "status"   answer `code` with a Status body (`message`, `reason`; `retryAfter` seconds)
   type "drop"     close the connection without an answer
   type "gone"     a watch gets one ERROR event with a 410 Expired Status (`as: "http"`: HTTP 410)
   type "delay"    forward after `delayMs` (any rule may carry delayMs, and `before`: a function
                   called before the request is forwarded, e.g. a concurrent write)
+  type "huge"     200 with valid JSON of exactly `bytes` bytes: a List with a long padding string,
+                  or for a watch one ADDED event line of that size
+  type "reset"    the headers and half the body that Content-Length promises, then a TCP reset
+  type "invalid-json"  200, Content-Type application/json, a body cut short (`body`)
+  type "non-status"    `code` (502) with a body that is not a Status (a load balancer's HTML page)
   match keys: `method`, `path` (substring of the path), `watch` (true/false), `count` (1).
 
 `TcpRelay(cp).start()` is the other tool here: a byte relay in front of the real server (TLS and
 HTTP/2 stay end to end) that counts the TCP connections a client opens (`.connections`), so a
 test can see how many TLS handshakes a run costs the server."""
 
+import hashlib
 import http.client
 import json
 import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -35,6 +43,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 _HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection",
         "host", "content-length"}
+
+
+def token_sha(token):
+    """The first 16 hex digits of the SHA-256 of @token: how the log names a bearer token."""
+    return hashlib.sha256(token.encode()).hexdigest()[:16]
 
 
 def status_body(code, reason, message):
@@ -62,6 +75,9 @@ class _Handler(BaseHTTPRequestHandler):
         entry = {"method": self.command, "path": u.path, "query": u.query, "watch": watch, "status": 0,
                  "userAgent": self.headers.get("User-Agent", ""), "contentType": self.headers.get("Content-Type", ""),
                  "auth": "token" if self.headers.get("Authorization") else "none", "t": time.time()}
+        auth = self.headers.get("Authorization") or ""
+        if auth.startswith("Bearer "):
+            entry["tokenSha"] = token_sha(auth[len("Bearer "):])
         px._log(entry)
         rule = px._match(self.command, u.path, watch)
         if rule and rule.get("delayMs"):
@@ -83,6 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
                                          rule.get("message", "fault injected by the test proxy")), extra)
             entry["status"] = code
             return
+        if kind in ("huge", "reset", "invalid-json", "non-status"):
+            entry["status"] = self._odd_answer(kind, rule, watch)
+            return
         if kind == "gone" and watch:
             st = status_body(410, "Expired", "too old resource version (fault injected by the test proxy)")
             if rule.get("as") == "http":
@@ -94,6 +113,57 @@ class _Handler(BaseHTTPRequestHandler):
             entry["status"] = 410
             return
         self._forward(body, watch, entry)
+
+    def _odd_answer(self, kind, rule, watch):
+        """The answers a healthy API server never gives (see the module's doc); -> the status."""
+        if kind == "non-status":
+            code = int(rule.get("code", 502))
+            self._raw(code, rule.get("contentType", "text/html"),
+                      rule.get("body", "<html><body><h1>502 Bad Gateway</h1></body></html>\n").encode())
+            return code
+        if kind == "invalid-json":
+            self._raw(200, "application/json", rule.get("body", '{"kind": "Pod", "metadata": {').encode())
+            return 200
+        if kind == "reset":
+            body = json.dumps(status_body(200, "", "x" * 512)).encode()
+            self._send_head(200, {"Content-Type": "application/json", "Content-Length": str(len(body))})
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()  # SO_LINGER 0: a TCP reset, not an orderly end
+            return 0
+        size = int(rule.get("bytes", 64 << 20))  # huge
+        if watch:
+            head = (b'{"type":"ADDED","object":{"kind":"Node","apiVersion":"v1","metadata":{"name":"huge",'
+                    b'"resourceVersion":"1"},"padding":"')
+            tail = b'"}}\n'
+        else:
+            head = b'{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[],"padding":"'
+            tail = b'"}\n'
+        pad = max(0, size - len(head) - len(tail))
+        hdrs = {"Content-Type": "application/json"}
+        if not watch:
+            hdrs["Content-Length"] = str(len(head) + pad + len(tail))
+        self._send_head(200, hdrs, chunked=watch)
+        out = self._chunk if watch else self.wfile.write
+        block = b"x" * 65536
+        try:
+            out(head)
+            while pad > 0:
+                out(block[:min(pad, len(block))])
+                pad -= min(pad, len(block))
+            out(tail)
+            if watch:
+                self._chunk(b"")
+        except OSError:
+            pass
+        self.close_connection = True
+        return 200
+
+    def _raw(self, code, content_type, data):
+        self._send_head(code, {"Content-Type": content_type, "Content-Length": str(len(data))})
+        self.wfile.write(data)
 
     # -- plumbing ----------------------------------------------------------------------------
     def _json(self, code, obj, extra=None):
