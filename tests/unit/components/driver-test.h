@@ -7,6 +7,10 @@
 #ifndef GV_TESTS_COMPONENTS_DRIVER_TEST_H
 #define GV_TESTS_COMPONENTS_DRIVER_TEST_H
 
+#include <stdio.h>
+#include <stdlib.h>
+
+
 #include "base/fileio.h"
 #include "components/component.h"
 #include "components-test.h"
@@ -83,6 +87,21 @@ static inline int teardown(void **state)
         for (const char *const *e = fake_env; *e; e++)
                 unsetenv(*e);
         return 0;
+}
+
+/* T(f): a driver test case @f, run between setup() and teardown(). */
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+/*
+ * main()'s first step: the test NVML library is argv[1], else $GV_FAKE_NVML.  False, after a
+ * usage line on stderr, when neither names one.
+ */
+static inline bool driver_test_args(int argc, char **argv)
+{
+        fake_nvml_path = argc > 1 ? argv[1] : getenv("GV_FAKE_NVML");
+        if (!fake_nvml_path)
+                fprintf(stderr, "usage: %s <path of the test NVML library>\n", argv[0]);
+        return fake_nvml_path != NULL;
 }
 
 enum { NODES_FILES = 1, NODES_CHAR = 2, NO_SMI = 4, NO_MODULE = 8, NO_NODES = 16 };

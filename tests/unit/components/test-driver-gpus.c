@@ -118,12 +118,8 @@ static void test_expected_gpus_higher_than_nvml(void **state)
 
 int main(int argc, char **argv)
 {
-        fake_nvml_path = argc > 1 ? argv[1] : getenv("GV_FAKE_NVML");
-        if (!fake_nvml_path) {
-                fprintf(stderr, "usage: %s <path of the test NVML library>\n", argv[0]);
+        if (!driver_test_args(argc, argv))
                 return 2;
-        }
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
                 T(test_fabric_in_progress_names_each_gpu),
                 T(test_fabric_completed_or_absent_passes),
@@ -131,6 +127,5 @@ int main(int argc, char **argv)
                 T(test_gpu_missing_from_nvml_present_on_pci),
                 T(test_expected_gpus_higher_than_nvml),
         };
-#undef T
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -616,12 +616,8 @@ static void test_default_search_lists(void **state)
 
 int main(int argc, char **argv)
 {
-        fake_nvml_path = argc > 1 ? argv[1] : getenv("GV_FAKE_NVML");
-        if (!fake_nvml_path) {
-                fprintf(stderr, "usage: %s <path of the test NVML library>\n", argv[0]);
+        if (!driver_test_args(argc, argv))
                 return 2;
-        }
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
                 T(test_host_driver_facts),
                 T(test_fr05_empty_driver_dir_keeps_host_driver),
@@ -656,6 +652,5 @@ int main(int argc, char **argv)
                 T(test_mock_file_nodes_get_no_symlinks),
                 T(test_default_search_lists),
         };
-#undef T
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
