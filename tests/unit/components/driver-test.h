@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 #include "base/fileio.h"
 #include "components/component.h"
 #include "components-test.h"
