@@ -496,6 +496,23 @@ def smi_on(cfg, *args):
                           env={"PATH": "/usr/bin:/bin", "MOCK_NVML_CONFIG": cfg})
 
 
+def capture_and_ours(test, capture, name, mig):
+    """The first GPU of @capture and ours for it: built-in profile @name on the capture's driver (MIG
+    devices @mig), with as many GPUs as the captured GPU's minor number needs, `-q -x`'s GPU of that
+    minor number."""
+    root = ET.parse(os.path.join(CAPTURES, capture)).getroot()
+    real = root.find("gpu")
+    minor = int(real.findtext("minor_number"))
+    cfg = profile_on_driver(test, name, root.findtext("driver_version"), mig)
+    text = open(cfg).read().replace("gpu_count: 1", "gpu_count: %d" % (minor + 1))
+    open(cfg, "w").write(text)
+    p = smi_on(cfg, "-q", "-x")
+    test.assertEqual(p.returncode, 0, p.stdout)
+    ours = [g for g in ET.fromstring(p.stdout).findall("gpu") if g.findtext("minor_number") == str(minor)]
+    test.assertEqual(len(ours), 1, "our GPU with minor number %d" % minor)
+    return real, ours[0]
+
+
 class TestCaptureCoverage(gvtest.TempDirTestCase):
     """The share of a real capture's `-q -x` element paths that ours prints for the same model and driver."""
 
@@ -554,22 +571,13 @@ class TestCaptureStaticValues(gvtest.TempDirTestCase):
     def test_static_rows_match_the_capture(self):
         for capture, name, mig in COVERAGE:
             with self.subTest(capture=capture):
-                root = ET.parse(os.path.join(CAPTURES, capture)).getroot()
-                real = root.find("gpu")
-                minor = int(real.findtext("minor_number"))
-                cfg = profile_on_driver(self, name, root.findtext("driver_version"), mig)
-                text = open(cfg).read().replace("gpu_count: 1", "gpu_count: %d" % (minor + 1))
-                open(cfg, "w").write(text)
-                p = smi_on(cfg, "-q", "-x")
-                self.assertEqual(p.returncode, 0, p.stdout)
-                ours = [g for g in ET.fromstring(p.stdout).findall("gpu") if g.findtext("minor_number") == str(minor)]
-                self.assertEqual(len(ours), 1, "our GPU with minor number %d" % minor)
+                real, ours = capture_and_ours(self, capture, name, mig)
                 compared = 0
                 for path in STATIC_ROWS:
                     e = real.find(path)
                     if e is None:
                         continue
-                    o = ours[0].find(path)
+                    o = ours.find(path)
                     self.assertIsNotNone(o, path)
                     self.assertEqual(leaf_values(o, path), leaf_values(e, path), path)
                     compared += 1

@@ -12,10 +12,9 @@ The figures and the leaves that still differ are printed as TAP comments (docs/n
 import os
 import unittest
 import re
-import xml.etree.ElementTree as ET
 
 import gvtest
-from test_nvidia_smi import CAPTURES, profile_on_driver, smi_on
+from test_nvidia_smi import CAPTURES, capture_and_ours
 
 AGREEMENT_FLOOR = 95.0
 # Today's agreement per capture, rounded down (a regression below it fails too); docs/nvidia-smi.md lists the
@@ -86,24 +85,11 @@ def classify(plain):
 
 
 class TestStaticLeafAgreement(gvtest.TempDirTestCase):
-    def ours_for(self, capture, name, mig):
-        root = ET.parse(os.path.join(CAPTURES, capture)).getroot()
-        real = root.find("gpu")
-        minor = int(real.findtext("minor_number"))
-        cfg = profile_on_driver(self, name, root.findtext("driver_version"), mig)
-        text = open(cfg).read().replace("gpu_count: 1", "gpu_count: %d" % (minor + 1))
-        open(cfg, "w").write(text)
-        p = smi_on(cfg, "-q", "-x")
-        self.assertEqual(p.returncode, 0, p.stdout)
-        ours = [g for g in ET.fromstring(p.stdout).findall("gpu") if g.findtext("minor_number") == str(minor)]
-        self.assertEqual(len(ours), 1)
-        return real, ours[0]
-
     def test_static_leaves_agree(self):
         figures = []
         for capture, name, mig in STATIC_CAPTURES:
             with self.subTest(capture=capture):
-                real, ours = self.ours_for(capture, name, mig)
+                real, ours = capture_and_ours(self, capture, name, mig)
                 mine = {p: t for p, _, t in leaves(ours)}
                 counts = {"reading": 0, "per-node": 0}
                 same, differ = 0, []
