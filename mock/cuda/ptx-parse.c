@@ -434,8 +434,10 @@ int ptx_read_decl(parser_t *ps, const char *what, ptx_decl_t *d)
         *d = (ptx_decl_t) { .align = 1 };
         if (ptx_read_type(ps, &d->align, &d->elem) < 0)
                 return -EINVAL;
-        if (ps->tok.type != T_ID)
-                return ptx_perr(ps, "expected %s", what);
+        if (ps->tok.type != T_ID) {
+                ptx_perr(ps, "expected %s", what);
+                return -EINVAL; /* spelled out: callers then know d->name is set on success */
+        }
         d->name = ps->tok;
         ptx_lex_next(ps);
         return ptx_read_dims(ps, &d->count, &d->open) < 0 ? -EINVAL : 0;
