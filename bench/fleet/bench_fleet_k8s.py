@@ -6,9 +6,9 @@ k8s.io/kubernetes) with KWOK (sigs.k8s.io/kwok) as the kubelet of N fake Nodes: 
 and status, and pod phases by stages written here (Running --running-ms after creation,
 Succeeded --exit-ms to --exit-ms + --exit-jitter-ms later, removed --terminate-ms after a
 graceful delete).  Each node runs our real binaries, as the validator DaemonSet does: the node
-signal (`gpu-validator metrics --node-condition --node-label --startup-taint`) for the whole run
-and the cuda then plugin validation (`gpu-validator run --components cuda`, then `plugin`, with
-POD_NAME set as the chart sets it).
+signal (`gpu-validator metrics --node-condition --node-label --startup-taint`) from the node's
+start to the end of the run, and the cuda then plugin validation (`gpu-validator run
+--components cuda`, then `plugin`, with POD_NAME set as the chart sets it).
 
 The fleet runs three times on the same timeline: our validations alone (the part to compare
 with upstream), our validations with the node signal, and upstream nvidia-operator-validator's
@@ -283,7 +283,7 @@ def make_node_dirs(gv, work, n):
 
 def worker_ours(job, t0, ready, failures):
     """Our processes on every node: the node signal (with job["signal"]) and cuda then plugin."""
-    gv, n, offsets, dirs = job["gv"], job["nodes"], job["offsets"], job["dirs"]
+    gv, offsets, dirs = job["gv"], job["offsets"], job["dirs"]
 
     def env_for(node, kubeconfig):
         e = {k: v for k, v in os.environ.items() if k not in ("KUBECONFIG", "NODE_NAME", "OPERATOR_NAMESPACE")}
@@ -291,15 +291,19 @@ def worker_ours(job, t0, ready, failures):
                  POD_NAME=SELF_POD)
         return e
 
-    signals = [] if not job["signal"] else [subprocess.Popen(as_node_user(i, [
-        gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
-        "--kubeconfig", job["signal"], "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
-        "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"]),
-        env=env_for(node_name(i), job["signal"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for i in range(n)]
+    signals = []  # filled as nodes start; stopped by worker_main at the end of the phase
+
+    def start_signal(i):
+        signals.append(subprocess.Popen(as_node_user(i, [
+            gv, "metrics", "--listen", "127.0.0.1:0", "--output-dir", dirs[i], "--node-name", node_name(i),
+            "--kubeconfig", job["signal"], "--node-condition", "--node-label", "nvidia.com/gpu.validated=true",
+            "--startup-taint", "nvidia.com/gpu.not-validated:NoSchedule"]),
+            env=env_for(node_name(i), job["signal"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
 
     def node_thread(i):
         time.sleep(max(0.0, t0 + offsets[i] - time.monotonic()))
+        if job["signal"]:  # the validator pod starts on the node: its node signal with its validations
+            start_signal(i)
         for comp in ("cuda", "plugin"):
             p = subprocess.run(as_node_user(i, [gv, "run", "--components", comp, "--output-dir", dirs[i]]),
                                env=env_for(node_name(i), job["kubeconfig"]), capture_output=True, text=True)
