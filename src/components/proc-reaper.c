@@ -74,6 +74,15 @@ static int kill_listed(const char *path)
         return n < 0 ? -1 : 0;
 }
 
+/* The decimal number @c starts with (0 when it starts with none). */
+static long leading_number(const char *c)
+{
+        long v = 0;
+        for (; *c >= '0' && *c <= '9'; c++)
+                v = v * 10 + (*c - '0');
+        return v;
+}
+
 /* The parent pid field of /proc/@pid/stat ("pid (comm) state ppid ..."), or -1. */
 static long ppid_of(const char *pid)
 {
@@ -95,10 +104,7 @@ static long ppid_of(const char *pid)
                         rp = buf + i;
         if (!rp || rp + 4 >= buf + n)
                 return -1;
-        long ppid = 0;
-        for (const char *c = rp + 4; *c >= '0' && *c <= '9'; c++)
-                ppid = ppid * 10 + (*c - '0');
-        return ppid;
+        return leading_number(rp + 4);
 }
 
 void gv_proc_kill_children_by_scan(pid_t self)
@@ -114,12 +120,8 @@ void gv_proc_kill_children_by_scan(pid_t self)
                         off += d->d_reclen;
                         if (d->d_name[0] < '1' || d->d_name[0] > '9')
                                 continue;
-                        if (ppid_of(d->d_name) == (long) self) {
-                                long pid = 0;
-                                for (const char *c = d->d_name; *c >= '0' && *c <= '9'; c++)
-                                        pid = pid * 10 + (*c - '0');
-                                (void) kill((pid_t) pid, SIGKILL);
-                        }
+                        if (ppid_of(d->d_name) == (long) self)
+                                (void) kill((pid_t) leading_number(d->d_name), SIGKILL);
                 }
         close(fd);
 }

@@ -29,9 +29,8 @@ struct gv_gpu_health {
         size_t n;
         gv_gpu_note_t *notes; /* n */
         nvmlDevice_t *handles; /* n; the handles read at open (what event data names) */
-        bool ignore_all;
-        unsigned *ignored;
-        size_t n_ignored;
+        gv_xid_filter_t filter; /* its ignored list is owned_ignored */
+        unsigned *owned_ignored;
 };
 
 static const unsigned application_xids[] = { GV_XID_APPLICATION_ERRORS };
@@ -132,13 +131,14 @@ static int copy_filter(gv_gpu_health_t *h, const gv_xid_filter_t *filter)
 {
         if (!filter)
                 return 0;
-        h->ignore_all = filter->ignore_all;
+        h->filter.ignore_all = filter->ignore_all;
         if (filter->n_ignored && filter->ignored) {
-                h->ignored = calloc(filter->n_ignored, sizeof(*h->ignored));
-                if (!h->ignored)
+                h->owned_ignored = calloc(filter->n_ignored, sizeof(*h->owned_ignored));
+                if (!h->owned_ignored)
                         return -ENOMEM;
-                memcpy(h->ignored, filter->ignored, filter->n_ignored * sizeof(*h->ignored));
-                h->n_ignored = filter->n_ignored;
+                memcpy(h->owned_ignored, filter->ignored, filter->n_ignored * sizeof(*h->owned_ignored));
+                h->filter.ignored = h->owned_ignored;
+                h->filter.n_ignored = filter->n_ignored;
         }
         return 0;
 }
@@ -193,7 +193,6 @@ static long gpu_of(const gv_gpu_health_t *h, nvmlDevice_t dev)
 /* Take the pending events: record each critical Xid on its GPU. */
 static void take_events(gv_gpu_health_t *h, gv_gpu_probe_t *out)
 {
-        gv_xid_filter_t f = { .ignore_all = h->ignore_all, .ignored = h->ignored, .n_ignored = h->n_ignored };
         for (unsigned k = 0; h->set && k < MAX_EVENTS_PER_PROBE; k++) {
                 nvmlEventData_t e;
                 memset(&e, 0, sizeof(e));
@@ -206,7 +205,7 @@ static void take_events(gv_gpu_health_t *h, gv_gpu_probe_t *out)
                         return;
                 }
                 long g = gpu_of(h, e.device);
-                if (e.eventType != nvmlEventTypeXidCriticalError || g < 0 || !gv_xid_is_critical(&f, e.eventData)) {
+                if (e.eventType != nvmlEventTypeXidCriticalError || g < 0 || !gv_xid_is_critical(&h->filter, e.eventData)) {
                         out->n_skipped++;
                         continue;
                 }
@@ -282,7 +281,7 @@ void gv_gpu_health_close(gv_gpu_health_t **hp)
         gv_nvml_close(&h->nvml);
         free(h->notes);
         free(h->handles);
-        free(h->ignored);
+        free(h->owned_ignored);
         free(h);
         *hp = NULL;
 }
